@@ -1,0 +1,429 @@
+//! The instant file (`shared/spec/instant-format.md`): one Gauss QP as JSON.
+//!
+//! Reading never panics: every problem becomes an [`InstantError`] naming
+//! the key. Unknown keys are allowed and returned as warnings.
+
+use crate::error::InstantError;
+use crate::instant::{
+    matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
+};
+use serde_json::{json, Map, Value};
+use sprs::CsMat;
+
+/// The keys the format defines at the top level.
+const KNOWN_KEYS: [&str; 7] = [
+    "name",
+    "mass",
+    "force",
+    "equalities",
+    "inequalities",
+    "friction",
+    "sticking",
+];
+
+/// An instant read from a file, with the warnings (ignored keys) met.
+#[derive(Debug)]
+pub struct ParsedInstant {
+    /// The validated instant.
+    pub instant: Instant,
+    /// One line per ignored key.
+    pub warnings: Vec<String>,
+}
+
+fn err(key: &str, what: impl Into<String>) -> InstantError {
+    InstantError::File {
+        key: key.into(),
+        what: what.into(),
+    }
+}
+
+/// Parses and validates an instant from JSON text.
+pub fn parse_instant(text: &str) -> Result<ParsedInstant, InstantError> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| err("file", format!("not valid JSON: {e}")))?;
+    parse_value(&value)
+}
+
+/// Parses and validates an instant from a JSON value.
+pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| err("file", "the top level must be a JSON object"))?;
+    let mut warnings = Vec::new();
+    for key in obj.keys() {
+        if !KNOWN_KEYS.contains(&key.as_str()) {
+            warnings.push(format!("ignoring unknown key `{key}`"));
+        }
+    }
+    let mass_value = obj.get("mass").ok_or_else(|| err("mass", "missing"))?;
+    let mass = parse_matrix("mass", mass_value, None)?;
+    let n = mass.rows();
+    if n == 0 {
+        return Err(InstantError::Empty);
+    }
+    let force = parse_vector(
+        "force",
+        obj.get("force").ok_or_else(|| err("force", "missing"))?,
+    )?;
+    let mut builder = Instant::builder(mass, force);
+    if let Some(name) = obj.get("name") {
+        match name {
+            Value::String(s) => builder = builder.name(s.clone()),
+            Value::Null => {}
+            _ => return Err(err("name", "must be a string")),
+        }
+    }
+    for (set, key) in [("equalities", true), ("inequalities", false)] {
+        let Some(rows) = obj.get(set) else { continue };
+        if rows.is_null() {
+            continue;
+        }
+        let (a, b) = parse_rows(set, rows, n, &mut warnings)?;
+        builder = if key {
+            builder.equalities(a, b)
+        } else {
+            builder.inequalities(a, b)
+        };
+    }
+    if let Some(list) = obj.get("friction") {
+        let list = list
+            .as_array()
+            .ok_or_else(|| err("friction", "must be an array of contacts"))?;
+        for (k, entry) in list.iter().enumerate() {
+            builder = builder.sliding(parse_sliding(k, entry)?);
+        }
+    }
+    if let Some(list) = obj.get("sticking") {
+        let list = list
+            .as_array()
+            .ok_or_else(|| err("sticking", "must be an array of contacts"))?;
+        for (k, entry) in list.iter().enumerate() {
+            builder = builder.sticking(parse_sticking(k, entry)?);
+        }
+    }
+    let instant = builder.build()?;
+    Ok(ParsedInstant { instant, warnings })
+}
+
+fn number(key: &str, v: &Value) -> Result<f64, InstantError> {
+    match v {
+        Value::Number(x) => x
+            .as_f64()
+            .ok_or_else(|| err(key, "is not a representable number")),
+        // JSON has no NaN or infinity; accept the usual spellings so the
+        // error says what the value is rather than "not a number".
+        Value::String(s)
+            if matches!(
+                s.as_str(),
+                "NaN" | "nan" | "Infinity" | "-Infinity" | "inf" | "-inf"
+            ) =>
+        {
+            Err(InstantError::NonFinite {
+                key: key.into(),
+                position: String::from("(value)"),
+                value: s.parse().unwrap_or(f64::NAN),
+            })
+        }
+        _ => Err(err(key, format!("expected a number, found {}", kind(v)))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn parse_vector(key: &str, v: &Value) -> Result<Vec<f64>, InstantError> {
+    let arr = v.as_array().ok_or_else(|| {
+        err(
+            key,
+            format!("expected an array of numbers, found {}", kind(v)),
+        )
+    })?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, x)| number(&format!("{key}[{i}]"), x))
+        .collect()
+}
+
+fn index(key: &str, v: &Value) -> Result<usize, InstantError> {
+    v.as_u64()
+        .map(|x| x as usize)
+        .ok_or_else(|| err(key, format!("expected a non-negative integer, found {v}")))
+}
+
+/// A dense array of rows, or `{"shape", "rows", "cols", "vals"}` triplets.
+/// `cols` fixes the number of columns when known (rows of a 0-row dense
+/// matrix carry no column count).
+fn parse_matrix(key: &str, v: &Value, cols: Option<usize>) -> Result<CsMat<f64>, InstantError> {
+    match v {
+        Value::Array(rows) => {
+            let width = match rows.first() {
+                Some(Value::Array(r)) => r.len(),
+                Some(other) => {
+                    return Err(err(
+                        &format!("{key}[0]"),
+                        format!("expected a row (array of numbers), found {}", kind(other)),
+                    ))
+                }
+                None => cols.unwrap_or(0),
+            };
+            let mut triplets = Vec::new();
+            for (i, row) in rows.iter().enumerate() {
+                let rkey = format!("{key}[{i}]");
+                let row = parse_vector(&rkey, row)?;
+                if row.len() != width {
+                    return Err(InstantError::Dimension {
+                        key: key.into(),
+                        what: format!("row {i} has {} entries, row 0 has {width}", row.len()),
+                    });
+                }
+                for (j, x) in row.into_iter().enumerate() {
+                    if x != 0.0 {
+                        triplets.push((i, j, x));
+                    }
+                }
+            }
+            matrix_from_triplets(key, (rows.len(), width), triplets)
+        }
+        Value::Object(o) => parse_triplets(key, o),
+        _ => Err(err(
+            key,
+            format!(
+                "expected an array of rows or a sparse object, found {}",
+                kind(v)
+            ),
+        )),
+    }
+}
+
+fn parse_triplets(key: &str, o: &Map<String, Value>) -> Result<CsMat<f64>, InstantError> {
+    let get = |k: &str| {
+        o.get(k).ok_or_else(|| {
+            err(
+                &format!("{key}.{k}"),
+                "missing (sparse matrices need shape, rows, cols, vals)",
+            )
+        })
+    };
+    let shape = get("shape")?
+        .as_array()
+        .filter(|s| s.len() == 2)
+        .ok_or_else(|| err(&format!("{key}.shape"), "expected [rows, cols]"))?;
+    let shape = (
+        index(&format!("{key}.shape[0]"), &shape[0])?,
+        index(&format!("{key}.shape[1]"), &shape[1])?,
+    );
+    let ints = |k: &str| -> Result<Vec<usize>, InstantError> {
+        let kk = format!("{key}.{k}");
+        get(k)?
+            .as_array()
+            .ok_or_else(|| err(&kk, "expected an array of indices"))?
+            .iter()
+            .enumerate()
+            .map(|(i, x)| index(&format!("{kk}[{i}]"), x))
+            .collect()
+    };
+    let (rows, cols) = (ints("rows")?, ints("cols")?);
+    let vals = parse_vector(&format!("{key}.vals"), get("vals")?)?;
+    if rows.len() != cols.len() || rows.len() != vals.len() {
+        return Err(InstantError::Dimension {
+            key: key.into(),
+            what: format!(
+                "rows, cols and vals must have the same length, found {}, {}, {}",
+                rows.len(),
+                cols.len(),
+                vals.len()
+            ),
+        });
+    }
+    if let Some((k, v)) = vals.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(InstantError::NonFinite {
+            key: format!("{key}.vals"),
+            position: format!("[{k}]"),
+            value: *v,
+        });
+    }
+    matrix_from_triplets(
+        key,
+        shape,
+        rows.into_iter()
+            .zip(cols)
+            .zip(vals)
+            .map(|((i, j), v)| (i, j, v)),
+    )
+}
+
+fn parse_rows(
+    set: &str,
+    v: &Value,
+    n: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(CsMat<f64>, Vec<f64>), InstantError> {
+    let o = v.as_object().ok_or_else(|| {
+        err(
+            set,
+            format!("expected an object with A and b, found {}", kind(v)),
+        )
+    })?;
+    for k in o.keys() {
+        if k != "A" && k != "b" {
+            warnings.push(format!("ignoring unknown key `{set}.{k}`"));
+        }
+    }
+    let akey = format!("{set}.A");
+    let bkey = format!("{set}.b");
+    let a = parse_matrix(
+        &akey,
+        o.get("A").ok_or_else(|| err(&akey, "missing"))?,
+        Some(n),
+    )?;
+    let b = parse_vector(&bkey, o.get("b").ok_or_else(|| err(&bkey, "missing"))?)?;
+    if a.rows() != b.len() {
+        return Err(InstantError::Dimension {
+            key: bkey,
+            what: format!("has length {}, but `{akey}` has {} rows", b.len(), a.rows()),
+        });
+    }
+    Ok((a, b))
+}
+
+fn parse_row_ref(key: &str, v: &Value) -> Result<RowRef, InstantError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| err(key, "expected {\"set\": ..., \"row\": ...}"))?;
+    let set = match o.get("set").and_then(Value::as_str) {
+        Some("equalities") => RowSet::Equalities,
+        Some("inequalities") => RowSet::Inequalities,
+        _ => {
+            return Err(err(
+                &format!("{key}.set"),
+                "must be \"equalities\" or \"inequalities\"",
+            ))
+        }
+    };
+    let rkey = format!("{key}.row");
+    let row = index(&rkey, o.get("row").ok_or_else(|| err(&rkey, "missing"))?)?;
+    Ok(RowRef { set, row })
+}
+
+fn field<'a>(o: &'a Map<String, Value>, key: &str, k: &str) -> Result<&'a Value, InstantError> {
+    o.get(k)
+        .ok_or_else(|| err(&format!("{key}.{k}"), "missing"))
+}
+
+fn parse_sliding(k: usize, v: &Value) -> Result<SlidingContact, InstantError> {
+    let key = format!("friction[{k}]");
+    let o = v
+        .as_object()
+        .ok_or_else(|| err(&key, "expected an object"))?;
+    Ok(SlidingContact {
+        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?)?,
+        tangent: parse_vector(&format!("{key}.tangent"), field(o, &key, "tangent")?)?,
+        mu: number(&format!("{key}.mu"), field(o, &key, "mu")?)?,
+        slip: number(&format!("{key}.slip"), field(o, &key, "slip")?)?,
+    })
+}
+
+fn parse_sticking(k: usize, v: &Value) -> Result<StickingContact, InstantError> {
+    let key = format!("sticking[{k}]");
+    let o = v
+        .as_object()
+        .ok_or_else(|| err(&key, "expected an object"))?;
+    let tangent = parse_row_ref(&format!("{key}.tangent"), field(o, &key, "tangent")?)?;
+    if tangent.set != RowSet::Equalities {
+        return Err(err(
+            &format!("{key}.tangent.set"),
+            "a sticking tangent must be an equality row",
+        ));
+    }
+    Ok(StickingContact {
+        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?)?,
+        tangent_row: tangent.row,
+        mu: number(&format!("{key}.mu"), field(o, &key, "mu")?)?,
+    })
+}
+
+/// How matrices are written by [`to_json`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Arrays of rows.
+    Dense,
+    /// `{"shape", "rows", "cols", "vals"}` triplets.
+    Sparse,
+}
+
+fn matrix_json(m: &CsMat<f64>, encoding: Encoding) -> Value {
+    match encoding {
+        Encoding::Dense => {
+            let d = m.to_dense();
+            Value::Array(d.outer_iter().map(|r| json!(r.to_vec())).collect())
+        }
+        Encoding::Sparse => {
+            let (mut rows, mut cols, mut vals) = (vec![], vec![], vec![]);
+            for (v, (i, j)) in m.iter() {
+                rows.push(i);
+                cols.push(j);
+                vals.push(*v);
+            }
+            json!({"shape": [m.rows(), m.cols()], "rows": rows, "cols": cols, "vals": vals})
+        }
+    }
+}
+
+fn row_ref_json(r: RowRef) -> Value {
+    let set = match r.set {
+        RowSet::Equalities => "equalities",
+        RowSet::Inequalities => "inequalities",
+    };
+    json!({"set": set, "row": r.row})
+}
+
+/// Writes an instant in the file format (the inverse of [`parse_value`]).
+pub fn to_json(instant: &Instant, encoding: Encoding) -> Value {
+    let mut o = Map::new();
+    if let Some(name) = instant.name() {
+        o.insert("name".into(), json!(name));
+    }
+    o.insert("mass".into(), matrix_json(instant.mass(), encoding));
+    o.insert("force".into(), json!(instant.force()));
+    for (key, rows) in [
+        ("equalities", instant.equalities()),
+        ("inequalities", instant.inequalities()),
+    ] {
+        if !rows.is_empty() {
+            o.insert(
+                key.into(),
+                json!({"A": matrix_json(rows.matrix(), encoding), "b": rows.rhs()}),
+            );
+        }
+    }
+    if !instant.sliding().is_empty() {
+        let list: Vec<Value> = instant
+            .sliding()
+            .iter()
+            .map(|c| {
+                json!({"normal": row_ref_json(c.normal), "tangent": c.tangent, "mu": c.mu, "slip": c.slip})
+            })
+            .collect();
+        o.insert("friction".into(), Value::Array(list));
+    }
+    if !instant.sticking().is_empty() {
+        let list: Vec<Value> = instant
+            .sticking()
+            .iter()
+            .map(|c| {
+                json!({"normal": row_ref_json(c.normal),
+                       "tangent": {"set": "equalities", "row": c.tangent_row}, "mu": c.mu})
+            })
+            .collect();
+        o.insert("sticking".into(), Value::Array(list));
+    }
+    Value::Object(o)
+}

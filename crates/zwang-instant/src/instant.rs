@@ -1,0 +1,503 @@
+//! The instant: `M`, `Q` and the constraint rows at a frozen state.
+
+use crate::error::InstantError;
+use crate::mass::MassFactor;
+use sprs::{CsMat, TriMat};
+
+/// Rows `A a = b` (equalities) or `A a >= b` (inequalities): a sparse
+/// `m x n` matrix in compressed rows and its right-hand side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows {
+    matrix: CsMat<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Rows {
+    /// No rows for a system of `n` coordinates.
+    pub fn empty(n: usize) -> Self {
+        Rows {
+            matrix: CsMat::zero((0, n)),
+            rhs: Vec::new(),
+        }
+    }
+
+    /// The matrix `A` (compressed rows).
+    pub fn matrix(&self) -> &CsMat<f64> {
+        &self.matrix
+    }
+
+    /// The right-hand side `b`.
+    pub fn rhs(&self) -> &[f64] {
+        &self.rhs
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.rhs.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rhs.is_empty()
+    }
+
+    /// `A x` for row `i`.
+    pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
+        self.matrix
+            .outer_view(i)
+            .map(|r| r.iter().map(|(j, &v)| v * x[j]).sum())
+            .unwrap_or(0.0)
+    }
+
+    /// `out = A x`.
+    pub fn mul_into(&self, x: &[f64], out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.row_dot(i, x);
+        }
+    }
+
+    /// `out += A^T y`.
+    pub fn add_transpose_mul(&self, y: &[f64], out: &mut [f64]) {
+        for (i, row) in self.matrix.outer_iterator().enumerate() {
+            let yi = y[i];
+            if yi != 0.0 {
+                for (j, &v) in row.iter() {
+                    out[j] += v * yi;
+                }
+            }
+        }
+    }
+}
+
+/// Which set of rows a friction entry refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSet {
+    /// `A_eq a = b_eq`.
+    Equalities,
+    /// `A_in a >= b_in`.
+    Inequalities,
+}
+
+/// A row of one of the two sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowRef {
+    /// The set.
+    pub set: RowSet,
+    /// Zero-based row index within the set.
+    pub row: usize,
+}
+
+/// A sliding contact with Coulomb friction (the spec's `friction` entry):
+/// the friction force is `-mu * slip * |lambda_n|` along `tangent`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlidingContact {
+    /// The row whose multiplier is the normal force.
+    pub normal: RowRef,
+    /// Generalized tangential direction `J_t` (length `n`).
+    pub tangent: Vec<f64>,
+    /// Friction coefficient, `mu >= 0`.
+    pub mu: f64,
+    /// Sign of the tangential velocity, `+1` or `-1`.
+    pub slip: f64,
+}
+
+/// A sticking contact: the tangential equality row holds while its
+/// multiplier stays inside the friction cone `|lambda_t| <= mu lambda_n`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StickingContact {
+    /// The row whose multiplier is the normal force.
+    pub normal: RowRef,
+    /// The equality row that keeps the tangential velocity at zero.
+    pub tangent_row: usize,
+    /// Friction coefficient, `mu >= 0`.
+    pub mu: f64,
+}
+
+/// One frozen instant of a mechanical system, validated: the data of the
+/// Gauss QP `min 1/2 a^T M a - Q^T a` s.t. `A_eq a = b_eq`, `A_in a >= b_in`.
+///
+/// Build it with [`Instant::builder`]. The mass matrix is factored once here
+/// (that is how positive definiteness is checked) and the factor is kept for
+/// the solvers.
+#[derive(Debug)]
+pub struct Instant {
+    name: Option<String>,
+    mass: CsMat<f64>,
+    force: Vec<f64>,
+    equalities: Rows,
+    inequalities: Rows,
+    sliding: Vec<SlidingContact>,
+    sticking: Vec<StickingContact>,
+    factor: std::sync::Mutex<MassFactor>,
+}
+
+impl Clone for Instant {
+    fn clone(&self) -> Self {
+        let factor = MassFactor::new(&self.mass).expect("a validated mass stays positive definite");
+        Instant {
+            name: self.name.clone(),
+            mass: self.mass.clone(),
+            force: self.force.clone(),
+            equalities: self.equalities.clone(),
+            inequalities: self.inequalities.clone(),
+            sliding: self.sliding.clone(),
+            sticking: self.sticking.clone(),
+            factor: std::sync::Mutex::new(factor),
+        }
+    }
+}
+
+impl Instant {
+    /// Starts an instant from `M` (symmetric, full storage) and `Q`.
+    pub fn builder(mass: CsMat<f64>, force: Vec<f64>) -> InstantBuilder {
+        InstantBuilder {
+            name: None,
+            mass,
+            force,
+            equalities: None,
+            inequalities: None,
+            sliding: Vec::new(),
+            sticking: Vec::new(),
+        }
+    }
+
+    /// Number of coordinates `n`.
+    pub fn dim(&self) -> usize {
+        self.force.len()
+    }
+    /// Optional label.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    /// The mass matrix `M` (compressed rows, full symmetric storage).
+    pub fn mass(&self) -> &CsMat<f64> {
+        &self.mass
+    }
+    /// The applied force `Q`.
+    pub fn force(&self) -> &[f64] {
+        &self.force
+    }
+    /// The two-sided rows.
+    pub fn equalities(&self) -> &Rows {
+        &self.equalities
+    }
+    /// The unilateral rows.
+    pub fn inequalities(&self) -> &Rows {
+        &self.inequalities
+    }
+    /// The rows of a set.
+    pub fn rows(&self, set: RowSet) -> &Rows {
+        match set {
+            RowSet::Equalities => &self.equalities,
+            RowSet::Inequalities => &self.inequalities,
+        }
+    }
+    /// Sliding contacts with Coulomb friction.
+    pub fn sliding(&self) -> &[SlidingContact] {
+        &self.sliding
+    }
+    /// Sticking contacts.
+    pub fn sticking(&self) -> &[StickingContact] {
+        &self.sticking
+    }
+
+    /// Runs `f` with the (shared) factorization of `M`.
+    pub fn with_mass_factor<R>(&self, f: impl FnOnce(&mut MassFactor) -> R) -> R {
+        let mut guard = self.factor.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+
+    /// Solves `M x = rhs` in place.
+    pub fn solve_mass_in_place(&self, rhs: &mut [f64]) {
+        self.with_mass_factor(|f| f.solve_in_place(rhs));
+    }
+
+    /// `out = M x`.
+    pub fn mass_mul_into(&self, x: &[f64], out: &mut [f64]) {
+        for (i, row) in self.mass.outer_iterator().enumerate() {
+            out[i] = row.iter().map(|(j, &v)| v * x[j]).sum();
+        }
+    }
+
+    /// Gauss's compulsion `Z = 1/2 (M a - Q)^T M^-1 (M a - Q)` at `a`.
+    pub fn compulsion(&self, a: &[f64]) -> f64 {
+        let mut f = vec![0.0; self.dim()];
+        self.mass_mul_into(a, &mut f);
+        for (fi, q) in f.iter_mut().zip(&self.force) {
+            *fi -= q;
+        }
+        let mut g = f.clone();
+        self.solve_mass_in_place(&mut g);
+        0.5 * f.iter().zip(&g).map(|(x, y)| x * y).sum::<f64>()
+    }
+
+    /// A copy with other constraint rows (friction entries dropped); used by
+    /// solvers that work on a subset of the rows.
+    pub fn with_rows(&self, equalities: Rows, inequalities: Rows) -> Instant {
+        Instant {
+            name: self.name.clone(),
+            mass: self.mass.clone(),
+            force: self.force.clone(),
+            equalities,
+            inequalities,
+            sliding: Vec::new(),
+            sticking: Vec::new(),
+            factor: std::sync::Mutex::new(
+                MassFactor::new(&self.mass).expect("a validated mass stays positive definite"),
+            ),
+        }
+    }
+
+    /// A copy with another applied force (same `M`, same rows).
+    pub fn with_force(&self, force: Vec<f64>) -> Result<Instant, InstantError> {
+        check_vector("force", &force, self.dim())?;
+        let mut copy = self.clone();
+        copy.force = force;
+        Ok(copy)
+    }
+}
+
+/// Collects the parts of an [`Instant`]; [`InstantBuilder::build`] validates.
+#[derive(Debug, Clone)]
+pub struct InstantBuilder {
+    name: Option<String>,
+    mass: CsMat<f64>,
+    force: Vec<f64>,
+    equalities: Option<(CsMat<f64>, Vec<f64>)>,
+    inequalities: Option<(CsMat<f64>, Vec<f64>)>,
+    sliding: Vec<SlidingContact>,
+    sticking: Vec<StickingContact>,
+}
+
+impl InstantBuilder {
+    /// A label.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+    /// Two-sided rows `A a = b`.
+    pub fn equalities(mut self, a: CsMat<f64>, b: Vec<f64>) -> Self {
+        self.equalities = Some((a, b));
+        self
+    }
+    /// Unilateral rows `A a >= b`.
+    pub fn inequalities(mut self, a: CsMat<f64>, b: Vec<f64>) -> Self {
+        self.inequalities = Some((a, b));
+        self
+    }
+    /// A sliding contact with Coulomb friction.
+    pub fn sliding(mut self, contact: SlidingContact) -> Self {
+        self.sliding.push(contact);
+        self
+    }
+    /// A sticking contact.
+    pub fn sticking(mut self, contact: StickingContact) -> Self {
+        self.sticking.push(contact);
+        self
+    }
+
+    /// Validates everything once: shapes, finiteness, symmetry, positive
+    /// definiteness (by factoring `M`), and the friction entries.
+    pub fn build(self) -> Result<Instant, InstantError> {
+        let n = self.mass.rows();
+        if n == 0 && self.mass.cols() == 0 {
+            return Err(InstantError::Empty);
+        }
+        if self.mass.cols() != n {
+            return Err(InstantError::Dimension {
+                key: "mass".into(),
+                what: format!("must be square, found {} x {}", n, self.mass.cols()),
+            });
+        }
+        let mass = self.mass.to_csr();
+        check_matrix("mass", &mass)?;
+        check_symmetric(&mass)?;
+        check_vector("force", &self.force, n)?;
+        let equalities = make_rows("equalities", self.equalities, n)?;
+        let inequalities = make_rows("inequalities", self.inequalities, n)?;
+        let factor =
+            MassFactor::new(&mass).map_err(|index| InstantError::NotPositiveDefinite { index })?;
+        let instant = Instant {
+            name: self.name,
+            mass,
+            force: self.force,
+            equalities,
+            inequalities,
+            sliding: self.sliding,
+            sticking: self.sticking,
+            factor: std::sync::Mutex::new(factor),
+        };
+        check_contacts(&instant)?;
+        Ok(instant)
+    }
+}
+
+/// Builds a compressed-row matrix from zero-based triplets (duplicates are
+/// summed). Out-of-range indices are an error naming `key`.
+pub fn matrix_from_triplets(
+    key: &str,
+    shape: (usize, usize),
+    triplets: impl IntoIterator<Item = (usize, usize, f64)>,
+) -> Result<CsMat<f64>, InstantError> {
+    let mut t = TriMat::new(shape);
+    for (k, (i, j, v)) in triplets.into_iter().enumerate() {
+        if i >= shape.0 || j >= shape.1 {
+            return Err(InstantError::Dimension {
+                key: key.into(),
+                what: format!(
+                    "triplet {k} at ({i}, {j}) is outside the shape {} x {}",
+                    shape.0, shape.1
+                ),
+            });
+        }
+        t.add_triplet(i, j, v);
+    }
+    Ok(t.to_csr())
+}
+
+fn make_rows(
+    key: &str,
+    rows: Option<(CsMat<f64>, Vec<f64>)>,
+    n: usize,
+) -> Result<Rows, InstantError> {
+    let Some((a, b)) = rows else {
+        return Ok(Rows::empty(n));
+    };
+    let akey = format!("{key}.A");
+    if a.cols() != n && !(a.rows() == 0 && b.is_empty()) {
+        return Err(InstantError::Dimension {
+            key: akey,
+            what: format!(
+                "has {} columns, expected {n} (the size of `mass`)",
+                a.cols()
+            ),
+        });
+    }
+    let a = if a.cols() == n {
+        a.to_csr()
+    } else {
+        CsMat::zero((0, n))
+    };
+    check_matrix(&akey, &a)?;
+    check_vector(&format!("{key}.b"), &b, a.rows())?;
+    Ok(Rows { matrix: a, rhs: b })
+}
+
+fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
+    for (i, row) in m.outer_iterator().enumerate() {
+        for (j, &v) in row.iter() {
+            if !v.is_finite() {
+                return Err(InstantError::NonFinite {
+                    key: key.into(),
+                    position: format!("[{i}, {j}]"),
+                    value: v,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {
+    if v.len() != len {
+        return Err(InstantError::Dimension {
+            key: key.into(),
+            what: format!("has length {}, expected {len}", v.len()),
+        });
+    }
+    if let Some((i, &x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(InstantError::NonFinite {
+            key: key.into(),
+            position: format!("[{i}]"),
+            value: x,
+        });
+    }
+    Ok(())
+}
+
+/// Symmetric to a relative tolerance of 1e-12 of the largest entry (so a
+/// matrix written out with round-off still passes).
+fn check_symmetric(m: &CsMat<f64>) -> Result<(), InstantError> {
+    let scale = m.data().iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let tol = 1e-12 * scale;
+    let t = m.transpose_view().to_csr();
+    for (i, row) in m.outer_iterator().enumerate() {
+        let trow = t.outer_view(i).expect("square");
+        // Compare the two sparse rows entry by entry.
+        let (mut a, mut b) = (row.iter().peekable(), trow.iter().peekable());
+        loop {
+            let (ja, va, jb, vb) = match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some(&(ja, &va)), None) => (ja, va, ja, 0.0),
+                (None, Some(&(jb, &vb))) => (jb, 0.0, jb, vb),
+                (Some(&(ja, &va)), Some(&(jb, &vb))) => (ja, va, jb, vb),
+            };
+            let (j, x, y) = if ja == jb {
+                a.next();
+                b.next();
+                (ja, va, vb)
+            } else if ja < jb {
+                a.next();
+                (ja, va, 0.0)
+            } else {
+                b.next();
+                (jb, 0.0, vb)
+            };
+            if (x - y).abs() > tol {
+                return Err(InstantError::NotSymmetric {
+                    row: i,
+                    col: j,
+                    upper: x,
+                    lower: y,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_contacts(instant: &Instant) -> Result<(), InstantError> {
+    let n = instant.dim();
+    let check_ref = |key: String, r: RowRef| {
+        let len = instant.rows(r.set).len();
+        if r.row >= len {
+            return Err(InstantError::Friction {
+                key,
+                what: format!("row {} does not exist (the set has {len} rows)", r.row),
+            });
+        }
+        Ok(())
+    };
+    let check_mu = |key: String, mu: f64| {
+        if !(mu.is_finite() && mu >= 0.0) {
+            return Err(InstantError::Friction {
+                key,
+                what: format!("must be a finite number >= 0, found {mu}"),
+            });
+        }
+        Ok(())
+    };
+    for (k, c) in instant.sliding.iter().enumerate() {
+        check_ref(format!("friction[{k}].normal.row"), c.normal)?;
+        check_mu(format!("friction[{k}].mu"), c.mu)?;
+        check_vector(&format!("friction[{k}].tangent"), &c.tangent, n)?;
+        if c.slip != 1.0 && c.slip != -1.0 {
+            return Err(InstantError::Friction {
+                key: format!("friction[{k}].slip"),
+                what: format!("must be +1 or -1, found {}", c.slip),
+            });
+        }
+    }
+    for (k, c) in instant.sticking.iter().enumerate() {
+        check_ref(format!("sticking[{k}].normal.row"), c.normal)?;
+        check_mu(format!("sticking[{k}].mu"), c.mu)?;
+        check_ref(
+            format!("sticking[{k}].tangent.row"),
+            RowRef {
+                set: RowSet::Equalities,
+                row: c.tangent_row,
+            },
+        )?;
+    }
+    Ok(())
+}

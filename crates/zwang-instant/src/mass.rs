@@ -1,0 +1,280 @@
+//! The factorization of the mass matrix, shared by every solver.
+//!
+//! Free rigid bodies give a block-diagonal `M` with tiny dense blocks
+//! (2x2, 3x3, 6x6): those are factored block by block with dense kernels, in
+//! `O(n)` time and memory, and `M^-1` stays block diagonal, which is what
+//! makes the Schur complement `A M^-1 A^T` sparse. Anything else (a chain
+//! in generalized coordinates) goes to faer's sparse Cholesky.
+
+use crate::dense;
+use crate::sparse_cholesky::SparseCholesky;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use sprs::CsMat;
+
+/// Largest diagonal block factored densely; larger coupled groups use the
+/// sparse factorization.
+pub const MAX_DENSE_BLOCK: usize = 48;
+
+/// `M = L L^T`, either block by block or as one sparse factor.
+#[derive(Debug)]
+pub struct MassFactor {
+    n: usize,
+    storage: Storage,
+}
+
+#[derive(Debug)]
+enum Storage {
+    Blocks(BlockFactor),
+    Sparse(SparseMass),
+}
+
+/// Contiguous diagonal blocks, each a dense lower Cholesky factor.
+#[derive(Debug, Clone)]
+struct BlockFactor {
+    /// Block `k` covers coordinates `starts[k]..starts[k + 1]`.
+    starts: Vec<usize>,
+    /// Block `k`'s factor, row-major, begins at `offsets[k]`.
+    offsets: Vec<usize>,
+    values: Vec<f64>,
+}
+
+#[derive(Debug)]
+struct SparseMass {
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    vals: Vec<f64>,
+    chol: SparseCholesky,
+}
+
+impl MassFactor {
+    /// Factors `mass` (CSC or CSR, symmetric, full storage). Returns the
+    /// first coordinate whose pivot is not positive on failure.
+    pub fn new(mass: &CsMat<f64>) -> Result<Self, usize> {
+        let n = mass.rows();
+        let starts = diagonal_blocks(mass);
+        let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let storage = if largest <= MAX_DENSE_BLOCK {
+            let mut offsets = Vec::with_capacity(starts.len());
+            let mut total = 0;
+            for w in starts.windows(2) {
+                offsets.push(total);
+                total += (w[1] - w[0]) * (w[1] - w[0]);
+            }
+            let mut values = vec![0.0; total];
+            for (row, vec) in mass.outer_iterator().enumerate() {
+                let b = starts.partition_point(|&s| s <= row) - 1;
+                let (s0, size) = (starts[b], starts[b + 1] - starts[b]);
+                for (col, &v) in vec.iter() {
+                    // Symmetric: row/column storage order does not matter.
+                    values[offsets[b] + (row - s0) * size + (col - s0)] += v;
+                }
+            }
+            for (b, w) in starts.windows(2).enumerate() {
+                let size = w[1] - w[0];
+                let block = &mut values[offsets[b]..offsets[b] + size * size];
+                dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
+            }
+            Storage::Blocks(BlockFactor {
+                starts,
+                offsets,
+                values,
+            })
+        } else {
+            let (col_ptr, row_idx, vals) = upper_triangle(mass);
+            let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
+            let mut chol = SparseCholesky::analyze(pattern);
+            let mat = SparseColMatRef::new(pattern, &vals);
+            chol.factor_llt(mat).map_err(|e| e.index)?;
+            Storage::Sparse(SparseMass {
+                col_ptr,
+                row_idx,
+                vals,
+                chol,
+            })
+        };
+        Ok(MassFactor { n, storage })
+    }
+
+    /// Number of coordinates.
+    pub fn dim(&self) -> usize {
+        self.n
+    }
+
+    /// The diagonal blocks `starts` (block `k` is `starts[k]..starts[k+1]`)
+    /// when `M` is block diagonal with small blocks, else `None`.
+    pub fn block_starts(&self) -> Option<&[usize]> {
+        match &self.storage {
+            Storage::Blocks(b) => Some(&b.starts),
+            Storage::Sparse(_) => None,
+        }
+    }
+
+    /// Solves `M x = rhs` in place.
+    pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        assert_eq!(
+            rhs.len(),
+            self.n,
+            "MassFactor::solve_in_place: wrong length"
+        );
+        match &mut self.storage {
+            Storage::Blocks(b) => {
+                for k in 0..b.starts.len() - 1 {
+                    let (s0, s1) = (b.starts[k], b.starts[k + 1]);
+                    let size = s1 - s0;
+                    let l = &b.values[b.offsets[k]..b.offsets[k] + size * size];
+                    dense::cholesky_solve_in_place(l, size, &mut rhs[s0..s1]);
+                }
+            }
+            Storage::Sparse(s) => s.chol.solve_in_place(rhs),
+        }
+    }
+
+    /// Solves `M x = rhs` restricted to the block that holds coordinate
+    /// `coord`: `rhs` is that block's slice. Only for block-diagonal masses;
+    /// returns the block's coordinate range.
+    pub fn block_of(&self, coord: usize) -> Option<std::ops::Range<usize>> {
+        match &self.storage {
+            Storage::Blocks(b) => {
+                let k = b.starts.partition_point(|&s| s <= coord) - 1;
+                Some(b.starts[k]..b.starts[k + 1])
+            }
+            Storage::Sparse(_) => None,
+        }
+    }
+
+    /// Solves with one diagonal block (`block` as returned by
+    /// [`MassFactor::block_of`]) in place.
+    pub fn solve_block_in_place(&self, block: std::ops::Range<usize>, rhs: &mut [f64]) {
+        let Storage::Blocks(b) = &self.storage else {
+            panic!("solve_block_in_place on a mass without small diagonal blocks");
+        };
+        let k = b.starts.partition_point(|&s| s <= block.start) - 1;
+        let size = block.len();
+        let l = &b.values[b.offsets[k]..b.offsets[k] + size * size];
+        dense::cholesky_solve_in_place(l, size, rhs);
+    }
+
+    /// The stored upper triangle when the sparse path is used (for tests).
+    #[doc(hidden)]
+    pub fn sparse_nnz(&self) -> Option<usize> {
+        match &self.storage {
+            Storage::Sparse(s) => Some(s.vals.len() + s.col_ptr.len() + s.row_idx.len()),
+            Storage::Blocks(_) => None,
+        }
+    }
+}
+
+/// Splits `0..n` into the finest contiguous ranges that no entry of `M`
+/// couples: boundary `k` is kept when no `M[i][j] != 0` has `i < k <= j`.
+fn diagonal_blocks(mass: &CsMat<f64>) -> Vec<usize> {
+    let n = mass.rows();
+    // reach[i] = the largest index coupled to i.
+    let mut reach: Vec<usize> = (0..n).collect();
+    for (row, vec) in mass.outer_iterator().enumerate() {
+        for (col, _) in vec.iter() {
+            let (lo, hi) = (row.min(col), row.max(col));
+            reach[lo] = reach[lo].max(hi);
+        }
+    }
+    let mut starts = vec![0];
+    let mut end = 0;
+    for i in 0..n {
+        end = end.max(reach[i]);
+        if end == i {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
+
+/// The upper triangle of a symmetric matrix as CSC arrays.
+pub fn upper_triangle(mat: &CsMat<f64>) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let csc = mat.to_csc();
+    let n = csc.cols();
+    let mut col_ptr = Vec::with_capacity(n + 1);
+    let mut row_idx = Vec::new();
+    let mut vals = Vec::new();
+    col_ptr.push(0);
+    for (col, vec) in csc.outer_iterator().enumerate() {
+        for (row, &v) in vec.iter() {
+            if row <= col {
+                row_idx.push(row);
+                vals.push(v);
+            }
+        }
+        col_ptr.push(row_idx.len());
+    }
+    (col_ptr, row_idx, vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sprs::TriMat;
+
+    fn csr(n: usize, entries: &[(usize, usize, f64)]) -> CsMat<f64> {
+        let mut t = TriMat::new((n, n));
+        for &(i, j, v) in entries {
+            t.add_triplet(i, j, v);
+        }
+        t.to_csr()
+    }
+
+    #[test]
+    fn blocks_follow_the_coupling() {
+        // [2 1 . .; 1 2 . .; . . 3 .; . . . 4]
+        let m = csr(
+            4,
+            &[
+                (0, 0, 2.),
+                (0, 1, 1.),
+                (1, 0, 1.),
+                (1, 1, 2.),
+                (2, 2, 3.),
+                (3, 3, 4.),
+            ],
+        );
+        assert_eq!(diagonal_blocks(&m), vec![0, 2, 3, 4]);
+        let mut f = MassFactor::new(&m).unwrap();
+        let mut x = vec![3.0, 3.0, 3.0, 8.0];
+        f.solve_in_place(&mut x);
+        let want = [1.0, 1.0, 1.0, 2.0];
+        for (a, b) in x.iter().zip(want) {
+            assert!((a - b).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn sparse_path_matches_a_hand_solve() {
+        // A tridiagonal [2 -1; -1 2 -1; ...] of size 60 (one block too big
+        // for the dense path); x = 1 gives rhs = [1, 0, ..., 0, 1].
+        let n = 60;
+        let mut e = vec![];
+        for i in 0..n {
+            e.push((i, i, 2.0));
+            if i + 1 < n {
+                e.push((i, i + 1, -1.0));
+                e.push((i + 1, i, -1.0));
+            }
+        }
+        let m = csr(n, &e);
+        let mut f = MassFactor::new(&m).unwrap();
+        assert!(f.block_starts().is_none());
+        let mut x = vec![0.0; n];
+        x[0] = 1.0;
+        x[n - 1] = 1.0;
+        f.solve_in_place(&mut x);
+        for v in x {
+            assert!((v - 1.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn indefinite_mass_names_the_coordinate() {
+        let m = csr(
+            3,
+            &[(0, 0, 1.), (1, 1, 1.), (1, 2, 2.), (2, 1, 2.), (2, 2, 1.)],
+        );
+        assert_eq!(MassFactor::new(&m).unwrap_err(), 2);
+    }
+}

@@ -1,0 +1,160 @@
+//! A thin, allocation-aware wrapper around faer's sparse Cholesky.
+//!
+//! The symbolic analysis (ordering, elimination tree, supernodes) is done
+//! once per sparsity pattern; numeric factorizations and solves afterwards
+//! reuse its memory, so a time-stepping loop allocates nothing.
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
+use faer::linalg::cholesky::llt::factor::LltRegularization;
+use faer::sparse::linalg::cholesky::{
+    factorize_symbolic_cholesky, LdltRef, LltRef, SymbolicCholesky,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par, Side};
+
+/// Which numeric factorization is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    None,
+    Llt,
+    Ldlt,
+}
+
+/// A sparse symmetric factorization `A = L L^T` (positive definite) or
+/// `A = L D L^T` (quasi-definite), given the upper triangle of `A` in
+/// compressed columns.
+pub struct SparseCholesky {
+    symbolic: SymbolicCholesky<usize>,
+    values: Vec<f64>,
+    scratch: MemBuffer,
+    kind: Kind,
+}
+
+/// A failed numeric factorization: the pivot at `index` (in the original
+/// ordering where known) was zero or of the wrong sign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PivotError {
+    /// Index of the failing pivot.
+    pub index: usize,
+}
+
+impl std::fmt::Debug for SparseCholesky {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseCholesky")
+            .field("dim", &self.dim())
+            .field("len_val", &self.values.len())
+            .finish()
+    }
+}
+
+impl SparseCholesky {
+    /// Symbolic analysis of the pattern of the upper triangle `upper`.
+    pub fn analyze(upper: SymbolicSparseColMatRef<'_, usize>) -> Self {
+        let symbolic =
+            factorize_symbolic_cholesky(upper, Side::Upper, Default::default(), Default::default())
+                .expect("symbolic Cholesky analysis ran out of memory");
+        let req = StackReq::any_of(&[
+            symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
+            symbolic.factorize_numeric_ldlt_scratch::<f64>(Par::Seq, Default::default()),
+            symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+        ]);
+        let values = vec![0.0; symbolic.len_val()];
+        SparseCholesky {
+            symbolic,
+            values,
+            scratch: MemBuffer::new(req),
+            kind: Kind::None,
+        }
+    }
+
+    /// Dimension of the factored matrix.
+    pub fn dim(&self) -> usize {
+        self.symbolic.nrows()
+    }
+
+    /// Numeric `L L^T` of a matrix with the analyzed pattern.
+    pub fn factor_llt(&mut self, upper: SparseColMatRef<'_, usize, f64>) -> Result<(), PivotError> {
+        self.kind = Kind::None;
+        let n = self.dim();
+        let stack = MemStack::new(&mut self.scratch);
+        let result = self
+            .symbolic
+            .factorize_numeric_llt(
+                &mut self.values,
+                upper,
+                Side::Upper,
+                LltRegularization::default(),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+            .map(|_| ());
+        if let Err(faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index }) =
+            result
+        {
+            let index = index.min(n.saturating_sub(1));
+            let index = match self.symbolic.perm() {
+                Some(p) => p.arrays().0[index],
+                None => index,
+            };
+            return Err(PivotError { index });
+        }
+        self.kind = Kind::Llt;
+        Ok(())
+    }
+
+    /// Numeric `L D L^T` of a quasi-definite matrix with the analyzed
+    /// pattern (no pivoting: quasi-definite matrices are factorizable in any
+    /// symmetric order).
+    pub fn factor_ldlt(
+        &mut self,
+        upper: SparseColMatRef<'_, usize, f64>,
+    ) -> Result<(), PivotError> {
+        self.kind = Kind::None;
+        let stack = MemStack::new(&mut self.scratch);
+        self.symbolic
+            .factorize_numeric_ldlt(
+                &mut self.values,
+                upper,
+                Side::Upper,
+                LdltRegularization::default(),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+            .map_err(|e| {
+                let faer::linalg::cholesky::ldlt::factor::LdltError::ZeroPivot { index } = e;
+                PivotError { index }
+            })?;
+        self.kind = Kind::Ldlt;
+        Ok(())
+    }
+
+    /// Solves `A x = rhs` in place with the last numeric factorization.
+    ///
+    /// # Panics
+    /// If no numeric factorization succeeded before (a programming error).
+    pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        let n = rhs.len();
+        let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
+        let stack = MemStack::new(&mut self.scratch);
+        match self.kind {
+            Kind::Llt => LltRef::new(&self.symbolic, &self.values).solve_in_place_with_conj(
+                Conj::No,
+                rhs,
+                Par::Seq,
+                stack,
+            ),
+            Kind::Ldlt => LdltRef::new(&self.symbolic, &self.values).solve_in_place_with_conj(
+                Conj::No,
+                rhs,
+                Par::Seq,
+                stack,
+            ),
+            Kind::None => {
+                panic!("SparseCholesky::solve_in_place before a successful factorization")
+            }
+        }
+    }
+}

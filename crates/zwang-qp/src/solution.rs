@@ -1,0 +1,179 @@
+//! What every solver returns: the accelerations, the constraint forces, and
+//! how well they satisfy the optimality conditions.
+
+use zwang_instant::Instant;
+
+/// How a solve ended. An outcome, not an error: every status comes with the
+/// best answer known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Optimal to the solver's tolerances.
+    Solved,
+    /// The constraint rows admit no acceleration (for example inconsistent
+    /// equalities); the residuals say by how much.
+    Infeasible,
+    /// The compulsion has no minimum (cannot happen with a positive definite
+    /// mass, kept for the reference solver's sake).
+    Unbounded,
+    /// The iteration limit was reached.
+    NotConverged,
+    /// The linear algebra broke down.
+    NumericalError,
+}
+
+impl Status {
+    /// The spelling used in the instant file's output (`solved`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Infeasible => "infeasible",
+            Status::Unbounded => "unbounded",
+            Status::NotConverged => "not_converged",
+            Status::NumericalError => "numerical_error",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Optimality residuals, each an infinity norm divided by the size of the
+/// terms it balances, so that they are dimensionless: a pendulum in grams
+/// and millimetres has the same residuals as in SI units.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Residuals {
+    /// `|M a - Q - A_eq^T l_eq - A_in^T l_in| / max(|M a|, |Q|, |A^T l|)`.
+    pub stationarity: f64,
+    /// `|A_eq a - b_eq| / max(|A_eq| |a|, |b_eq|)`.
+    pub equalities: f64,
+    /// `max(0, b_in - A_in a)`, scaled as the equalities.
+    pub inequalities: f64,
+    /// Largest `|l_i (A_i a - b_i)|` over the inequality rows, divided by
+    /// `max|l| * max(|A_in| |a|, |b_in|)`, together with any negative
+    /// multiplier `max(0, -l_i) / max|l|`.
+    pub complementarity: f64,
+}
+
+impl Residuals {
+    /// The largest of the four.
+    pub fn max(&self) -> f64 {
+        self.stationarity
+            .max(self.equalities)
+            .max(self.inequalities)
+            .max(self.complementarity)
+    }
+
+    /// Evaluates the residuals of `(a, l_eq, l_in)` on `instant`.
+    pub fn evaluate(instant: &Instant, a: &[f64], l_eq: &[f64], l_in: &[f64]) -> Residuals {
+        let n = instant.dim();
+        let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let tiny = f64::MIN_POSITIVE;
+        // Stationarity.
+        let mut ma = vec![0.0; n];
+        instant.mass_mul_into(a, &mut ma);
+        let mut force = vec![0.0; n];
+        instant.equalities().add_transpose_mul(l_eq, &mut force);
+        instant.inequalities().add_transpose_mul(l_in, &mut force);
+        let scale = inf(&ma)
+            .max(inf(instant.force()))
+            .max(inf(&force))
+            .max(tiny);
+        let stationarity = ma
+            .iter()
+            .zip(instant.force())
+            .zip(&force)
+            .fold(0.0f64, |m, ((x, q), f)| m.max((x - q - f).abs()))
+            / scale;
+        // Feasibility, each row scaled by its own size.
+        let a_inf = inf(a);
+        let row_scale = |rows: &zwang_instant::Rows, i: usize| {
+            let ai = rows
+                .matrix()
+                .outer_view(i)
+                .map(|r| r.data().iter().fold(0.0f64, |m, v| m.max(v.abs())))
+                .unwrap_or(0.0);
+            (ai * a_inf).max(rows.rhs()[i].abs()).max(tiny)
+        };
+        let eq = instant.equalities();
+        let equalities = (0..eq.len())
+            .map(|i| (eq.row_dot(i, a) - eq.rhs()[i]).abs() / row_scale(eq, i))
+            .fold(0.0, f64::max);
+        let ineq = instant.inequalities();
+        let l_scale = inf(l_in).max(tiny);
+        let (mut inequalities, mut complementarity) = (0.0f64, 0.0f64);
+        for i in 0..ineq.len() {
+            let s = row_scale(ineq, i);
+            let slack = (ineq.row_dot(i, a) - ineq.rhs()[i]) / s;
+            inequalities = inequalities.max(-slack);
+            let l = l_in.get(i).copied().unwrap_or(0.0) / l_scale;
+            complementarity = complementarity.max((l * slack).abs()).max(-l);
+        }
+        Residuals {
+            stationarity,
+            equalities,
+            inequalities: inequalities.max(0.0),
+            complementarity,
+        }
+    }
+}
+
+/// The answer at one instant, in the engine's sign convention
+///
+/// ```text
+/// M a = Q + A_eq^T lambda_eq + A_in^T lambda_in,   lambda_in >= 0
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// How the solve ended.
+    pub status: Status,
+    /// The accelerations `a` (the best known when not solved).
+    pub acceleration: Vec<f64>,
+    /// `lambda_eq`, one per equality row.
+    pub multipliers_eq: Vec<f64>,
+    /// `lambda_in >= 0`, one per inequality row.
+    pub multipliers_in: Vec<f64>,
+    /// Gauss's compulsion `Z = 1/2 (M a - Q)^T M^-1 (M a - Q)` at `a`.
+    pub compulsion: f64,
+    /// Which solver produced it.
+    pub backend: &'static str,
+    /// Iterations (factorizations for the direct and active-set solvers,
+    /// interior-point steps for Clarabel).
+    pub iterations: usize,
+    /// Optimality residuals of the answer.
+    pub residuals: Residuals,
+}
+
+impl Solution {
+    /// Assembles a solution and evaluates its compulsion and residuals.
+    pub fn assemble(
+        instant: &Instant,
+        status: Status,
+        backend: &'static str,
+        iterations: usize,
+        acceleration: Vec<f64>,
+        multipliers_eq: Vec<f64>,
+        multipliers_in: Vec<f64>,
+    ) -> Solution {
+        let residuals =
+            Residuals::evaluate(instant, &acceleration, &multipliers_eq, &multipliers_in);
+        let compulsion = instant.compulsion(&acceleration);
+        Solution {
+            status,
+            acceleration,
+            multipliers_eq,
+            multipliers_in,
+            compulsion,
+            backend,
+            iterations,
+            residuals,
+        }
+    }
+
+    /// Whether the status is [`Status::Solved`].
+    pub fn is_solved(&self) -> bool {
+        self.status == Status::Solved
+    }
+}
