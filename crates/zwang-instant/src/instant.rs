@@ -58,8 +58,7 @@ impl Rows {
 
     /// `out += A^T y`.
     pub fn add_transpose_mul(&self, y: &[f64], out: &mut [f64]) {
-        for (i, row) in self.matrix.outer_iterator().enumerate() {
-            let yi = y[i];
+        for (row, &yi) in self.matrix.outer_iterator().zip(y) {
             if yi != 0.0 {
                 for (j, &v) in row.iter() {
                     out[j] += v * yi;

@@ -1,0 +1,1 @@
+//! The zwang command line (work in progress).

@@ -1,0 +1,1 @@
+//! Coulomb friction and the equivalence checker (work in progress).

@@ -1,0 +1,1 @@
+//! The variational forms of Gauss's principle (work in progress).
