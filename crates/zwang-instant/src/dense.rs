@@ -14,8 +14,8 @@ pub fn cholesky_in_place(a: &mut [f64], n: usize) -> Result<(), usize> {
         for k in 0..j {
             d -= a[j * n + k] * a[j * n + k];
         }
-        // `!(d > 0)` also catches NaN.
-        if !(d > 0.0) || !d.is_finite() {
+        // Also catches NaN (every comparison with NaN is false).
+        if d.is_nan() || d <= 0.0 || d.is_infinite() {
             return Err(j);
         }
         let d = d.sqrt();

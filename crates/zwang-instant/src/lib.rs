@@ -30,6 +30,8 @@
 pub mod dense;
 mod error;
 pub mod file;
+#[cfg(feature = "generate")]
+pub mod generate;
 mod instant;
 pub mod mass;
 pub mod sparse_cholesky;

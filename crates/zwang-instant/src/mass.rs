@@ -25,7 +25,7 @@ pub struct MassFactor {
 #[derive(Debug)]
 enum Storage {
     Blocks(BlockFactor),
-    Sparse(SparseMass),
+    Sparse(Box<SparseMass>),
 }
 
 /// Contiguous diagonal blocks, each a dense lower Cholesky factor.
@@ -85,12 +85,12 @@ impl MassFactor {
             let mut chol = SparseCholesky::analyze(pattern);
             let mat = SparseColMatRef::new(pattern, &vals);
             chol.factor_llt(mat).map_err(|e| e.index)?;
-            Storage::Sparse(SparseMass {
+            Storage::Sparse(Box::new(SparseMass {
                 col_ptr,
                 row_idx,
                 vals,
                 chol,
-            })
+            }))
         };
         Ok(MassFactor { n, storage })
     }

@@ -1,18 +1,84 @@
-//! Dual active set for instants with contacts (placeholder until the fast path lands).
+//! Instants with contacts by a dual active-set method.
+//!
+//! The dual of the Gauss QP is a bound-constrained QP in the multipliers,
+//!
+//! ```text
+//! minimize 1/2 l^T S l - r^T l   subject to  l_in >= 0,
+//! S = A M^-1 A^T,   r = b - A M^-1 Q,
+//! ```
+//!
+//! solved by the classic primal active-set method for bounds: keep a free
+//! set `F` (all equalities and the contacts that push), solve the equality
+//! subproblem on `F`, step back to the last feasible point when a contact
+//! would pull, and release the most violated open contact when none does.
+//! Every iterate is dual feasible, each step is one factorization of the
+//! subproblem, and the method is exact at the end: the final answer is the
+//! KKT point of the chosen set, with no interior-point smoothing.
+//!
+//! The contact set rarely changes between time steps, so the backend keeps
+//! the last active set and starts from it: a step whose contacts did not
+//! change costs one factorization.
 
-use crate::{Backend, ClarabelBackend, Solution};
+use crate::solution::{Solution, Status};
+use crate::subproblem::{inf_norm, AllRows, SubproblemSolver};
+use crate::Backend;
 use zwang_instant::Instant;
 
-/// Any instant, warm-started from the previous active set.
+/// Settings of the active-set backend.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActiveSetSettings {
+    /// Iteration limit as a multiple of the number of inequality rows
+    /// (plus 10). Default `3`.
+    pub max_iter_per_row: usize,
+    /// A released contact must violate its row by more than this (relative
+    /// to the row's scale). Default `1e-10`.
+    pub tol_slack: f64,
+    /// Start from the previous instant's active set when the number of
+    /// inequality rows is the same. Default `true`.
+    pub warm_start: bool,
+}
+
+impl Default for ActiveSetSettings {
+    fn default() -> Self {
+        ActiveSetSettings {
+            max_iter_per_row: 3,
+            tol_slack: 1e-10,
+            warm_start: true,
+        }
+    }
+}
+
+/// The active-set backend (see the module docs).
 #[derive(Debug, Default)]
 pub struct ActiveSetBackend {
-    fallback: ClarabelBackend,
+    /// Settings.
+    pub settings: ActiveSetSettings,
+    sub: SubproblemSolver,
+    /// Inequality rows active at the last answer.
+    last_active: Vec<bool>,
+    // Work buffers, kept across instants.
+    free: Vec<usize>,
+    lambda: Vec<f64>,
+    p: Vec<f64>,
+    a: Vec<f64>,
+    in_free: Vec<bool>,
 }
 
 impl ActiveSetBackend {
-    /// A fresh solver (no symbolic analysis cached yet).
+    /// A backend with the default settings and no warm start yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the active set to start the next solve from (one flag per
+    /// inequality row).
+    pub fn set_active_set(&mut self, active: &[bool]) {
+        self.last_active = active.to_vec();
+    }
+
+    /// The inequality rows active at the last answer.
+    pub fn active_set(&self) -> &[bool] {
+        &self.last_active
     }
 }
 
@@ -20,7 +86,102 @@ impl Backend for ActiveSetBackend {
     fn name(&self) -> &'static str {
         "active-set"
     }
+
     fn solve(&mut self, instant: &Instant) -> Solution {
-        self.fallback.solve(instant)
+        let rows = AllRows::of(instant);
+        let (m_eq, m_in) = (rows.eq.len(), rows.ineq.len());
+        let m = m_eq + m_in;
+        self.sub.prepare(instant);
+        // Starting free set: the warm start, or every contact (closed
+        // contacts usually push).
+        let warm = self.settings.warm_start && self.last_active.len() == m_in;
+        self.in_free.clear();
+        self.in_free.resize(m, true);
+        if warm {
+            for i in 0..m_in {
+                self.in_free[m_eq + i] = self.last_active[i];
+            }
+        }
+        // Dual iterate (feasible: zero on the contacts).
+        self.lambda.clear();
+        self.lambda.resize(m, 0.0);
+        let max_iter = self.settings.max_iter_per_row * m_in + 10;
+        let mut status = Status::NotConverged;
+        let mut iterations = 0;
+        while iterations < max_iter {
+            iterations += 1;
+            self.free.clear();
+            self.free.extend((0..m).filter(|&k| self.in_free[k]));
+            let r = self
+                .sub
+                .solve(instant, &self.free, &mut self.a, &mut self.p);
+            if r.failed {
+                status = Status::NumericalError;
+                break;
+            }
+            // Ratio test: how far towards p before a contact would pull.
+            let mut alpha = 1.0f64;
+            for (t, &k) in self.free.iter().enumerate() {
+                if k >= m_eq && self.p[t] < 0.0 {
+                    let l = self.lambda[k].max(0.0);
+                    alpha = alpha.min(l / (l - self.p[t]));
+                }
+            }
+            if alpha < 1.0 {
+                // Step to the first contact that would pull, and open it
+                // (with any other that reaches zero in the same step).
+                let mut lmax = 0.0f64;
+                for (t, &k) in self.free.iter().enumerate() {
+                    self.lambda[k] += alpha * (self.p[t] - self.lambda[k]);
+                    lmax = lmax.max(self.lambda[k].abs());
+                }
+                for (t, &k) in self.free.iter().enumerate() {
+                    if k >= m_eq && self.p[t] < 0.0 && self.lambda[k] <= 1e-14 * lmax {
+                        self.lambda[k] = 0.0;
+                        self.in_free[k] = false;
+                    }
+                }
+                continue;
+            }
+            for (t, &k) in self.free.iter().enumerate() {
+                self.lambda[k] = self.p[t];
+            }
+            if !r.consistent {
+                // The free rows cannot all hold and no contact can give way:
+                // the constraints admit no acceleration.
+                status = Status::Infeasible;
+                break;
+            }
+            // Optimal unless an open contact is violated.
+            let a_inf = inf_norm(&self.a).max(self.sub.free_scale());
+            let mut worst = (usize::MAX, -self.settings.tol_slack);
+            for k in m_eq..m {
+                if !self.in_free[k] {
+                    let slack = (rows.dot(k, &self.a) - rows.rhs(k)) / rows.scale(k, a_inf);
+                    if slack < worst.1 {
+                        worst = (k, slack);
+                    }
+                }
+            }
+            if worst.0 == usize::MAX {
+                status = Status::Solved;
+                break;
+            }
+            self.in_free[worst.0] = true;
+        }
+        self.last_active.clear();
+        self.last_active
+            .extend((m_eq..m).map(|k| self.in_free[k] && self.lambda[k] > 0.0));
+        let l_eq = self.lambda[..m_eq].to_vec();
+        let l_in = self.lambda[m_eq..].iter().map(|l| l.max(0.0)).collect();
+        Solution::assemble(
+            instant,
+            status,
+            "active-set",
+            iterations,
+            self.a.clone(),
+            l_eq,
+            l_in,
+        )
     }
 }

@@ -1,16 +1,23 @@
-//! The default: the fastest backend that applies (placeholder until the fast path lands).
+//! The default backend: the fastest that applies, Clarabel as the net.
 
-use crate::{Backend, ClarabelBackend, Solution};
+use crate::solution::{Solution, Status};
+use crate::{ActiveSetBackend, Backend, ClarabelBackend, DirectBackend};
 use zwang_instant::Instant;
 
-/// Picks the fastest backend that applies; falls back to Clarabel.
+/// Equality-only instants go to [`DirectBackend`], instants with contacts
+/// to [`ActiveSetBackend`] (warm-started across calls); when the fast path
+/// ends in `not_converged` or `numerical_error`, [`ClarabelBackend`] solves
+/// the instant instead. The solution's `backend` names the one that
+/// produced it.
 #[derive(Debug, Default)]
 pub struct AutoBackend {
-    fallback: ClarabelBackend,
+    direct: DirectBackend,
+    active_set: ActiveSetBackend,
+    clarabel: ClarabelBackend,
 }
 
 impl AutoBackend {
-    /// A fresh solver (no symbolic analysis cached yet).
+    /// A fresh backend.
     pub fn new() -> Self {
         Self::default()
     }
@@ -20,7 +27,16 @@ impl Backend for AutoBackend {
     fn name(&self) -> &'static str {
         "auto"
     }
+
     fn solve(&mut self, instant: &Instant) -> Solution {
-        self.fallback.solve(instant)
+        let fast = if self.direct.applies(instant) {
+            self.direct.solve(instant)
+        } else {
+            self.active_set.solve(instant)
+        };
+        match fast.status {
+            Status::NotConverged | Status::NumericalError => self.clarabel.solve(instant),
+            _ => fast,
+        }
     }
 }

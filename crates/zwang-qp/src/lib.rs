@@ -21,8 +21,9 @@ mod auto;
 mod clarabel;
 mod direct;
 mod solution;
+mod subproblem;
 
-pub use active_set::ActiveSetBackend;
+pub use active_set::{ActiveSetBackend, ActiveSetSettings};
 pub use auto::AutoBackend;
 pub use clarabel::{ClarabelBackend, ClarabelSettings};
 pub use direct::DirectBackend;
@@ -35,6 +36,12 @@ pub use zwang_instant::Instant;
 pub trait Backend {
     /// The backend's name, as `--backend` spells it.
     fn name(&self) -> &'static str;
+    /// Whether the backend can solve this instant at all (the direct
+    /// backend takes no inequality rows). Default: every instant.
+    fn applies(&self, instant: &Instant) -> bool {
+        let _ = instant;
+        true
+    }
     /// Solves one instant.
     fn solve(&mut self, instant: &Instant) -> Solution;
 }

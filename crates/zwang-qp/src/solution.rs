@@ -47,7 +47,9 @@ impl std::fmt::Display for Status {
 pub struct Residuals {
     /// `|M a - Q - A_eq^T l_eq - A_in^T l_in| / max(|M a|, |Q|, |A^T l|)`.
     pub stationarity: f64,
-    /// `|A_eq a - b_eq| / max(|A_eq| |a|, |b_eq|)`.
+    /// `|A_eq a - b_eq| / max(|A_eq| max(|a|, |M^-1 Q|), |b_eq|)`, row by
+    /// row (the free acceleration `M^-1 Q` keeps a body at rest under load
+    /// from being measured against zero).
     pub equalities: f64,
     /// `max(0, b_in - A_in a)`, scaled as the equalities.
     pub inequalities: f64,
@@ -88,7 +90,9 @@ impl Residuals {
             .fold(0.0f64, |m, ((x, q), f)| m.max((x - q - f).abs()))
             / scale;
         // Feasibility, each row scaled by its own size.
-        let a_inf = inf(a);
+        let mut free = instant.force().to_vec();
+        instant.solve_mass_in_place(&mut free);
+        let a_inf = inf(a).max(inf(&free));
         let row_scale = |rows: &zwang_instant::Rows, i: usize| {
             let ai = rows
                 .matrix()

@@ -1,0 +1,657 @@
+//! The equality-constrained subproblem every fast path reduces to:
+//!
+//! ```text
+//! minimize 1/2 a^T M a - Q^T a   subject to  A_F a = b_F
+//! ```
+//!
+//! for a selection `F` of the instant's rows (all equalities for the
+//! direct backend, equalities plus the active contacts for the active-set
+//! backend). Two methods, chosen by the structure of `M`:
+//!
+//! - **Schur**: when `M` is block diagonal with small blocks, `M^-1` is block
+//!   diagonal too, so `S = A M^-1 A^T` is sparse. `S` is formed once per
+//!   instant for all rows (its pattern, once per sparsity pattern), and each
+//!   selection factors its principal submatrix `S_FF`.
+//! - **KKT**: otherwise, the quasi-definite system
+//!   `[M A_F^T; A_F -delta I]` by sparse `LDL^T` (no pivoting needed).
+//!
+//! Both equilibrate (rows of `S` to unit diagonal, or a Jacobi scaling of
+//! the KKT system), so the answer does not depend on the units, and both
+//! add a tiny regularization `delta` and remove it again by proximal-point
+//! refinement `lambda_{k+1} = (S + delta I)^-1 (r + delta lambda_k)`. On
+//! redundant but consistent rows that refinement converges to the
+//! minimum-norm multipliers; on inconsistent rows the residual stagnates,
+//! which is how inconsistency is detected.
+
+use zwang_instant::dense;
+use zwang_instant::sparse_cholesky::SparseCholesky;
+use zwang_instant::{Instant, Rows};
+
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+
+/// Regularization on the equilibrated system (unit-diagonal scale).
+const DELTA: f64 = 1e-10;
+/// Largest refinement count.
+const MAX_REFINE: usize = 12;
+/// Relative residual under which rows count as satisfied.
+pub(crate) const FEAS_TOL: f64 = 1e-9;
+/// Selections up to this size are factored densely.
+const DENSE_MAX: usize = 40;
+
+/// One of the instant's rows: equalities come first, then inequalities.
+#[derive(Clone, Copy)]
+pub(crate) struct AllRows<'a> {
+    pub eq: &'a Rows,
+    pub ineq: &'a Rows,
+}
+
+impl<'a> AllRows<'a> {
+    pub fn of(instant: &'a Instant) -> Self {
+        AllRows {
+            eq: instant.equalities(),
+            ineq: instant.inequalities(),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.eq.len() + self.ineq.len()
+    }
+    /// Column indices and values of row `k`.
+    pub fn row(&self, k: usize) -> (&'a [usize], &'a [f64]) {
+        let (rows, i) = if k < self.eq.len() {
+            (self.eq, k)
+        } else {
+            (self.ineq, k - self.eq.len())
+        };
+        let m = rows.matrix();
+        let ip = m.indptr();
+        let range = ip.outer_inds_sz(i);
+        (&m.indices()[range.clone()], &m.data()[range])
+    }
+    pub fn rhs(&self, k: usize) -> f64 {
+        if k < self.eq.len() {
+            self.eq.rhs()[k]
+        } else {
+            self.ineq.rhs()[k - self.eq.len()]
+        }
+    }
+    pub fn dot(&self, k: usize, x: &[f64]) -> f64 {
+        let (idx, val) = self.row(k);
+        idx.iter().zip(val).map(|(&j, v)| v * x[j]).sum()
+    }
+    /// The scale that row `k`'s residual is measured against: `a_inf`
+    /// should be the larger of `|a|` and `|M^-1 Q|`, so that a row whose
+    /// terms cancel (a body at rest under load) is not measured against zero.
+    pub fn scale(&self, k: usize, a_inf: f64) -> f64 {
+        let (_, val) = self.row(k);
+        let amax = val.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        (amax * a_inf).max(self.rhs(k).abs()).max(f64::MIN_POSITIVE)
+    }
+}
+
+/// The outcome of one subproblem solve.
+#[derive(Debug, Default)]
+pub(crate) struct SubResult {
+    /// Whether the selected rows are satisfied to `FEAS_TOL` (else they are
+    /// inconsistent, and `a` is the least-squares compromise).
+    pub consistent: bool,
+    /// Refinement steps taken.
+    pub refinements: usize,
+    /// Whether the factorization broke down.
+    pub failed: bool,
+}
+
+/// Solves equality subproblems for one instant after another, keeping the
+/// symbolic work for as long as the sparsity pattern stays the same.
+#[derive(Debug, Default)]
+pub(crate) struct SubproblemSolver {
+    schur: Option<Schur>,
+    kkt: Option<Kkt>,
+    /// `M^-1 Q`, the unconstrained acceleration.
+    a_free: Vec<f64>,
+    /// Selected-row buffers.
+    rhs: Vec<f64>,
+    res: Vec<f64>,
+    step: Vec<f64>,
+}
+
+impl SubproblemSolver {
+    /// Prepares for `instant`: the unconstrained acceleration and, on the
+    /// Schur path, the numeric `S` for all rows. Call once per instant.
+    pub fn prepare(&mut self, instant: &Instant) {
+        let n = instant.dim();
+        self.a_free.clear();
+        self.a_free.extend_from_slice(instant.force());
+        instant.solve_mass_in_place(&mut self.a_free);
+        let blocks = instant.with_mass_factor(|f| f.block_starts().map(|b| b.to_vec()));
+        match blocks {
+            Some(starts) => {
+                self.kkt = None;
+                let rows = AllRows::of(instant);
+                let fresh = match &self.schur {
+                    Some(s) => !s.same_pattern(rows, &starts),
+                    None => true,
+                };
+                if fresh {
+                    self.schur = Some(Schur::analyze(rows, &starts, n));
+                }
+                let schur = self.schur.as_mut().expect("just set");
+                instant.with_mass_factor(|f| schur.numeric(rows, f));
+            }
+            None => {
+                self.schur = None;
+                if self.kkt.is_none() {
+                    self.kkt = Some(Kkt::default());
+                }
+            }
+        }
+    }
+
+    /// `|M^-1 Q|`, the acceleration scale rows are measured against.
+    pub fn free_scale(&self) -> f64 {
+        inf_norm(&self.a_free)
+    }
+
+    /// Solves the subproblem on the rows `sel` (indices into [`AllRows`],
+    /// sorted). Writes the acceleration into `a` and the multipliers of the
+    /// selected rows into `lambda` (same order as `sel`).
+    pub fn solve(
+        &mut self,
+        instant: &Instant,
+        sel: &[usize],
+        a: &mut Vec<f64>,
+        lambda: &mut Vec<f64>,
+    ) -> SubResult {
+        let rows = AllRows::of(instant);
+        let k = sel.len();
+        a.clear();
+        a.extend_from_slice(&self.a_free);
+        lambda.clear();
+        lambda.resize(k, 0.0);
+        if k == 0 {
+            return SubResult {
+                consistent: true,
+                ..Default::default()
+            };
+        }
+        let mut result = SubResult::default();
+        if let Some(schur) = self.schur.as_mut() {
+            if schur.factor(sel).is_err() {
+                result.failed = true;
+                return result;
+            }
+        } else {
+            let kkt = self.kkt.as_mut().expect("prepared");
+            if kkt.factor(instant, sel).is_err() {
+                result.failed = true;
+                return result;
+            }
+        }
+        // Proximal refinement on the primal residual r = b_F - A_F a.
+        self.rhs.resize(k, 0.0);
+        self.res.resize(k, 0.0);
+        let mut prev = f64::INFINITY;
+        let free_inf = inf_norm(&self.a_free);
+        for it in 0..MAX_REFINE {
+            let a_inf = inf_norm(a).max(free_inf);
+            let mut worst = 0.0f64;
+            for (t, &r) in sel.iter().enumerate() {
+                self.res[t] = rows.rhs(r) - rows.dot(r, a);
+                worst = worst.max(self.res[t].abs() / rows.scale(r, a_inf));
+            }
+            result.refinements = it;
+            result.consistent = worst <= FEAS_TOL;
+            // Stop at round-off, or when refinement stops paying (an
+            // inconsistent selection stagnates at its least-squares residual).
+            if worst <= 1e-15 || worst > 0.5 * prev {
+                break;
+            }
+            prev = worst;
+            self.step.clear();
+            self.step.extend_from_slice(&self.res[..k]);
+            if let Some(schur) = self.schur.as_mut() {
+                schur.solve(sel, &mut self.step);
+                for t in 0..k {
+                    lambda[t] += self.step[t];
+                }
+                schur.add_correction(sel, &self.step, a);
+            } else {
+                let kkt = self.kkt.as_mut().expect("prepared");
+                kkt.refine(instant, sel, &self.res[..k], a, lambda);
+            }
+        }
+        result
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Schur complement for block-diagonal masses.
+
+/// A row's restriction to one diagonal block of `M`.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    block_start: usize,
+    len: usize,
+    /// Offset into the flat `seg_a` / `seg_w` arrays.
+    off: usize,
+}
+
+#[derive(Debug)]
+struct Schur {
+    // Symbolic: depends only on the pattern of the rows and the blocks.
+    n: usize,
+    block_starts: Vec<usize>,
+    row_indptr: Vec<usize>,
+    row_indices: Vec<usize>,
+    segments: Vec<Segment>,
+    /// Segments of row `k`: `row_segs[k]..row_segs[k + 1]`.
+    row_segs: Vec<usize>,
+    /// Upper triangle of `S` (all rows), compressed columns.
+    s_colptr: Vec<usize>,
+    s_rowidx: Vec<usize>,
+    /// `S[idx] += seg_a[p] . seg_w[q]` for each `(p, q, idx)`.
+    contrib: Vec<(u32, u32, u32)>,
+    // Numeric, per instant.
+    seg_a: Vec<f64>,
+    seg_w: Vec<f64>,
+    s_vals: Vec<f64>,
+    /// `1 / sqrt(S_kk)` (1 for an empty row).
+    scale: Vec<f64>,
+    // The factor of the current selection.
+    sub: SubFactor,
+}
+
+#[derive(Debug, Default)]
+struct SubFactor {
+    sel: Vec<usize>,
+    valid: bool,
+    dense: Vec<f64>,
+    sparse: Option<SparseSub>,
+    /// Position of each row in the selection (`usize::MAX` if absent).
+    pos: Vec<usize>,
+}
+
+#[derive(Debug)]
+struct SparseSub {
+    sel: Vec<usize>,
+    colptr: Vec<usize>,
+    rowidx: Vec<usize>,
+    vals: Vec<f64>,
+    chol: SparseCholesky,
+}
+
+impl Schur {
+    fn same_pattern(&self, rows: AllRows<'_>, starts: &[usize]) -> bool {
+        if self.block_starts != starts || self.row_indptr.len() != rows.len() + 1 {
+            return false;
+        }
+        let mut t = 0;
+        for k in 0..rows.len() {
+            let (idx, _) = rows.row(k);
+            if self.row_indptr[k + 1] - self.row_indptr[k] != idx.len()
+                || self.row_indices[t..t + idx.len()] != *idx
+            {
+                return false;
+            }
+            t += idx.len();
+        }
+        true
+    }
+
+    fn analyze(rows: AllRows<'_>, starts: &[usize], n: usize) -> Schur {
+        let m = rows.len();
+        let mut row_indptr = vec![0];
+        let mut row_indices = Vec::new();
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut row_segs = vec![0];
+        let mut off = 0;
+        // Rows touching each block: (row, segment).
+        let mut by_block: Vec<Vec<(usize, usize)>> = vec![Vec::new(); starts.len() - 1];
+        for k in 0..m {
+            let (idx, _) = rows.row(k);
+            row_indices.extend_from_slice(idx);
+            row_indptr.push(row_indices.len());
+            let mut blocks: Vec<usize> = idx
+                .iter()
+                .map(|&j| starts.partition_point(|&s| s <= j) - 1)
+                .collect();
+            blocks.sort_unstable();
+            blocks.dedup();
+            for b in blocks {
+                let len = starts[b + 1] - starts[b];
+                by_block[b].push((k, segments.len()));
+                segments.push(Segment {
+                    block_start: starts[b],
+                    len,
+                    off,
+                });
+                off += len;
+            }
+            row_segs.push(segments.len());
+        }
+        // Pattern of the upper triangle of S, then where each product goes.
+        let mut cols: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for k in 0..m {
+            cols[k].push(k); // the diagonal, even for an empty row
+        }
+        for list in &by_block {
+            for &(i, _) in list {
+                for &(j, _) in list {
+                    if i < j {
+                        cols[j].push(i);
+                    }
+                }
+            }
+        }
+        let mut s_colptr = vec![0];
+        let mut s_rowidx = Vec::new();
+        for c in &mut cols {
+            c.sort_unstable();
+            c.dedup();
+            s_rowidx.extend_from_slice(c);
+            s_colptr.push(s_rowidx.len());
+        }
+        let mut contrib = Vec::new();
+        for list in &by_block {
+            for &(i, p) in list {
+                for &(j, q) in list {
+                    if i <= j {
+                        let col = &s_rowidx[s_colptr[j]..s_colptr[j + 1]];
+                        let idx = s_colptr[j] + col.binary_search(&i).expect("in pattern");
+                        contrib.push((p as u32, q as u32, idx as u32));
+                    }
+                }
+            }
+        }
+        let nnz = s_rowidx.len();
+        Schur {
+            n,
+            block_starts: starts.to_vec(),
+            row_indptr,
+            row_indices,
+            segments,
+            row_segs,
+            s_colptr,
+            s_rowidx,
+            contrib,
+            seg_a: vec![0.0; off],
+            seg_w: vec![0.0; off],
+            s_vals: vec![0.0; nnz],
+            scale: vec![1.0; m],
+            sub: SubFactor {
+                pos: vec![usize::MAX; m],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Forms `W = M^-1 A^T` segment by segment and `S = A W`.
+    fn numeric(&mut self, rows: AllRows<'_>, mass: &zwang_instant::MassFactor) {
+        debug_assert_eq!(mass.dim(), self.n);
+        for k in 0..rows.len() {
+            let (idx, val) = rows.row(k);
+            for s in &self.segments[self.row_segs[k]..self.row_segs[k + 1]] {
+                let seg = &mut self.seg_a[s.off..s.off + s.len];
+                seg.fill(0.0);
+                for (&j, &v) in idx.iter().zip(val) {
+                    if j >= s.block_start && j < s.block_start + s.len {
+                        seg[j - s.block_start] += v;
+                    }
+                }
+                let w = &mut self.seg_w[s.off..s.off + s.len];
+                w.copy_from_slice(&self.seg_a[s.off..s.off + s.len]);
+                mass.solve_block_in_place(s.block_start..s.block_start + s.len, w);
+            }
+        }
+        self.s_vals.fill(0.0);
+        for &(p, q, idx) in &self.contrib {
+            let (sp, sq) = (self.segments[p as usize], self.segments[q as usize]);
+            let a = &self.seg_a[sp.off..sp.off + sp.len];
+            let w = &self.seg_w[sq.off..sq.off + sq.len];
+            self.s_vals[idx as usize] += a.iter().zip(w).map(|(x, y)| x * y).sum::<f64>();
+        }
+        for k in 0..self.scale.len() {
+            let d = self.s_vals[self.s_colptr[k + 1] - 1]; // diagonal is last in its column
+            self.scale[k] = if d > 0.0 { 1.0 / d.sqrt() } else { 1.0 };
+        }
+        self.sub.valid = false;
+    }
+
+    /// Factors the equilibrated, regularized `S_FF + delta I`.
+    fn factor(&mut self, sel: &[usize]) -> Result<(), ()> {
+        let sub = &mut self.sub;
+        if sub.valid && sub.sel == sel {
+            return Ok(());
+        }
+        for &r in &sub.sel {
+            sub.pos[r] = usize::MAX;
+        }
+        sub.sel.clear();
+        sub.sel.extend_from_slice(sel);
+        for (t, &r) in sel.iter().enumerate() {
+            sub.pos[r] = t;
+        }
+        let k = sel.len();
+        sub.valid = false;
+        if k <= DENSE_MAX {
+            sub.dense.clear();
+            sub.dense.resize(k * k, 0.0);
+            for (tj, &j) in sel.iter().enumerate() {
+                for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                    let ti = sub.pos[self.s_rowidx[e]];
+                    if ti != usize::MAX {
+                        // Lower triangle, row-major: (tj, ti) with ti <= tj.
+                        let v = self.scale[j] * self.s_vals[e] * self.scale[self.s_rowidx[e]];
+                        sub.dense[tj * k + ti] = if ti == tj { v + DELTA } else { v };
+                    }
+                }
+            }
+            dense::cholesky_in_place(&mut sub.dense, k).map_err(|_| ())?;
+        } else {
+            let reuse = matches!(&sub.sparse, Some(s) if s.sel == sel);
+            let mut colptr = Vec::with_capacity(k + 1);
+            let mut rowidx = Vec::new();
+            let mut vals = Vec::new();
+            colptr.push(0);
+            for &j in sel {
+                for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                    let ti = sub.pos[self.s_rowidx[e]];
+                    if ti != usize::MAX {
+                        let v = self.scale[j] * self.s_vals[e] * self.scale[self.s_rowidx[e]];
+                        rowidx.push(ti);
+                        vals.push(if self.s_rowidx[e] == j { v + DELTA } else { v });
+                    }
+                }
+                colptr.push(rowidx.len());
+            }
+            if !reuse {
+                let pattern = SymbolicSparseColMatRef::new_checked(k, k, &colptr, None, &rowidx);
+                sub.sparse = Some(SparseSub {
+                    sel: sel.to_vec(),
+                    chol: SparseCholesky::analyze(pattern),
+                    colptr: Vec::new(),
+                    rowidx: Vec::new(),
+                    vals: Vec::new(),
+                });
+            }
+            let s = sub.sparse.as_mut().expect("just set");
+            s.colptr = colptr;
+            s.rowidx = rowidx;
+            s.vals = vals;
+            let pattern = SymbolicSparseColMatRef::new_checked(k, k, &s.colptr, None, &s.rowidx);
+            s.chol
+                .factor_llt(SparseColMatRef::new(pattern, &s.vals))
+                .map_err(|_| ())?;
+        }
+        sub.valid = true;
+        Ok(())
+    }
+
+    /// `x <- D (S~ + delta I)^-1 D x`, i.e. the multiplier step for the
+    /// residual `x` of the selected rows.
+    fn solve(&mut self, sel: &[usize], x: &mut [f64]) {
+        let k = sel.len();
+        for (t, &r) in sel.iter().enumerate() {
+            x[t] *= self.scale[r];
+        }
+        if k <= DENSE_MAX {
+            dense::cholesky_solve_in_place(&self.sub.dense, k, x);
+        } else {
+            self.sub
+                .sparse
+                .as_mut()
+                .expect("factored")
+                .chol
+                .solve_in_place(x);
+        }
+        for (t, &r) in sel.iter().enumerate() {
+            x[t] *= self.scale[r];
+        }
+    }
+
+    /// `a += M^-1 A_F^T dlambda`, using the stored `W = M^-1 A^T`.
+    fn add_correction(&self, sel: &[usize], dlambda: &[f64], a: &mut [f64]) {
+        for (t, &r) in sel.iter().enumerate() {
+            let d = dlambda[t];
+            for s in &self.segments[self.row_segs[r]..self.row_segs[r + 1]] {
+                let w = &self.seg_w[s.off..s.off + s.len];
+                for (ai, wi) in a[s.block_start..s.block_start + s.len].iter_mut().zip(w) {
+                    *ai += d * wi;
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Quasi-definite KKT for general sparse masses.
+
+/// `[Dc M Dc, (Dr A_F Dc)^T; Dr A_F Dc, -delta I]` by sparse `LDL^T`,
+/// with the column scaling `Dc = diag(M)^-1/2` and the row scaling `Dr`
+/// that gives each row of `A_F Dc` unit length.
+#[derive(Debug, Default)]
+struct Kkt {
+    sel: Vec<usize>,
+    colptr: Vec<usize>,
+    rowidx: Vec<usize>,
+    vals: Vec<f64>,
+    chol: Option<SparseCholesky>,
+    dc: Vec<f64>,
+    dr: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Kkt {
+    fn factor(&mut self, instant: &Instant, sel: &[usize]) -> Result<(), ()> {
+        let n = instant.dim();
+        let rows = AllRows::of(instant);
+        let k = sel.len();
+        let mass = instant.mass();
+        self.dc.clear();
+        self.dc.extend((0..n).map(|i| {
+            let d = mass.get(i, i).copied().unwrap_or(0.0);
+            if d > 0.0 {
+                1.0 / d.sqrt()
+            } else {
+                1.0
+            }
+        }));
+        self.dr.clear();
+        for &r in sel {
+            let (idx, val) = rows.row(r);
+            let norm: f64 = idx
+                .iter()
+                .zip(val)
+                .map(|(&j, v)| (v * self.dc[j]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            self.dr.push(if norm > 0.0 { 1.0 / norm } else { 1.0 });
+        }
+        // Upper triangle, column by column: M's columns, then one column
+        // per selected row holding its entries and -delta on the diagonal.
+        let pattern_same = self.sel == sel && self.chol.is_some();
+        self.colptr.clear();
+        self.rowidx.clear();
+        self.vals.clear();
+        self.colptr.push(0);
+        let csc = mass.to_csc();
+        for (j, col) in csc.outer_iterator().enumerate() {
+            for (i, &v) in col.iter() {
+                if i <= j {
+                    self.rowidx.push(i);
+                    self.vals.push(self.dc[i] * v * self.dc[j]);
+                }
+            }
+            self.colptr.push(self.rowidx.len());
+        }
+        for (t, &r) in sel.iter().enumerate() {
+            let (idx, val) = rows.row(r);
+            for (&j, &v) in idx.iter().zip(val) {
+                self.rowidx.push(j);
+                self.vals.push(self.dr[t] * v * self.dc[j]);
+            }
+            self.rowidx.push(n + t);
+            self.vals.push(-DELTA);
+            self.colptr.push(self.rowidx.len());
+        }
+        let dim = n + k;
+        let pattern =
+            SymbolicSparseColMatRef::new_checked(dim, dim, &self.colptr, None, &self.rowidx);
+        if !pattern_same {
+            self.chol = Some(SparseCholesky::analyze(pattern));
+            self.sel.clear();
+            self.sel.extend_from_slice(sel);
+        }
+        self.chol
+            .as_mut()
+            .expect("just set")
+            .factor_ldlt(SparseColMatRef::new(pattern, &self.vals))
+            .map_err(|_| ())
+    }
+
+    /// One proximal refinement step from the primal residual `res` of the
+    /// selected rows (the stationarity residual is zero by construction
+    /// after the first step and is carried along exactly).
+    fn refine(
+        &mut self,
+        instant: &Instant,
+        sel: &[usize],
+        res: &[f64],
+        a: &mut [f64],
+        lambda: &mut [f64],
+    ) {
+        let n = instant.dim();
+        let rows = AllRows::of(instant);
+        // Stationarity residual g = Q + A^T lambda - M a.
+        let mut g = vec![0.0; n];
+        instant.mass_mul_into(a, &mut g);
+        for (gi, q) in g.iter_mut().zip(instant.force()) {
+            *gi = q - *gi;
+        }
+        for (t, &r) in sel.iter().enumerate() {
+            let (idx, val) = rows.row(r);
+            for (&j, &v) in idx.iter().zip(val) {
+                g[j] += v * lambda[t];
+            }
+        }
+        // Scaled system: [M~ A~^T; A~ -dI] [da~; -dl~] = [Dc g; Dr res].
+        self.rhs.clear();
+        self.rhs.extend(g.iter().zip(&self.dc).map(|(x, d)| x * d));
+        self.rhs
+            .extend(res.iter().zip(&self.dr).map(|(x, d)| x * d));
+        self.chol
+            .as_mut()
+            .expect("factored")
+            .solve_in_place(&mut self.rhs);
+        for j in 0..n {
+            a[j] += self.dc[j] * self.rhs[j];
+        }
+        for t in 0..sel.len() {
+            lambda[t] -= self.dr[t] * self.rhs[n + t];
+        }
+    }
+}
+
+/// `max |x_i|`.
+pub(crate) fn inf_norm(x: &[f64]) -> f64 {
+    x.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+}
