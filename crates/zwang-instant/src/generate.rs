@@ -20,6 +20,8 @@ pub struct SceneSpec {
     /// Number of joints between consecutive bodies (at most `bodies - 1`),
     /// 2 equality rows each.
     pub joints: usize,
+    /// Pin the first body to the ground (2 more equality rows).
+    pub ground_pin: bool,
     /// Number of contacts (inequality rows), spread over the bodies.
     pub contacts: usize,
     /// Fraction of contacts that push (`l > 0`); the others open.
@@ -38,6 +40,7 @@ impl Default for SceneSpec {
         SceneSpec {
             bodies: 4,
             joints: 3,
+            ground_pin: false,
             contacts: 0,
             active_fraction: 0.6,
             full_blocks: true,
@@ -123,7 +126,14 @@ pub fn scene(spec: &SceneSpec) -> Scene {
             et.push((2 * row + axis, o2 + 2, -r2));
         }
     }
-    let m_eq = 2 * joints;
+    if spec.ground_pin {
+        for axis in 0..2 {
+            let r: f64 = rng.gen_range(-1.0..1.0);
+            et.push((2 * joints + axis, axis, 1.0));
+            et.push((2 * joints + axis, 2, r));
+        }
+    }
+    let m_eq = 2 * joints + if spec.ground_pin { 2 } else { 0 };
     // Contacts: a normal (nx, ny) at a lever arm on one body.
     let mut it = Vec::new();
     for c in 0..spec.contacts {

@@ -20,7 +20,7 @@
 //! change costs one factorization.
 
 use crate::solution::{Solution, Status};
-use crate::subproblem::{inf_norm, AllRows, SubproblemSolver};
+use crate::subproblem::{inf_norm, SubproblemSolver};
 use crate::Backend;
 use zwang_instant::Instant;
 
@@ -88,8 +88,7 @@ impl Backend for ActiveSetBackend {
     }
 
     fn solve(&mut self, instant: &Instant) -> Solution {
-        let rows = AllRows::of(instant);
-        let (m_eq, m_in) = (rows.eq.len(), rows.ineq.len());
+        let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let m = m_eq + m_in;
         self.sub.prepare(instant);
         // Starting free set: the warm start, or every contact (closed
@@ -154,6 +153,7 @@ impl Backend for ActiveSetBackend {
             }
             // Optimal unless an open contact is violated.
             let a_inf = inf_norm(&self.a).max(self.sub.free_scale());
+            let rows = self.sub.rows();
             let mut worst = (usize::MAX, -self.settings.tol_slack);
             for k in m_eq..m {
                 if !self.in_free[k] {
@@ -174,8 +174,9 @@ impl Backend for ActiveSetBackend {
             .extend((m_eq..m).map(|k| self.in_free[k] && self.lambda[k] > 0.0));
         let l_eq = self.lambda[..m_eq].to_vec();
         let l_in = self.lambda[m_eq..].iter().map(|l| l.max(0.0)).collect();
-        Solution::assemble(
+        Solution::assemble_with_free(
             instant,
+            self.sub.free(),
             status,
             "active-set",
             iterations,

@@ -67,8 +67,9 @@ impl Backend for DirectBackend {
         } else {
             Status::Infeasible
         };
-        Solution::assemble(
+        Solution::assemble_with_free(
             instant,
+            self.sub.free(),
             status,
             "direct",
             1 + r.refinements,

@@ -70,29 +70,48 @@ impl Residuals {
 
     /// Evaluates the residuals of `(a, l_eq, l_in)` on `instant`.
     pub fn evaluate(instant: &Instant, a: &[f64], l_eq: &[f64], l_in: &[f64]) -> Residuals {
+        let mut free = instant.force().to_vec();
+        instant.solve_mass_in_place(&mut free);
+        Self::evaluate_with_free(instant, &free, a, l_eq, l_in).0
+    }
+
+    /// The residuals and the compulsion, given the free acceleration
+    /// `a_free = M^-1 Q` (which the fast solvers know already). Uses
+    /// `Z = 1/2 (M a - Q)^T M^-1 (M a - Q) = 1/2 (M a - Q) . (a - a_free)`,
+    /// so no further solve with `M` is needed.
+    pub fn evaluate_with_free(
+        instant: &Instant,
+        free: &[f64],
+        a: &[f64],
+        l_eq: &[f64],
+        l_in: &[f64],
+    ) -> (Residuals, f64) {
         let n = instant.dim();
         let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let tiny = f64::MIN_POSITIVE;
-        // Stationarity.
-        let mut ma = vec![0.0; n];
-        instant.mass_mul_into(a, &mut ma);
+        // Stationarity: r = M a - Q - A^T l, with the size of each term.
+        // `ma_q` holds M a - Q; the constraint force is subtracted after.
+        let mut r = vec![0.0; n];
+        let (mut ma_inf, mut compulsion) = (0.0f64, 0.0);
+        for (i, row) in instant.mass().outer_iterator().enumerate() {
+            let ma: f64 = row.iter().map(|(j, &v)| v * a[j]).sum();
+            ma_inf = ma_inf.max(ma.abs());
+            r[i] = ma - instant.force()[i];
+            compulsion += r[i] * (a[i] - free[i]);
+        }
+        let compulsion = 0.5 * compulsion;
+        let mut f_inf = 0.0f64;
         let mut force = vec![0.0; n];
         instant.equalities().add_transpose_mul(l_eq, &mut force);
         instant.inequalities().add_transpose_mul(l_in, &mut force);
-        let scale = inf(&ma)
-            .max(inf(instant.force()))
-            .max(inf(&force))
-            .max(tiny);
-        let stationarity = ma
-            .iter()
-            .zip(instant.force())
-            .zip(&force)
-            .fold(0.0f64, |m, ((x, q), f)| m.max((x - q - f).abs()))
-            / scale;
+        for (ri, fi) in r.iter_mut().zip(&force) {
+            f_inf = f_inf.max(fi.abs());
+            *ri -= fi;
+        }
+        let scale = ma_inf.max(inf(instant.force())).max(f_inf).max(tiny);
+        let stationarity = inf(&r) / scale;
         // Feasibility, each row scaled by its own size.
-        let mut free = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut free);
-        let a_inf = inf(a).max(inf(&free));
+        let a_inf = inf(a).max(inf(free));
         let row_scale = |rows: &zwang_instant::Rows, i: usize| {
             let ai = rows
                 .matrix()
@@ -115,12 +134,13 @@ impl Residuals {
             let l = l_in.get(i).copied().unwrap_or(0.0) / l_scale;
             complementarity = complementarity.max((l * slack).abs()).max(-l);
         }
-        Residuals {
+        let residuals = Residuals {
             stationarity,
             equalities,
             inequalities: inequalities.max(0.0),
             complementarity,
-        }
+        };
+        (residuals, compulsion.max(0.0))
     }
 }
 
@@ -161,9 +181,38 @@ impl Solution {
         multipliers_eq: Vec<f64>,
         multipliers_in: Vec<f64>,
     ) -> Solution {
-        let residuals =
-            Residuals::evaluate(instant, &acceleration, &multipliers_eq, &multipliers_in);
-        let compulsion = instant.compulsion(&acceleration);
+        let mut free = instant.force().to_vec();
+        instant.solve_mass_in_place(&mut free);
+        Self::assemble_with_free(
+            instant,
+            &free,
+            status,
+            backend,
+            iterations,
+            acceleration,
+            multipliers_eq,
+            multipliers_in,
+        )
+    }
+
+    /// [`Solution::assemble`] given the free acceleration `M^-1 Q`.
+    pub fn assemble_with_free(
+        instant: &Instant,
+        free: &[f64],
+        status: Status,
+        backend: &'static str,
+        iterations: usize,
+        acceleration: Vec<f64>,
+        multipliers_eq: Vec<f64>,
+        multipliers_in: Vec<f64>,
+    ) -> Solution {
+        let (residuals, compulsion) = Residuals::evaluate_with_free(
+            instant,
+            free,
+            &acceleration,
+            &multipliers_eq,
+            &multipliers_in,
+        );
         Solution {
             status,
             acceleration,

@@ -25,7 +25,7 @@
 
 use zwang_instant::dense;
 use zwang_instant::sparse_cholesky::SparseCholesky;
-use zwang_instant::{Instant, Rows};
+use zwang_instant::Instant;
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
@@ -37,43 +37,61 @@ const MAX_REFINE: usize = 12;
 pub(crate) const FEAS_TOL: f64 = 1e-9;
 /// Selections up to this size are factored densely.
 const DENSE_MAX: usize = 40;
+/// On the dense path, a factorization without regularization is kept when
+/// every pivot of the unit-diagonal `S_FF` is at least this (rows far from
+/// redundant): one solve is then exact and no refinement is needed.
+const HEALTHY_PIVOT: f64 = 1e-4;
 
-/// One of the instant's rows: equalities come first, then inequalities.
-#[derive(Clone, Copy)]
-pub(crate) struct AllRows<'a> {
-    pub eq: &'a Rows,
-    pub ineq: &'a Rows,
+/// The instant's rows as one flat table, equalities first, then
+/// inequalities: filled once per instant so that the inner loops run over
+/// plain slices.
+#[derive(Debug, Default)]
+pub(crate) struct AllRows {
+    ptr: Vec<usize>,
+    idx: Vec<usize>,
+    val: Vec<f64>,
+    rhs: Vec<f64>,
+    /// Largest `|A_kj|` of each row.
+    amax: Vec<f64>,
+    pub m_eq: usize,
 }
 
-impl<'a> AllRows<'a> {
-    pub fn of(instant: &'a Instant) -> Self {
-        AllRows {
-            eq: instant.equalities(),
-            ineq: instant.inequalities(),
+impl AllRows {
+    /// Refills the table from `instant`, keeping the allocations.
+    fn fill(&mut self, instant: &Instant) {
+        self.ptr.clear();
+        self.idx.clear();
+        self.val.clear();
+        self.rhs.clear();
+        self.amax.clear();
+        self.ptr.push(0);
+        self.m_eq = instant.equalities().len();
+        for rows in [instant.equalities(), instant.inequalities()] {
+            let m = rows.matrix();
+            for (i, row) in m.outer_iterator().enumerate() {
+                self.idx.extend_from_slice(row.indices());
+                self.val.extend_from_slice(row.data());
+                self.ptr.push(self.idx.len());
+                self.rhs.push(rows.rhs()[i]);
+                self.amax
+                    .push(row.data().iter().fold(0.0f64, |x, v| x.max(v.abs())));
+            }
         }
     }
     pub fn len(&self) -> usize {
-        self.eq.len() + self.ineq.len()
+        self.rhs.len()
     }
     /// Column indices and values of row `k`.
-    pub fn row(&self, k: usize) -> (&'a [usize], &'a [f64]) {
-        let (rows, i) = if k < self.eq.len() {
-            (self.eq, k)
-        } else {
-            (self.ineq, k - self.eq.len())
-        };
-        let m = rows.matrix();
-        let ip = m.indptr();
-        let range = ip.outer_inds_sz(i);
-        (&m.indices()[range.clone()], &m.data()[range])
+    #[inline]
+    pub fn row(&self, k: usize) -> (&[usize], &[f64]) {
+        let r = self.ptr[k]..self.ptr[k + 1];
+        (&self.idx[r.clone()], &self.val[r])
     }
+    #[inline]
     pub fn rhs(&self, k: usize) -> f64 {
-        if k < self.eq.len() {
-            self.eq.rhs()[k]
-        } else {
-            self.ineq.rhs()[k - self.eq.len()]
-        }
+        self.rhs[k]
     }
+    #[inline]
     pub fn dot(&self, k: usize, x: &[f64]) -> f64 {
         let (idx, val) = self.row(k);
         idx.iter().zip(val).map(|(&j, v)| v * x[j]).sum()
@@ -81,10 +99,11 @@ impl<'a> AllRows<'a> {
     /// The scale that row `k`'s residual is measured against: `a_inf`
     /// should be the larger of `|a|` and `|M^-1 Q|`, so that a row whose
     /// terms cancel (a body at rest under load) is not measured against zero.
+    #[inline]
     pub fn scale(&self, k: usize, a_inf: f64) -> f64 {
-        let (_, val) = self.row(k);
-        let amax = val.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        (amax * a_inf).max(self.rhs(k).abs()).max(f64::MIN_POSITIVE)
+        (self.amax[k] * a_inf)
+            .max(self.rhs[k].abs())
+            .max(f64::MIN_POSITIVE)
     }
 }
 
@@ -104,6 +123,7 @@ pub(crate) struct SubResult {
 /// symbolic work for as long as the sparsity pattern stays the same.
 #[derive(Debug, Default)]
 pub(crate) struct SubproblemSolver {
+    rows: AllRows,
     schur: Option<Schur>,
     kkt: Option<Kkt>,
     /// `M^-1 Q`, the unconstrained acceleration.
@@ -122,22 +142,26 @@ impl SubproblemSolver {
         self.a_free.clear();
         self.a_free.extend_from_slice(instant.force());
         instant.solve_mass_in_place(&mut self.a_free);
-        let blocks = instant.with_mass_factor(|f| f.block_starts().map(|b| b.to_vec()));
-        match blocks {
+        self.rows.fill(instant);
+        let rows = &self.rows;
+        let schur = &mut self.schur;
+        let block_diagonal = instant.with_mass_factor(|f| match f.block_starts() {
             Some(starts) => {
-                self.kkt = None;
-                let rows = AllRows::of(instant);
-                let fresh = match &self.schur {
-                    Some(s) => !s.same_pattern(rows, &starts),
+                let fresh = match schur {
+                    Some(s) => !s.same_pattern(rows, starts),
                     None => true,
                 };
                 if fresh {
-                    self.schur = Some(Schur::analyze(rows, &starts, n));
+                    *schur = Some(Schur::analyze(rows, starts, n));
                 }
-                let schur = self.schur.as_mut().expect("just set");
-                instant.with_mass_factor(|f| schur.numeric(rows, f));
+                schur.as_mut().expect("just set").numeric(rows, f);
+                true
             }
-            None => {
+            None => false,
+        });
+        match block_diagonal {
+            true => self.kkt = None,
+            false => {
                 self.schur = None;
                 if self.kkt.is_none() {
                     self.kkt = Some(Kkt::default());
@@ -151,6 +175,16 @@ impl SubproblemSolver {
         inf_norm(&self.a_free)
     }
 
+    /// The rows of the prepared instant.
+    pub fn rows(&self) -> &AllRows {
+        &self.rows
+    }
+
+    /// The free acceleration `M^-1 Q` of the prepared instant.
+    pub fn free(&self) -> &[f64] {
+        &self.a_free
+    }
+
     /// Solves the subproblem on the rows `sel` (indices into [`AllRows`],
     /// sorted). Writes the acceleration into `a` and the multipliers of the
     /// selected rows into `lambda` (same order as `sel`).
@@ -161,7 +195,7 @@ impl SubproblemSolver {
         a: &mut Vec<f64>,
         lambda: &mut Vec<f64>,
     ) -> SubResult {
-        let rows = AllRows::of(instant);
+        let rows = &self.rows;
         let k = sel.len();
         a.clear();
         a.extend_from_slice(&self.a_free);
@@ -174,14 +208,18 @@ impl SubproblemSolver {
             };
         }
         let mut result = SubResult::default();
+        let mut exact = false;
         if let Some(schur) = self.schur.as_mut() {
-            if schur.factor(sel).is_err() {
-                result.failed = true;
-                return result;
+            match schur.factor(sel) {
+                Ok(e) => exact = e,
+                Err(()) => {
+                    result.failed = true;
+                    return result;
+                }
             }
         } else {
             let kkt = self.kkt.as_mut().expect("prepared");
-            if kkt.factor(instant, sel).is_err() {
+            if kkt.factor(instant, rows, sel).is_err() {
                 result.failed = true;
                 return result;
             }
@@ -202,7 +240,7 @@ impl SubproblemSolver {
             result.consistent = worst <= FEAS_TOL;
             // Stop at round-off, or when refinement stops paying (an
             // inconsistent selection stagnates at its least-squares residual).
-            if worst <= 1e-15 || worst > 0.5 * prev {
+            if worst <= 1e-14 || worst > 0.5 * prev {
                 break;
             }
             prev = worst;
@@ -214,9 +252,16 @@ impl SubproblemSolver {
                     lambda[t] += self.step[t];
                 }
                 schur.add_correction(sel, &self.step, a);
+                if exact {
+                    // Unregularized and well conditioned: one solve is the
+                    // answer to round-off, and independent rows are always
+                    // consistent.
+                    result.consistent = true;
+                    break;
+                }
             } else {
                 let kkt = self.kkt.as_mut().expect("prepared");
-                kkt.refine(instant, sel, &self.res[..k], a, lambda);
+                kkt.refine(instant, rows, sel, &self.res[..k], a, lambda);
             }
         }
         result
@@ -229,6 +274,7 @@ impl SubproblemSolver {
 /// A row's restriction to one diagonal block of `M`.
 #[derive(Debug, Clone, Copy)]
 struct Segment {
+    block: usize,
     block_start: usize,
     len: usize,
     /// Offset into the flat `seg_a` / `seg_w` arrays.
@@ -264,6 +310,8 @@ struct Schur {
 struct SubFactor {
     sel: Vec<usize>,
     valid: bool,
+    /// Factored without regularization.
+    exact: bool,
     dense: Vec<f64>,
     sparse: Option<SparseSub>,
     /// Position of each row in the selection (`usize::MAX` if absent).
@@ -280,7 +328,7 @@ struct SparseSub {
 }
 
 impl Schur {
-    fn same_pattern(&self, rows: AllRows<'_>, starts: &[usize]) -> bool {
+    fn same_pattern(&self, rows: &AllRows, starts: &[usize]) -> bool {
         if self.block_starts != starts || self.row_indptr.len() != rows.len() + 1 {
             return false;
         }
@@ -297,7 +345,7 @@ impl Schur {
         true
     }
 
-    fn analyze(rows: AllRows<'_>, starts: &[usize], n: usize) -> Schur {
+    fn analyze(rows: &AllRows, starts: &[usize], n: usize) -> Schur {
         let m = rows.len();
         let mut row_indptr = vec![0];
         let mut row_indices = Vec::new();
@@ -320,6 +368,7 @@ impl Schur {
                 let len = starts[b + 1] - starts[b];
                 by_block[b].push((k, segments.len()));
                 segments.push(Segment {
+                    block: b,
                     block_start: starts[b],
                     len,
                     off,
@@ -385,7 +434,7 @@ impl Schur {
     }
 
     /// Forms `W = M^-1 A^T` segment by segment and `S = A W`.
-    fn numeric(&mut self, rows: AllRows<'_>, mass: &zwang_instant::MassFactor) {
+    fn numeric(&mut self, rows: &AllRows, mass: &zwang_instant::MassFactor) {
         debug_assert_eq!(mass.dim(), self.n);
         for k in 0..rows.len() {
             let (idx, val) = rows.row(k);
@@ -399,7 +448,7 @@ impl Schur {
                 }
                 let w = &mut self.seg_w[s.off..s.off + s.len];
                 w.copy_from_slice(&self.seg_a[s.off..s.off + s.len]);
-                mass.solve_block_in_place(s.block_start..s.block_start + s.len, w);
+                mass.solve_block_in_place(s.block, w);
             }
         }
         self.s_vals.fill(0.0);
@@ -416,11 +465,13 @@ impl Schur {
         self.sub.valid = false;
     }
 
-    /// Factors the equilibrated, regularized `S_FF + delta I`.
-    fn factor(&mut self, sel: &[usize]) -> Result<(), ()> {
+    /// Factors the equilibrated `S_FF`, regularized to `S_FF + delta I`
+    /// unless it is small and well conditioned. Returns whether the factor
+    /// is exact (unregularized).
+    fn factor(&mut self, sel: &[usize]) -> Result<bool, ()> {
         let sub = &mut self.sub;
         if sub.valid && sub.sel == sel {
-            return Ok(());
+            return Ok(sub.exact);
         }
         for &r in &sub.sel {
             sub.pos[r] = usize::MAX;
@@ -432,20 +483,31 @@ impl Schur {
         }
         let k = sel.len();
         sub.valid = false;
+        sub.exact = false;
         if k <= DENSE_MAX {
             sub.dense.clear();
             sub.dense.resize(k * k, 0.0);
-            for (tj, &j) in sel.iter().enumerate() {
-                for e in self.s_colptr[j]..self.s_colptr[j + 1] {
-                    let ti = sub.pos[self.s_rowidx[e]];
-                    if ti != usize::MAX {
-                        // Lower triangle, row-major: (tj, ti) with ti <= tj.
-                        let v = self.scale[j] * self.s_vals[e] * self.scale[self.s_rowidx[e]];
-                        sub.dense[tj * k + ti] = if ti == tj { v + DELTA } else { v };
+            for delta in [0.0, DELTA] {
+                for (tj, &j) in sel.iter().enumerate() {
+                    for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                        let ti = sub.pos[self.s_rowidx[e]];
+                        if ti != usize::MAX {
+                            // Lower triangle, row-major: (tj, ti), ti <= tj.
+                            let v = self.scale[j] * self.s_vals[e] * self.scale[self.s_rowidx[e]];
+                            sub.dense[tj * k + ti] = if ti == tj { v + delta } else { v };
+                        }
                     }
                 }
+                let healthy = dense::cholesky_in_place(&mut sub.dense, k).is_ok()
+                    && (0..k).all(|i| sub.dense[i * k + i].powi(2) >= HEALTHY_PIVOT);
+                if healthy || delta > 0.0 {
+                    sub.exact = healthy && delta == 0.0;
+                    break;
+                }
             }
-            dense::cholesky_in_place(&mut sub.dense, k).map_err(|_| ())?;
+            if (0..k).any(|i| sub.dense[i * k + i].is_nan() || sub.dense[i * k + i] <= 0.0) {
+                return Err(());
+            }
         } else {
             let reuse = matches!(&sub.sparse, Some(s) if s.sel == sel);
             let mut colptr = Vec::with_capacity(k + 1);
@@ -483,7 +545,7 @@ impl Schur {
                 .map_err(|_| ())?;
         }
         sub.valid = true;
-        Ok(())
+        Ok(sub.exact)
     }
 
     /// `x <- D (S~ + delta I)^-1 D x`, i.e. the multiplier step for the
@@ -541,9 +603,8 @@ struct Kkt {
 }
 
 impl Kkt {
-    fn factor(&mut self, instant: &Instant, sel: &[usize]) -> Result<(), ()> {
+    fn factor(&mut self, instant: &Instant, rows: &AllRows, sel: &[usize]) -> Result<(), ()> {
         let n = instant.dim();
-        let rows = AllRows::of(instant);
         let k = sel.len();
         let mass = instant.mass();
         self.dc.clear();
@@ -614,13 +675,13 @@ impl Kkt {
     fn refine(
         &mut self,
         instant: &Instant,
+        rows: &AllRows,
         sel: &[usize],
         res: &[f64],
         a: &mut [f64],
         lambda: &mut [f64],
     ) {
         let n = instant.dim();
-        let rows = AllRows::of(instant);
         // Stationarity residual g = Q + A^T lambda - M a.
         let mut g = vec![0.0; n];
         instant.mass_mul_into(a, &mut g);

@@ -20,11 +20,14 @@ fn rel(x: &[f64], y: &[f64]) -> f64 {
 fn check(s: &Solution, sc: &Scene, tol: f64, what: &str) {
     assert_eq!(s.status, Status::Solved, "{what}: {}", s.backend);
     let ea = rel(&s.acceleration, &sc.acceleration);
-    let el = rel(&s.multipliers_eq, &sc.multipliers_eq);
-    let ei = rel(&s.multipliers_in, &sc.multipliers_in);
+    // All multipliers together: a scene may have only open contacts.
+    let el = rel(
+        &[s.multipliers_eq.clone(), s.multipliers_in.clone()].concat(),
+        &[sc.multipliers_eq.clone(), sc.multipliers_in.clone()].concat(),
+    );
     assert!(
-        ea < tol && el < tol && ei < tol,
-        "{what}: {} off by a {ea:.1e}, l_eq {el:.1e}, l_in {ei:.1e}",
+        ea < tol && el < tol,
+        "{what}: {} off by a {ea:.1e}, multipliers {el:.1e}",
         s.backend
     );
 }
@@ -39,6 +42,7 @@ fn specs() -> Vec<(String, SceneSpec)> {
                 let spec = SceneSpec {
                     bodies,
                     joints: (bodies - 1).min(bodies * 2 / 3),
+                    ground_pin: seed % 2 == 0,
                     contacts,
                     active_fraction: 0.6,
                     full_blocks,
