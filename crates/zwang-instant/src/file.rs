@@ -39,9 +39,71 @@ fn err(key: &str, what: impl Into<String>) -> InstantError {
 
 /// Parses and validates an instant from JSON text.
 pub fn parse_instant(text: &str) -> Result<ParsedInstant, InstantError> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| err("file", format!("not valid JSON: {e}")))?;
-    parse_value(&value)
+    match serde_json::from_str(text) {
+        Ok(value) => parse_value(&value),
+        Err(e) => {
+            let invalid = err("file", format!("not valid JSON: {e}"));
+            // JSON has no NaN or infinity, but Python's `json` writes `NaN`
+            // and `Infinity`, and `1e999` overflows. Read them as strings
+            // once more so that the error names the key that holds them;
+            // the file stays an error either way.
+            let retry = non_finite_as_strings(text).and_then(|t| serde_json::from_str(&t).ok());
+            Err(retry
+                .and_then(|value| parse_value(&value).err())
+                .unwrap_or(invalid))
+        }
+    }
+}
+
+/// `text` with the literals `NaN`, `Infinity`, `-Infinity` and the numbers
+/// that overflow `f64` replaced by the strings that [`number`] reports as
+/// not finite; `None` when there are none.
+fn non_finite_as_strings(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut in_string, mut replaced) = (0, 0, false, false);
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let literal = ["NaN", "Infinity", "-Infinity"]
+            .into_iter()
+            .find(|l| bytes[i..].starts_with(l.as_bytes()));
+        let (end, replacement) = if let Some(l) = literal {
+            (i + l.len(), Some(l))
+        } else if c == b'-' || c.is_ascii_digit() {
+            let len = bytes[i..]
+                .iter()
+                .take_while(|&&b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+                .count();
+            let infinite = text[i..i + len]
+                .parse::<f64>()
+                .is_ok_and(|x| x.is_infinite());
+            let sign = if c == b'-' { "-Infinity" } else { "Infinity" };
+            (i + len, infinite.then_some(sign))
+        } else {
+            in_string = c == b'"';
+            (i + 1, None)
+        };
+        if let Some(r) = replacement {
+            out.push_str(&text[copied..i]);
+            out.push('"');
+            out.push_str(r);
+            out.push('"');
+            copied = end;
+            replaced = true;
+        }
+        i = end;
+    }
+    out.push_str(&text[copied..]);
+    replaced.then_some(out)
 }
 
 /// Parses and validates an instant from a JSON value.
@@ -56,15 +118,15 @@ pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
         }
     }
     let mass_value = obj.get("mass").ok_or_else(|| err("mass", "missing"))?;
-    let mass = parse_matrix("mass", mass_value, None)?;
-    let n = mass.rows();
-    if n == 0 {
-        return Err(InstantError::Empty);
-    }
     let force = parse_vector(
         "force",
         obj.get("force").ok_or_else(|| err("force", "missing"))?,
     )?;
+    let mass = parse_matrix("mass", mass_value, None, ("force", force.len()))?;
+    let n = mass.rows();
+    if n == 0 {
+        return Err(InstantError::Empty);
+    }
     let mut builder = Instant::builder(mass, force);
     if let Some(name) = obj.get("name") {
         match name {
@@ -160,8 +222,14 @@ fn index(key: &str, v: &Value) -> Result<usize, InstantError> {
 
 /// A dense array of rows, or `{"shape", "rows", "cols", "vals"}` triplets.
 /// `cols` fixes the number of columns when known (rows of a 0-row dense
-/// matrix carry no column count).
-fn parse_matrix(key: &str, v: &Value, cols: Option<usize>) -> Result<CsMat<f64>, InstantError> {
+/// matrix carry no column count); `rows_from` is the vector (key, length)
+/// whose length the number of rows must equal.
+fn parse_matrix(
+    key: &str,
+    v: &Value,
+    cols: Option<usize>,
+    rows_from: (&str, usize),
+) -> Result<CsMat<f64>, InstantError> {
     match v {
         Value::Array(rows) => {
             let width = match rows.first() {
@@ -192,7 +260,7 @@ fn parse_matrix(key: &str, v: &Value, cols: Option<usize>) -> Result<CsMat<f64>,
             }
             matrix_from_triplets(key, (rows.len(), width), triplets)
         }
-        Value::Object(o) => parse_triplets(key, o),
+        Value::Object(o) => parse_triplets(key, o, rows_from),
         _ => Err(err(
             key,
             format!(
@@ -203,7 +271,11 @@ fn parse_matrix(key: &str, v: &Value, cols: Option<usize>) -> Result<CsMat<f64>,
     }
 }
 
-fn parse_triplets(key: &str, o: &Map<String, Value>) -> Result<CsMat<f64>, InstantError> {
+fn parse_triplets(
+    key: &str,
+    o: &Map<String, Value>,
+    rows_from: (&str, usize),
+) -> Result<CsMat<f64>, InstantError> {
     let get = |k: &str| {
         o.get(k).ok_or_else(|| {
             err(
@@ -220,6 +292,17 @@ fn parse_triplets(key: &str, o: &Map<String, Value>) -> Result<CsMat<f64>, Insta
         index(&format!("{key}.shape[0]"), &shape[0])?,
         index(&format!("{key}.shape[1]"), &shape[1])?,
     );
+    // Before anything is allocated by the shape: a sparse matrix declared
+    // with 10^12 rows would abort on allocation, not fail.
+    if shape.0 != rows_from.1 {
+        return Err(InstantError::Dimension {
+            key: key.into(),
+            what: format!(
+                "the shape has {} rows, but `{}` has length {}",
+                shape.0, rows_from.0, rows_from.1
+            ),
+        });
+    }
     let ints = |k: &str| -> Result<Vec<usize>, InstantError> {
         let kk = format!("{key}.{k}");
         get(k)?
@@ -279,12 +362,9 @@ fn parse_rows(
     }
     let akey = format!("{set}.A");
     let bkey = format!("{set}.b");
-    let a = parse_matrix(
-        &akey,
-        o.get("A").ok_or_else(|| err(&akey, "missing"))?,
-        Some(n),
-    )?;
+    let a_value = o.get("A").ok_or_else(|| err(&akey, "missing"))?;
     let b = parse_vector(&bkey, o.get("b").ok_or_else(|| err(&bkey, "missing"))?)?;
+    let a = parse_matrix(&akey, a_value, Some(n), (&bkey, b.len()))?;
     if a.rows() != b.len() {
         return Err(InstantError::Dimension {
             key: bkey,
@@ -426,4 +506,34 @@ pub fn to_json(instant: &Instant, encoding: Encoding) -> Value {
         o.insert("sticking".into(), Value::Array(list));
     }
     Value::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The literals outside strings become strings; text inside strings
+    /// (a name that says NaN) is left alone.
+    #[test]
+    fn non_finite_literals_are_named_by_key() {
+        let text = r#"{"name": "NaN 1e999 \" -Infinity", "x": [NaN, -1e999, 2e5, Infinity]}"#;
+        assert_eq!(
+            non_finite_as_strings(text).unwrap(),
+            r#"{"name": "NaN 1e999 \" -Infinity", "x": ["NaN", "-Infinity", 2e5, "Infinity"]}"#
+        );
+        assert_eq!(non_finite_as_strings(r#"{"a": [1e300]}"#), None);
+        let e = parse_instant(r#"{"mass": [[1.0]], "force": [NaN]}"#).unwrap_err();
+        assert_eq!(e.key(), "force[0]");
+        // Still an error where the value is not read at all.
+        let e = parse_instant(r#"{"mass": [[1.0]], "force": [0.0], "x": NaN}"#).unwrap_err();
+        assert_eq!(e.key(), "file");
+    }
+
+    /// A sparse shape is checked before it is allocated.
+    #[test]
+    fn huge_sparse_shape_is_an_error() {
+        let text = r#"{"mass": {"shape": [1000000000000, 1000000000000],
+                       "rows": [], "cols": [], "vals": []}, "force": [1.0]}"#;
+        assert_eq!(parse_instant(text).unwrap_err().key(), "mass");
+    }
 }
