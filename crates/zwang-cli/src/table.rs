@@ -1,0 +1,171 @@
+//! The readable output of `zwang solve`: one column per backend, one line
+//! per quantity (status, solver, `Z`, residuals, then every coordinate and
+//! every multiplier).
+
+use crate::solve::{MaxDifference, Run, NOT_APPLICABLE};
+use std::path::Path;
+use zwang_qp::Solution;
+
+/// Longer vectors are cut after this many entries (`--json` has them all).
+const MAX_ENTRIES: usize = 20;
+
+/// Picks one vector (accelerations, multipliers) out of a solution.
+type Vector = fn(&Solution) -> &[f64];
+
+/// The table for the runs on one instant.
+pub(crate) fn render(
+    name: Option<&str>,
+    file: &Path,
+    runs: &[Run],
+    difference: Option<&MaxDifference>,
+) -> String {
+    // A backend that does not apply has a status and blanks.
+    let cells = |cell: &dyn Fn(&Solution) -> String| -> Vec<String> {
+        runs.iter()
+            .map(|r| r.solution.as_ref().map_or_else(String::new, cell))
+            .collect()
+    };
+    let status = runs
+        .iter()
+        .map(|r| match &r.solution {
+            Some(s) => s.status.to_string(),
+            None => NOT_APPLICABLE.to_owned(),
+        })
+        .collect();
+    let mut lines: Vec<(String, Vec<String>)> = vec![
+        ("status".into(), status),
+        ("solver".into(), cells(&|s| s.backend.to_owned())),
+        ("iterations".into(), cells(&|s| s.iterations.to_string())),
+        ("Z".into(), cells(&|s| number(s.compulsion))),
+        (
+            "residual stationarity".into(),
+            cells(&|s| residual(s.residuals.stationarity)),
+        ),
+        (
+            "residual equalities".into(),
+            cells(&|s| residual(s.residuals.equalities)),
+        ),
+        (
+            "residual inequalities".into(),
+            cells(&|s| residual(s.residuals.inequalities)),
+        ),
+        (
+            "residual complementarity".into(),
+            cells(&|s| residual(s.residuals.complementarity)),
+        ),
+    ];
+    let vectors: [(&str, Vector); 3] = [
+        ("a", |s| &s.acceleration),
+        ("lambda_eq", |s| &s.multipliers_eq),
+        ("lambda_in", |s| &s.multipliers_in),
+    ];
+    for (symbol, vector) in vectors {
+        let len = runs
+            .iter()
+            .filter_map(|r| r.solution.as_ref())
+            .map(|s| vector(s).len())
+            .max()
+            .unwrap_or(0);
+        for i in 0..len.min(MAX_ENTRIES) {
+            // A backend that returned a shorter vector shows a blank.
+            let entry = cells(&|s| vector(s).get(i).map_or_else(String::new, |&x| number(x)));
+            lines.push((format!("{symbol}[{i}]"), entry));
+        }
+        if len > MAX_ENTRIES {
+            let more = len - MAX_ENTRIES;
+            lines.push((format!("{symbol}: {more} more, see --json"), Vec::new()));
+        }
+    }
+
+    let header: Vec<String> = runs.iter().map(|r| r.name.to_owned()).collect();
+    let label_width = lines
+        .iter()
+        .map(|(l, c)| if c.is_empty() { 0 } else { l.len() })
+        .max()
+        .unwrap_or(0);
+    let widths: Vec<usize> = (0..runs.len())
+        .map(|k| {
+            lines
+                .iter()
+                .filter_map(|(_, cells)| cells.get(k).map(String::len))
+                .chain([header[k].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let format_line = |label: &str, cells: &[String]| {
+        let mut line = format!("{label:<label_width$}");
+        for (cell, width) in cells.iter().zip(&widths) {
+            line += &format!("  {cell:>width$}");
+        }
+        line.trim_end().to_owned() + "\n"
+    };
+
+    let mut text = match name {
+        Some(name) => format!("{name} ({})\n\n", file.display()),
+        None => format!("{}\n\n", file.display()),
+    };
+    text += &format_line("", &header);
+    for (label, cells) in &lines {
+        text += &format_line(label, cells);
+    }
+    if let Some(d) = difference {
+        text += &match (d.acceleration, d.multipliers) {
+            (Some(a), Some(l)) => format!(
+                "\nlargest difference between the backends that solved: \
+                 acceleration {}, multipliers {}\n",
+                residual(a),
+                residual(l)
+            ),
+            _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
+        };
+    }
+    text
+}
+
+/// Six significant digits, plain where that is short, scientific otherwise.
+fn number(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    if !(-4..6).contains(&exponent) {
+        return format!("{x:.5e}");
+    }
+    let decimals = (5 - exponent).max(0) as usize;
+    let plain = format!("{x:.decimals$}");
+    if plain.contains('.') {
+        plain.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        plain
+    }
+}
+
+/// Residuals only need their order of magnitude.
+fn residual(x: f64) -> String {
+    if x == 0.0 {
+        "0".to_owned()
+    } else {
+        format!("{x:.1e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(-9.81), "-9.81");
+        assert_eq!(number(4.0), "4");
+        assert_eq!(number(1.0 / 3.0), "0.333333");
+        assert_eq!(number(123456.7), "123457");
+        assert_eq!(number(9.81e6), "9.81000e6");
+        assert_eq!(number(1.5e-7), "1.50000e-7");
+        assert_eq!(number(f64::NAN), "NaN");
+    }
+}
