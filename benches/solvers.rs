@@ -5,6 +5,9 @@
 //! closed contacts (1 inequality row each). Run with
 //! `cargo bench --bench solvers`; the ratios are read off the report.
 
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 use zwang::instant::generate::{scene, SceneSpec};

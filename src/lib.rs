@@ -1,12 +1,29 @@
 //! zwang: Gauss's principle of least constraint as a sparse QP over
 //! accelerations.
 //!
-//! This facade re-exports the member crates:
-//! - [`instant`]: one frozen instant (`M`, `Q`, constraint rows), validated;
-//! - [`qp`]: the solvers of the Gauss QP (direct KKT, active set, Clarabel).
+//! This facade re-exports the member crates, one per concept, in the order
+//! the data flows:
+//! - [`instant`]: one frozen instant (`M`, `Q`, constraint rows), validated,
+//!   and the JSON instant file;
+//! - [`qp`]: the solvers of the Gauss QP (direct KKT, active set, Clarabel,
+//!   auto);
+//! - [`forms`]: the variational forms (multipliers, Udwadia-Kalaba, null
+//!   space) as independent references;
+//! - [`coulomb`]: Coulomb friction, the equivalence checker and the rigid
+//!   rod of Yao and Gao.
+//!
+//! The command line `zwang` (crate `zwang-cli`) is built from the same
+//! crates.
 
+pub use zwang_coulomb as coulomb;
+pub use zwang_forms as forms;
 pub use zwang_instant as instant;
 pub use zwang_qp as qp;
 
 pub use zwang_instant::{Instant, InstantError};
 pub use zwang_qp::{Backend, Solution, Status};
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
