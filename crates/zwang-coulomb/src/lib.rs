@@ -1,1 +1,85 @@
-//! Coulomb friction and the equivalence checker (work in progress).
+//! Coulomb friction at sliding and sticking contacts, and the checker that
+//! says when the minimum form of Gauss's principle stops giving the Newton
+//! answer (design notes, section 3; seed 003, Yao & Gao).
+//!
+//! # When to use it
+//!
+//! A sliding contact's friction `-mu s |lambda_n|` depends on an ideal
+//! constraint force, which a QP over accelerations cannot express: it can
+//! only take the friction as a force frozen at some normal force. Use this
+//! crate on an [`Instant`](zwang_instant::Instant) with `friction` entries
+//! (`Instant::sliding()`) or `sticking` entries:
+//!
+//! - [`check`]: is the frozen-friction QP exact here, and does a rigid
+//!   answer exist at all? Cheap (no QP), the first thing to call.
+//! - [`variational`]: the Newton answer, the coupled multiplier equations
+//!   solved directly.
+//! - [`frozen_qp`]: the minimum form with friction frozen at the
+//!   frictionless normal force; [`fixed_point`]: the same re-solved with
+//!   updated friction until the normal forces settle. Both take the QP
+//!   backend to use: `&mut zwang_qp::AutoBackend::new()` unless you are
+//!   comparing solvers.
+//! - [`sticking`] / [`sticking_checks`]: sticking contacts as ideal
+//!   tangential rows, and whether their force stays in the cone.
+//! - [`rod`]: the rigid rod of seed 003 as a model, with closed forms.
+//!
+//! Every solver returns the common [`zwang_qp::Solution`] (backends
+//! `"variational"`, `"frozen_qp"`, `"fixed_point"`); answers that do not
+//! exist come back as statuses, never panics.
+//!
+//! # Sign conventions
+//!
+//! As everywhere in zwang, `M a = Q + A_eq^T lambda_eq + A_in^T lambda_in`
+//! with `lambda_in >= 0`. A sliding contact names the row whose multiplier
+//! is its normal force `lambda_n` (an inequality: unilateral and closed; an
+//! equality: bilateral, `lambda_n` of either sign), its tangent `J_t` and
+//! `s = sign(v_t)`; its generalized friction force is
+//! `-J_t^T mu s |lambda_n|`.
+//!
+//! # The verdicts
+//!
+//! With `J_n`, `J_t` the sliding normals and tangents, `S = diag(s)`,
+//! `D = J_n M_E^-1 J_n^T` and `C = J_n M_E^-1 J_t^T mu S`, the coupled
+//! equations read `G lambda_n = r`, `G = D - C`. Here `M_E^-1` is the
+//! inverse mass of the system that the other constraint rows leave free
+//! (`M^-1` minus its projection on those rows, so `D` is the Delassus
+//! operator of the constrained system; with no other rows it is `M^-1`).
+//! A QP freezing friction at `lambda` computes `D^-1 (r + C lambda)`, so:
+//!
+//! | verdict | when | meaning |
+//! |---|---|---|
+//! | `equivalent` | `C = 0` | no normal force feels friction: the frozen QP is exact in one pass |
+//! | `not_equivalent` | `C != 0`, one solution | the frozen QP is off; re-solving converges iff `rho(D^-1 C) < 1`, at that rate |
+//! | `painleve_inconsistent` | `G` not a P-matrix, no solution | the rigid model needs an impulse ("impact without collision") |
+//! | `painleve_indeterminate` | `G` not a P-matrix, several solutions | the rigid model does not decide |
+//! | `stationary_only` | higher-order principles | reserved: never produced from an instant |
+//!
+//! For one contact, `kappa = |C| / D`; the contact problem is the LCP
+//! `w = G lambda + w_free >= 0, lambda >= 0, w . lambda = 0` (`w_free` the
+//! free normal acceleration), so `G <= 0` with `w_free < 0` has no solution
+//! and with `w_free > 0` has two. Several contacts: the `2^k` branches of
+//! the LCP are enumerated for groups of up to
+//! [`MAX_ENUMERATED_CONTACTS`] coupled contacts.
+//!
+//! ```
+//! use zwang_coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
+//! use zwang_coulomb::{check, Verdict};
+//! let rod = RigidRod { mass: 1.0, half_length: 1.0, gravity: 9.81, mu: 1.5, viscous: 0.0 };
+//! // The contact end leads (x_A' < 0) at tan th = 2, where kappa = 1.125.
+//! let state = rod.state_on_plane(2f64.atan(), -1.0, 0.0);
+//! let instant = rod.instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral).unwrap();
+//! assert_eq!(check(&instant).verdict, Verdict::PainleveInconsistent);
+//! ```
+
+mod check;
+mod frozen;
+mod linalg;
+pub mod rod;
+mod sticking;
+mod system;
+mod variational;
+
+pub use check::{check, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS};
+pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};
+pub use sticking::{sticking, sticking_checks, Sticking, StickingCheck};
+pub use variational::{variational, Variational};

@@ -1,0 +1,406 @@
+//! The rigid rod of seed 003 against its closed forms (design notes,
+//! section 3): `D = (1 + 3 cos^2 th)/m`, `C = -3 mu s sin th cos th / m`,
+//! `G = D - C`, `kappa = |C| / D`, and seed 003 eqs 21-22.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::f64::consts::FRAC_PI_2;
+use zwang_coulomb::rod::{painleve_boundary_mu, FrictionLaw, NormalRow, RigidRod, RodState};
+use zwang_coulomb::{check, fixed_point, frozen_qp, variational, FixedPointOptions, Verdict};
+use zwang_qp::{ClarabelBackend, ClarabelSettings, Solution, Status};
+
+fn rod(mu: f64) -> RigidRod {
+    RigidRod {
+        mass: 1.0,
+        half_length: 1.0,
+        gravity: 9.81,
+        mu,
+        viscous: 0.5,
+    }
+}
+
+fn random_rod(rng: &mut ChaCha8Rng) -> (RigidRod, RodState) {
+    let rod = RigidRod {
+        mass: rng.gen_range(0.1..10.0),
+        half_length: rng.gen_range(0.1..5.0),
+        gravity: rng.gen_range(1.0..20.0),
+        mu: rng.gen_range(0.01..2.5),
+        viscous: rng.gen_range(0.0..3.0),
+    };
+    let theta = rng.gen_range(0.05..FRAC_PI_2 - 0.05);
+    let speed = rng.gen_range(0.5..3.0) * if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
+    let state = rod.state_on_plane(theta, speed, rng.gen_range(-0.3..0.3));
+    (rod, state)
+}
+
+fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * scale
+}
+
+fn max_diff(a: &Solution, b: &Solution) -> f64 {
+    let d = |x: &[f64], y: &[f64]| {
+        x.iter()
+            .zip(y)
+            .fold(0.0f64, |m, (p, q)| m.max((p - q).abs()))
+    };
+    d(&a.acceleration, &b.acceleration)
+        .max(d(&a.multipliers_eq, &b.multipliers_eq))
+        .max(d(&a.multipliers_in, &b.multipliers_in))
+}
+
+/// The engine's `D`, `C`, `G`, `kappa` and free normal acceleration
+/// `-g + l sin th th'^2` match the closed forms at random states, for both
+/// slip directions and both kinds of normal row.
+#[test]
+fn operators_match_the_closed_forms() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..300 {
+        let (rod, state) = random_rod(&mut rng);
+        let want = rod.coupling(state.theta, rod.slip(&state));
+        for normal in [NormalRow::Unilateral, NormalRow::Bilateral] {
+            let instant = rod.instant(&state, FrictionLaw::Coulomb, normal).unwrap();
+            let r = check(&instant);
+            let d = want.d;
+            assert!(
+                close(r.d[0][0], want.d, d, 1e-12),
+                "{} vs {}",
+                r.d[0][0],
+                want.d
+            );
+            assert!(
+                close(r.c[0][0], want.c, d, 1e-12),
+                "{} vs {}",
+                r.c[0][0],
+                want.c
+            );
+            assert!(
+                close(r.g[0][0], want.g, d, 1e-12),
+                "{} vs {}",
+                r.g[0][0],
+                want.g
+            );
+            assert!(close(r.contacts[0].coupling, want.kappa, want.kappa, 1e-12));
+            assert!(close(r.coupling, want.kappa, want.kappa, 1e-12));
+            let l = rod.half_length;
+            let free = -rod.gravity + l * state.theta.sin() * state.thetad.powi(2);
+            assert!(close(
+                r.free_normal_acceleration[0],
+                free,
+                rod.gravity,
+                1e-12
+            ));
+        }
+    }
+}
+
+/// Seed 003 eqs 21-22 (`m x'' = F_t`, `m y'' = F_n - m g`,
+/// `(m l^2/3) th'' = -F_n l cos th + F_t l sin th`) hold at the engine's
+/// answer and agree with the closed form, for every force law: smooth,
+/// viscous (in `Q`), Coulomb (coupled) and sticking (pinned end).
+#[test]
+fn seed_003_equations_hold_for_every_law() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..200 {
+        let (rod, state) = random_rod(&mut rng);
+        let c = rod.coupling(state.theta, rod.slip(&state));
+        for law in [
+            FrictionLaw::Smooth,
+            FrictionLaw::Viscous,
+            FrictionLaw::Coulomb,
+            FrictionLaw::Sticking,
+        ] {
+            for normal in [NormalRow::Unilateral, NormalRow::Bilateral] {
+                // Inside Painleve (or on a bilateral row at kappa >= 1) there
+                // is no single answer to compare.
+                if law == FrictionLaw::Coulomb && (c.g < 1e-3 * c.d || c.kappa >= 0.999) {
+                    continue;
+                }
+                let closed = rod.closed_form(&state, law, normal);
+                if normal == NormalRow::Unilateral && closed.normal_force < 0.0 {
+                    // The rod is pulled off the plane: the engine opens the
+                    // contact, the closed form (bilateral) does not.
+                    continue;
+                }
+                let s = rod.seed_check(&state, law, normal).unwrap();
+                assert!(
+                    s.residual < 1e-12,
+                    "{law:?} {normal:?}: residual {}",
+                    s.residual
+                );
+                assert!(
+                    s.difference < 1e-11,
+                    "{law:?} {normal:?}: diff {}",
+                    s.difference
+                );
+            }
+        }
+    }
+}
+
+/// A bilateral row pulled the other way (gravity up, `F_n < 0`): the
+/// friction goes with `|F_n|`, so the engine must take the negative branch,
+/// `F_n (1 + 3 cos^2 - 3 mu s sin cos) = m (g - l sin th'^2)`.
+#[test]
+fn bilateral_normal_force_of_either_sign() {
+    let mut rod = rod(0.4);
+    rod.gravity = -9.81;
+    let state = rod.state_on_plane(1.0, 1.0, 0.0);
+    let s = rod
+        .seed_check(&state, FrictionLaw::Coulomb, NormalRow::Bilateral)
+        .unwrap();
+    assert!(s.engine.normal_force < 0.0);
+    assert!(s.difference < 1e-12 && s.residual < 1e-12);
+    let instant = rod
+        .instant(&state, FrictionLaw::Coulomb, NormalRow::Bilateral)
+        .unwrap();
+    let v = variational(&instant);
+    assert_eq!(v.solution.status, Status::Solved);
+    // The friction opposes the slip (s = +1: F_t < 0) whatever the sign.
+    assert!(v.friction_force[0] < 0.0);
+}
+
+/// On a bilateral row both signs of the normal force are allowed, so a
+/// trailing rod with `kappa > 1` has two answers (`D(1 + kappa) F = r` and
+/// `D(1 - kappa) F = r`): indeterminate, unlike the unilateral contact.
+#[test]
+fn bilateral_rod_beyond_kappa_one_is_indeterminate() {
+    let rod = rod(3.0);
+    let state = rod.state_on_plane(0.8, 2.0, 0.0);
+    assert!(rod.coupling(0.8, 1.0).kappa > 1.0);
+    let uni = rod
+        .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+        .unwrap();
+    assert_eq!(check(&uni).verdict, Verdict::NotEquivalent);
+    let bi = rod
+        .instant(&state, FrictionLaw::Coulomb, NormalRow::Bilateral)
+        .unwrap();
+    let r = check(&bi);
+    assert_eq!(r.verdict, Verdict::PainleveIndeterminate);
+    assert_eq!(r.p_matrix, Some(false));
+}
+
+/// `mu = (1 + 3 cos^2 th) / (3 sin th cos th)` is `4/3` at `tan th = 2`;
+/// just below, the leading rod is `not_equivalent` with coupling below 1,
+/// just above it is Painleve (inconsistent: at rest in `theta` the free
+/// normal acceleration is `-g`).
+#[test]
+fn verdict_across_the_painleve_boundary() {
+    let theta = 2f64.atan();
+    assert!((painleve_boundary_mu(theta) - 4.0 / 3.0).abs() < 1e-15);
+    for (mu, want) in [
+        (4.0 / 3.0 * (1.0 - 1e-6), Verdict::NotEquivalent),
+        (4.0 / 3.0 * (1.0 + 1e-6), Verdict::PainleveInconsistent),
+    ] {
+        let rod = rod(mu);
+        let state = rod.state_on_plane(theta, -1.0, 0.0);
+        assert_eq!(rod.slip(&state), -1.0);
+        let instant = rod
+            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+            .unwrap();
+        let r = check(&instant);
+        assert_eq!(r.verdict, want, "{}", r.reason);
+        assert_eq!(r.contacts[0].verdict, want);
+        assert_eq!(r.p_matrix, Some(want == Verdict::NotEquivalent));
+        if want == Verdict::NotEquivalent {
+            assert!(r.coupling < 1.0);
+        } else {
+            assert!(r.coupling > 1.0);
+        }
+    }
+}
+
+/// With the contact end trailing (`s = +1`), `G = D + |C| > 0`: never
+/// Painleve, whatever the friction.
+#[test]
+fn a_trailing_end_is_never_painleve() {
+    for i in 1..60 {
+        let theta = i as f64 * FRAC_PI_2 / 60.0;
+        for mu in [0.1, 0.5, 1.0, 4.0 / 3.0, 2.0, 3.0, 10.0] {
+            let rod = rod(mu);
+            let state = rod.state_on_plane(theta, 1.0, 0.0);
+            let instant = rod
+                .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+                .unwrap();
+            let r = check(&instant);
+            assert_eq!(r.verdict, Verdict::NotEquivalent, "theta {theta}, mu {mu}");
+            assert_eq!(r.p_matrix, Some(true));
+        }
+    }
+}
+
+/// A flat rod (`sin th = 0`) and a vertical one (`cos th = 0`) have
+/// `J_n M^-1 J_t^T = -3 sin cos / m = 0`: equivalent, coupling 0, and the
+/// frozen QP is the variational answer.
+#[test]
+fn flat_and_vertical_rods_are_equivalent() {
+    for theta in [0.0, FRAC_PI_2] {
+        for xd in [1.0, -1.0] {
+            let rod = rod(0.7);
+            let state = rod.state_on_plane(theta, xd, 0.3);
+            let instant = rod
+                .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+                .unwrap();
+            let r = check(&instant);
+            assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
+            assert_eq!(r.coupling, 0.0);
+            assert!(r.frozen_exact);
+            // Clarabel tightened below its reference 1e-10 so that 1e-10
+            // measures the forms, not the interior point's stopping rule.
+            let mut tight = ClarabelBackend {
+                settings: ClarabelSettings {
+                    tol_gap: 1e-13,
+                    tol_feas: 1e-13,
+                    max_iter: 200,
+                },
+            };
+            let frozen = frozen_qp(&instant, &mut tight);
+            let var = variational(&instant);
+            assert!(frozen.solution.is_solved() && var.solution.is_solved());
+            let d = max_diff(&frozen.solution, &var.solution);
+            assert!(d < 1e-10, "theta {theta}, xd {xd}: {d:e}");
+        }
+    }
+}
+
+/// `lambda <- D^-1 (r + C lambda)` is linear for one contact: every error
+/// shrinks by `C / D`, so successive error ratios are `kappa` (to the QP's
+/// accuracy) and the iteration lands on the variational answer.
+#[test]
+fn fixed_point_contracts_at_kappa() {
+    for xd in [2.0, -2.0] {
+        let rod = rod(0.5);
+        let state = rod.state_on_plane(60f64.to_radians(), xd, 0.5);
+        let kappa = rod.coupling(state.theta, rod.slip(&state)).kappa;
+        let instant = rod
+            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+            .unwrap();
+        let exact = variational(&instant).normal_forces[0];
+        let fp = fixed_point(
+            &instant,
+            &mut ClarabelBackend::new(),
+            FixedPointOptions::default(),
+        );
+        assert!(fp.converged && fp.solution.is_solved());
+        let errors: Vec<f64> = fp.history.iter().map(|h| (h[0] - exact).abs()).collect();
+        for j in 0..4 {
+            let ratio = errors[j + 1] / errors[j];
+            assert!(
+                (ratio - kappa).abs() < 1e-6,
+                "ratio {ratio} vs kappa {kappa}"
+            );
+        }
+        assert!((fp.rate.unwrap() - kappa).abs() < 1e-4);
+        assert!((fp.history.last().unwrap()[0] - exact).abs() < 1e-8 * exact);
+    }
+}
+
+/// Inside the Painleve band (leading end, `mu = 1.5`, `tan th = 2`,
+/// `kappa = 1.125`, `G = -0.2`) the free normal acceleration
+/// `-g + l sin th th'^2` decides: `< 0` no solution, `> 0` two (the contact
+/// open, or closed with `F_n = -w_free / G`).
+#[test]
+fn painleve_kind_follows_the_free_normal_acceleration() {
+    let rod = rod(1.5);
+    let theta = 2f64.atan();
+    let cases = [
+        (0.0, Verdict::PainleveInconsistent),
+        (4.0, Verdict::PainleveIndeterminate),
+    ];
+    for (thetad, want) in cases {
+        let state = rod.state_on_plane(theta, -6.0, thetad);
+        assert_eq!(rod.slip(&state), -1.0);
+        let instant = rod
+            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+            .unwrap();
+        let r = check(&instant);
+        assert_eq!(r.verdict, want, "{}", r.reason);
+        assert!((r.g[0][0] + 0.2).abs() < 1e-12);
+        let w = r.free_normal_acceleration[0];
+        let v = variational(&instant);
+        if want == Verdict::PainleveInconsistent {
+            assert!(w < 0.0);
+            // With the contact closed the normal force would be negative.
+            assert_eq!(v.solution.status, Status::Infeasible);
+            assert_eq!(v.separating, vec![0]);
+            let fp = fixed_point(
+                &instant,
+                &mut ClarabelBackend::new(),
+                FixedPointOptions::default(),
+            );
+            assert_eq!(fp.solution.status, Status::NotConverged);
+        } else {
+            assert!(w > 0.0);
+            assert_eq!(v.solution.status, Status::Solved);
+            assert!((v.normal_forces[0] - w / 0.2).abs() < 1e-9 * w);
+        }
+    }
+}
+
+/// The sticking rod (pinned end, `th'' = -3 g cos th / (4 l)`): inside the
+/// cone at small friction demand, outside it when `mu` is small.
+#[test]
+fn sticking_rod_inside_and_outside_the_cone() {
+    let theta = 1.2;
+    for (mu, holds) in [(2.0, true), (0.05, false)] {
+        let rod = rod(mu);
+        let state = rod.state_on_plane(theta, 0.0, 0.0);
+        let instant = rod
+            .instant(&state, FrictionLaw::Sticking, NormalRow::Unilateral)
+            .unwrap();
+        let s = zwang_coulomb::sticking(&instant, &mut ClarabelBackend::new());
+        let want = rod.closed_form(&state, FrictionLaw::Sticking, NormalRow::Unilateral);
+        let c = &s.contacts[0];
+        assert!((c.normal_force - want.normal_force).abs() < 1e-8);
+        assert!((c.tangential_force - want.friction_force).abs() < 1e-8);
+        let ratio = want.friction_force.abs() / (mu * want.normal_force);
+        assert!((c.ratio - ratio).abs() < 1e-8 * ratio);
+        assert_eq!(c.holds, holds, "ratio {}", c.ratio);
+    }
+}
+
+/// The demonstration runs, names every form and both verdict families.
+#[test]
+fn demonstration_mentions_every_form() {
+    let text = zwang_coulomb::rod::demonstration();
+    for needle in [
+        "frozen_qp",
+        "fixed_point",
+        "variational",
+        "viscous",
+        "smooth",
+        "eqs 21-22",
+        "not_equivalent",
+        "painleve_inconsistent",
+        "painleve_indeterminate",
+    ] {
+        assert!(text.contains(needle), "missing {needle}");
+    }
+}
+
+/// The default backend (the fast paths) gives the frozen QP and the fixed
+/// point that the Clarabel reference gives.
+#[test]
+fn default_backend_agrees_with_clarabel() {
+    let rod = rod(0.6);
+    for xd in [2.0, -2.0] {
+        let state = rod.state_on_plane(1.1, xd, 0.7);
+        let instant = rod
+            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+            .unwrap();
+        let mut auto = zwang_qp::AutoBackend::new();
+        let mut reference = ClarabelBackend::new();
+        let (a, b) = (
+            frozen_qp(&instant, &mut auto),
+            frozen_qp(&instant, &mut reference),
+        );
+        assert!(max_diff(&a.solution, &b.solution) < 1e-8);
+        let options = FixedPointOptions::default();
+        let (a, b) = (
+            fixed_point(&instant, &mut auto, options),
+            fixed_point(&instant, &mut reference, options),
+        );
+        assert!(a.converged && b.converged);
+        assert!(max_diff(&a.solution, &b.solution) < 1e-8);
+        assert_eq!(a.solution.backend, "fixed_point");
+    }
+}
