@@ -53,9 +53,13 @@ pub struct Residuals {
     pub equalities: f64,
     /// `max(0, b_in - A_in a)`, scaled as the equalities.
     pub inequalities: f64,
-    /// Largest `|l_i (A_i a - b_i)|` over the inequality rows, divided by
-    /// `max|l| * max(|A_in| |a|, |b_in|)`, together with any negative
-    /// multiplier `max(0, -l_i) / max|l|`.
+    /// Largest product of a contact's force and its gap rate, each made
+    /// dimensionless: `(|l_i| |A_i| / F) * (|A_i a - b_i| / row scale)`
+    /// with `F = max(|M a|, |Q|, |A^T l|)` the force scale of the
+    /// stationarity residual; a negative multiplier counts as
+    /// `max(0, -l_i) |A_i| / F`. Measuring the force against `F` rather
+    /// than against the largest multiplier keeps an instant whose contacts
+    /// are all open (multipliers at round-off) at round-off too.
     pub complementarity: f64,
 }
 
@@ -112,27 +116,29 @@ impl Residuals {
         let stationarity = inf(&r) / scale;
         // Feasibility, each row scaled by its own size.
         let a_inf = inf(a).max(inf(free));
-        let row_scale = |rows: &zwang_instant::Rows, i: usize| {
-            let ai = rows
-                .matrix()
+        let row_max = |rows: &zwang_instant::Rows, i: usize| {
+            rows.matrix()
                 .outer_view(i)
                 .map(|r| r.data().iter().fold(0.0f64, |m, v| m.max(v.abs())))
-                .unwrap_or(0.0);
-            (ai * a_inf).max(rows.rhs()[i].abs()).max(tiny)
+                .unwrap_or(0.0)
+        };
+        let row_scale = |rows: &zwang_instant::Rows, i: usize| {
+            (row_max(rows, i) * a_inf)
+                .max(rows.rhs()[i].abs())
+                .max(tiny)
         };
         let eq = instant.equalities();
         let equalities = (0..eq.len())
             .map(|i| (eq.row_dot(i, a) - eq.rhs()[i]).abs() / row_scale(eq, i))
             .fold(0.0, f64::max);
         let ineq = instant.inequalities();
-        let l_scale = inf(l_in).max(tiny);
         let (mut inequalities, mut complementarity) = (0.0f64, 0.0f64);
         for i in 0..ineq.len() {
             let s = row_scale(ineq, i);
             let slack = (ineq.row_dot(i, a) - ineq.rhs()[i]) / s;
             inequalities = inequalities.max(-slack);
-            let l = l_in.get(i).copied().unwrap_or(0.0) / l_scale;
-            complementarity = complementarity.max((l * slack).abs()).max(-l);
+            let force = l_in.get(i).copied().unwrap_or(0.0) * row_max(ineq, i) / scale;
+            complementarity = complementarity.max((force * slack).abs()).max(-force);
         }
         let residuals = Residuals {
             stationarity,

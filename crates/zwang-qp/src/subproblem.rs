@@ -20,8 +20,14 @@
 //! add a tiny regularization `delta` and remove it again by proximal-point
 //! refinement `lambda_{k+1} = (S + delta I)^-1 (r + delta lambda_k)`. On
 //! redundant but consistent rows that refinement converges to the
-//! minimum-norm multipliers; on inconsistent rows the residual stagnates,
-//! which is how inconsistency is detected.
+//! minimum-norm multipliers *of the equilibrated rows* (each row of
+//! `A M^-1/2` scaled to unit length): the plain minimum-norm choice would
+//! depend on the units each row is written in, this one does not. Rows
+//! `r, r, 2r` therefore share the force as `(2, 2, 1) / 5` of it, where the
+//! unscaled minimum norm gives `(1, 1, 2) / 6`. On inconsistent rows the
+//! residual stagnates, which is how inconsistency is detected; the
+//! acceleration is then the least-squares compromise, and the multipliers
+//! grow along the inconsistent direction and carry no meaning.
 
 use zwang_instant::dense;
 use zwang_instant::sparse_cholesky::SparseCholesky;

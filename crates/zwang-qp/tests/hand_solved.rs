@@ -236,3 +236,31 @@ fn units_do_not_change_the_motion() {
         );
     }
 }
+
+/// Regression: the complementarity residual used to divide by the largest
+/// contact multiplier, so an instant whose contacts are all open (Clarabel
+/// returns multipliers of 1e-11 there) reported complementarity ~ 1.
+#[test]
+fn open_contacts_have_round_off_complementarity() {
+    // A particle pulled up off the floor: a_y = g > 0, lambda = 0.
+    let instant = Instant::builder(
+        mat("mass", (2, 2), &[(0, 0, 1.0), (1, 1, 1.0)]),
+        vec![0.0, G],
+    )
+    .inequalities(mat("A", (1, 2), &[(0, 1, 1.0)]), vec![0.0])
+    .build()
+    .unwrap();
+    let s = zwang_qp::Solution::assemble(
+        &instant,
+        Status::Solved,
+        "hand",
+        0,
+        vec![0.0, G],
+        vec![],
+        vec![1e-11],
+    );
+    assert!(s.residuals.complementarity < 1e-11, "{:?}", s.residuals);
+    for s in solve_all(&instant) {
+        assert!(s.residuals.max() < 1e-9, "{}: {:?}", s.backend, s.residuals);
+    }
+}
