@@ -23,8 +23,8 @@
 //! minimum-norm multipliers *of the equilibrated rows* (each row of
 //! `A M^-1/2` scaled to unit length): the plain minimum-norm choice would
 //! depend on the units each row is written in, this one does not. Rows
-//! `r, r, 2r` therefore share the force as `(2, 2, 1) / 5` of it, where the
-//! unscaled minimum norm gives `(1, 1, 2) / 6`. On inconsistent rows the
+//! `r, r, 2r` carrying a force `F r` therefore get `(2, 2, 1) F / 6`, where the
+//! unscaled minimum norm gives `(1, 1, 2) F / 6`. On inconsistent rows the
 //! residual stagnates, which is how inconsistency is detected; the
 //! acceleration is then the least-squares compromise, and the multipliers
 //! grow along the inconsistent direction and carry no meaning.
