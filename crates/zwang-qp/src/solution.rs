@@ -93,51 +93,36 @@ impl Residuals {
         let n = instant.dim();
         let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let tiny = f64::MIN_POSITIVE;
-        // Stationarity: r = M a - Q - A^T l, with the size of each term.
-        // `ma_q` holds M a - Q; the constraint force is subtracted after.
+        // Stationarity: r = (M a - Q) - A^T l, with the size of each term.
         let mut r = vec![0.0; n];
         let (mut ma_inf, mut compulsion) = (0.0f64, 0.0);
-        for (i, row) in instant.mass().outer_iterator().enumerate() {
-            let ma: f64 = row.iter().map(|(j, &v)| v * a[j]).sum();
+        let (ptr, idx, val) = csr(instant.mass());
+        for i in 0..n {
+            let ma: f64 = (ptr[i]..ptr[i + 1]).map(|e| val[e] * a[idx[e]]).sum();
             ma_inf = ma_inf.max(ma.abs());
             r[i] = ma - instant.force()[i];
             compulsion += r[i] * (a[i] - free[i]);
         }
         let compulsion = 0.5 * compulsion;
-        let mut f_inf = 0.0f64;
         let mut force = vec![0.0; n];
         instant.equalities().add_transpose_mul(l_eq, &mut force);
         instant.inequalities().add_transpose_mul(l_in, &mut force);
+        let mut f_inf = 0.0f64;
         for (ri, fi) in r.iter_mut().zip(&force) {
             f_inf = f_inf.max(fi.abs());
             *ri -= fi;
         }
         let scale = ma_inf.max(inf(instant.force())).max(f_inf).max(tiny);
         let stationarity = inf(&r) / scale;
-        // Feasibility, each row scaled by its own size.
+        // Feasibility, each row scaled by its own size: for every row, its
+        // largest coefficient and its dimensionless slack.
         let a_inf = inf(a).max(inf(free));
-        let row_max = |rows: &zwang_instant::Rows, i: usize| {
-            rows.matrix()
-                .outer_view(i)
-                .map(|r| r.data().iter().fold(0.0f64, |m, v| m.max(v.abs())))
-                .unwrap_or(0.0)
-        };
-        let row_scale = |rows: &zwang_instant::Rows, i: usize| {
-            (row_max(rows, i) * a_inf)
-                .max(rows.rhs()[i].abs())
-                .max(tiny)
-        };
-        let eq = instant.equalities();
-        let equalities = (0..eq.len())
-            .map(|i| (eq.row_dot(i, a) - eq.rhs()[i]).abs() / row_scale(eq, i))
-            .fold(0.0, f64::max);
-        let ineq = instant.inequalities();
+        let equalities =
+            row_slacks(instant.equalities(), a, a_inf).fold(0.0f64, |m, (_, s)| m.max(s.abs()));
         let (mut inequalities, mut complementarity) = (0.0f64, 0.0f64);
-        for i in 0..ineq.len() {
-            let s = row_scale(ineq, i);
-            let slack = (ineq.row_dot(i, a) - ineq.rhs()[i]) / s;
+        for (i, (amax, slack)) in row_slacks(instant.inequalities(), a, a_inf).enumerate() {
             inequalities = inequalities.max(-slack);
-            let force = l_in.get(i).copied().unwrap_or(0.0) * row_max(ineq, i) / scale;
+            let force = l_in.get(i).copied().unwrap_or(0.0) * amax / scale;
             complementarity = complementarity.max((force * slack).abs()).max(-force);
         }
         let residuals = Residuals {
@@ -148,6 +133,31 @@ impl Residuals {
         };
         (residuals, compulsion.max(0.0))
     }
+}
+
+/// For every row: its largest coefficient and its dimensionless slack
+/// `(A_i a - b_i) / max(|A_i| a_inf, |b_i|)`.
+fn row_slacks<'a>(
+    rows: &'a zwang_instant::Rows,
+    a: &'a [f64],
+    a_inf: f64,
+) -> impl Iterator<Item = (f64, f64)> + 'a {
+    let (ptr, idx, val) = csr(rows.matrix());
+    (0..rows.len()).map(move |i| {
+        let (mut dot, mut amax) = (0.0, 0.0f64);
+        for e in ptr[i]..ptr[i + 1] {
+            dot += val[e] * a[idx[e]];
+            amax = amax.max(val[e].abs());
+        }
+        let b = rows.rhs()[i];
+        let scale = (amax * a_inf).max(b.abs()).max(f64::MIN_POSITIVE);
+        (amax, (dot - b) / scale)
+    })
+}
+
+/// The raw compressed-row arrays of a matrix (`indptr`, `indices`, `data`).
+fn csr(m: &sprs::CsMat<f64>) -> (&[usize], &[usize], &[f64]) {
+    (m.indptr().into_raw_storage(), m.indices(), m.data())
 }
 
 /// The answer at one instant, in the engine's sign convention
