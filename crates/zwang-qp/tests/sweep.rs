@@ -175,3 +175,73 @@ fn pattern_changes_are_detected() {
         check(&direct.solve(&sc.instant), &sc, 1e-9, "reuse");
     }
 }
+
+/// Changing units must not change the motion: with coordinates rescaled
+/// `a' = D a` (so `M' = D^-1 M D^-1`, `Q' = D^-1 Q`, `A' = R A D^-1`,
+/// `b' = R b`) and rows rescaled by `R`, the answer is `a' = D a*`,
+/// `l' = R^-1 l*`. Scales span 10^-3 .. 10^3 per coordinate and per row,
+/// so inertias range over twelve orders of magnitude.
+#[test]
+fn rescaled_units_give_the_same_motion() {
+    use rand::{Rng, SeedableRng};
+    use zwang_instant::{matrix_from_triplets, Instant};
+    for (what, spec) in specs().into_iter().filter(|(_, s)| s.bodies <= 120) {
+        let sc = scene(&spec);
+        let inst = &sc.instant;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(spec.seed);
+        let mut pow = || 10f64.powf(rng.gen_range(-3.0..3.0));
+        let d: Vec<f64> = (0..inst.dim()).map(|_| pow()).collect();
+        let r_eq: Vec<f64> = (0..inst.equalities().len()).map(|_| pow()).collect();
+        let r_in: Vec<f64> = (0..inst.inequalities().len()).map(|_| pow()).collect();
+        let scaled = |m: &sprs::CsMat<f64>, key: &str, row: &dyn Fn(usize) -> f64| {
+            let t = m.iter().map(|(v, (i, j))| (i, j, v * row(i) / d[j]));
+            matrix_from_triplets(key, (m.rows(), m.cols()), t).unwrap()
+        };
+        let mass = scaled(inst.mass(), "mass", &|i| 1.0 / d[i]);
+        let force = inst.force().iter().zip(&d).map(|(q, di)| q / di).collect();
+        let (eq, ineq) = (inst.equalities(), inst.inequalities());
+        let a_eq = scaled(eq.matrix(), "A_eq", &|i| r_eq[i]);
+        let a_in = scaled(ineq.matrix(), "A_in", &|i| r_in[i]);
+        let b_eq = eq.rhs().iter().zip(&r_eq).map(|(b, r)| b * r).collect();
+        let b_in = ineq.rhs().iter().zip(&r_in).map(|(b, r)| b * r).collect();
+        let rescaled = Instant::builder(mass, force)
+            .equalities(a_eq, b_eq)
+            .inequalities(a_in, b_in)
+            .build()
+            .unwrap();
+        for mut b in [
+            Box::new(AutoBackend::new()) as Box<dyn Backend>,
+            Box::new(ClarabelBackend::new()),
+        ] {
+            let s = b.solve(&rescaled);
+            assert_eq!(s.status, Status::Solved, "{what}: {}", s.backend);
+            let a: Vec<f64> = s
+                .acceleration
+                .iter()
+                .zip(&d)
+                .map(|(x, di)| x / di)
+                .collect();
+            let l: Vec<f64> = s
+                .multipliers_eq
+                .iter()
+                .zip(&r_eq)
+                .chain(s.multipliers_in.iter().zip(&r_in))
+                .map(|(x, r)| x * r)
+                .collect();
+            let l_ref = [sc.multipliers_eq.clone(), sc.multipliers_in.clone()].concat();
+            let tol = if s.backend == "clarabel" { 1e-6 } else { 1e-8 };
+            assert!(
+                rel(&a, &sc.acceleration) < tol,
+                "{what}: {} a {:.1e}",
+                s.backend,
+                rel(&a, &sc.acceleration)
+            );
+            assert!(
+                rel(&l, &l_ref) < tol,
+                "{what}: {} l {:.1e}",
+                s.backend,
+                rel(&l, &l_ref)
+            );
+        }
+    }
+}
