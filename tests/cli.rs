@@ -116,10 +116,14 @@ fn every_malformed_file_is_one_line_naming_its_key() {
     assert_eq!(files, listed, "every malformed file has its expected key");
     for (file, key) in MALFORMED {
         let path = format!("tests/data/malformed/{file}.json");
-        for extra in [&[][..], &["--json"], &["--backend", "all"]] {
-            let mut args = vec!["solve", path.as_str()];
-            args.extend(extra);
-            assert_bad_input(&zwang(&args), key, &format!("{args:?}"));
+        for args in [
+            &["solve", path.as_str()][..],
+            &["solve", &path, "--json"],
+            &["solve", &path, "--backend", "all"],
+            &["check", &path, "--json"],
+            &["compare", &path, "--json"],
+        ] {
+            assert_bad_input(&zwang(args), key, &format!("{args:?}"));
         }
     }
 }
@@ -297,7 +301,14 @@ fn command_line_mistakes_exit_2() {
 
 #[test]
 fn help_version_and_no_subcommand_exit_0() {
-    for args in [&["--help"][..], &["solve", "--help"], &["--version"], &[]] {
+    for args in [
+        &["--help"][..],
+        &["solve", "--help"],
+        &["check", "--help"],
+        &["compare", "--help"],
+        &["--version"],
+        &[],
+    ] {
         let o = zwang(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}");
         assert!(!o.stdout.is_empty() && o.stderr.is_empty(), "{args:?}");
@@ -342,10 +353,10 @@ fn standard_input() {
     assert_vec("a", &v["acceleration"], &[-7.1088, -0.3316]);
 }
 
-/// Friction entries are valid input that `solve` does not use yet: it says
-/// so on stderr and solves the frictionless QP.
+/// Friction entries: `solve` gives the variational answer, quietly. A
+/// unit mass sliding right on a floor: `F_n = g`, `a_x = -mu g`.
 #[test]
-fn friction_is_announced() {
+fn friction_is_solved_by_the_variational_form() {
     let path = scratch(
         "friction.json",
         r#"{"mass": [[1.0, 0.0], [0.0, 1.0]], "force": [0.0, -9.81],
@@ -355,10 +366,13 @@ fn friction_is_announced() {
     );
     let (o, v) = solve_json(path.to_str().unwrap(), &[]);
     assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
     assert_eq!(v["status"], "solved");
-    let err = stderr(&o);
-    assert!(
-        err.starts_with("warning: `friction`") && err.lines().count() == 1,
-        "{err}"
+    assert_eq!(
+        (&v["form"], &v["backend"]),
+        (&"variational".into(), &"variational".into())
     );
+    assert_eq!(v["verdict"], "equivalent");
+    assert_vec("acceleration", &v["acceleration"], &[-0.3 * 9.81, 0.0]);
+    assert_vec("normal force", &v["normal_forces"], &[9.81]);
 }

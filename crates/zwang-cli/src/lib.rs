@@ -1,42 +1,64 @@
 //! The `zwang` command line.
 //!
 //! ```text
+//! zwang                                      the rigid rod of seed 003: every form side by side
 //! zwang solve FILE [--json] [--backend NAME|all]
+//! zwang check FILE [--json]
+//! zwang compare FILE|DIR [--json] [--csv OUT]
 //! ```
 //!
-//! `solve` reads one instant file (the JSON format of
-//! [`zwang_instant::parse_instant`]), solves the Gauss QP and prints the
-//! accelerations, the multipliers, the compulsion `Z` and the optimality
-//! residuals, as a table or (with `--json`) as the instant-file output
-//! object. `zwang` without a subcommand prints a short usage (later it will
-//! run a demonstration); `check` and `compare` will join `solve`.
+//! Every command reads the instant file of `shared/spec/instant-format.md`
+//! ([`zwang_instant::parse_instant`]):
+//!
+//! - `solve` solves the Gauss QP and prints the accelerations, the
+//!   multipliers, the compulsion `Z` and the optimality residuals; an
+//!   instant with `friction` entries gets the variational (Newton) answer
+//!   instead, which a QP cannot give;
+//! - `check` says whether the minimum (QP) form is exact at the instant
+//!   (the equivalence verdict of `zwang_coulomb::check`);
+//! - `compare` runs every form on the instant (or on every instant of a
+//!   folder, as a Markdown or CSV table) and reports their differences.
+//!
+//! Each prints text by default and the spec's JSON with `--json`; the
+//! subcommands' `--help` say exactly which keys. `zwang` without a
+//! subcommand prints `zwang_coulomb::rod::demonstration()`.
 //!
 //! Exit codes, the same for every subcommand:
 //!
 //! | code | meaning |
 //! |---|---|
-//! | [`EXIT_OK`] (0) | solved (or help, version, usage printed) |
-//! | [`EXIT_UNSOLVED`] (1) | the solver ended with another status; what is known is still printed |
-//! | [`EXIT_BAD_INPUT`] (2) | malformed file, unreadable file, unknown flag or backend: one line on stderr, nothing on stdout |
+//! | [`EXIT_OK`] (0) | solved; any verdict of `check`; `compare` ran; help, version or demonstration printed |
+//! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status; what is known is still printed |
+//! | [`EXIT_BAD_INPUT`] (2) | malformed file, unreadable file, unknown flag or backend: one line on stderr, nothing on stdout (`compare DIR` still prints its table, with the malformed files as error rows) |
 //!
 //! The binary is a one-line `main` around [`run`], so that the whole command
 //! line can be tested in-process.
 
+mod check;
+mod compare;
+mod json;
 mod solve;
+mod suite;
 mod table;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
+use std::path::Path;
+use zwang_instant::{parse_instant, Instant, InstantError, ParsedInstant};
 
-/// Exit code: solved, or help, version or usage printed.
+/// Exit code: solved, any verdict checked, forms compared, or help,
+/// version or the demonstration printed.
 pub const EXIT_OK: i32 = 0;
-/// Exit code: the solver ended with a status other than `solved`.
+/// Exit code: `solve` ended with a status other than `solved`.
 pub const EXIT_UNSOLVED: i32 = 1;
 /// Exit code: bad input (file or command line).
 pub const EXIT_BAD_INPUT: i32 = 2;
 
 /// Gauss's principle of least constraint, one instant at a time.
+///
+/// Without a command: the rigid rod of seed 003 (Yao & Gao) on a rough
+/// plane, every form side by side, with the checker's verdicts.
 #[derive(Debug, Parser)]
 #[command(name = "zwang", version)]
 struct Cli {
@@ -47,17 +69,12 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Solve(solve::SolveArgs),
+    Check(check::CheckArgs),
+    Compare(compare::CompareArgs),
 }
 
-/// Printed by `zwang` without a subcommand; the demonstration will take
-/// its place, which is why this is not an error.
-const USAGE: &str = "\
-zwang: Gauss's principle of least constraint, one instant at a time.
-
-Usage: zwang solve FILE [--json] [--backend NAME|all]
-
-Try `zwang solve examples/pendulum.json`, or `zwang --help`.
-";
+/// Printed after the demonstration, which is what `zwang` alone runs.
+const HINT: &str = "\nRun `zwang --help` for the commands (solve, check, compare).\n";
 
 /// Runs the command line on `args` (the first item is the program name),
 /// printing to stdout and stderr; returns the exit code.
@@ -93,9 +110,46 @@ where
     };
     match cli.command {
         Some(Command::Solve(args)) => solve::run(&args, out, err),
+        Some(Command::Check(args)) => check::run(&args, out, err),
+        Some(Command::Compare(args)) => compare::run(&args, out, err),
         None => {
-            emit(out, USAGE);
+            emit(out, &zwang_coulomb::rod::demonstration());
+            emit(out, HINT);
             EXIT_OK
+        }
+    }
+}
+
+/// Reads and validates the file; every failure, reading included, is an
+/// [`InstantError`] so that it is reported in the same one-line form.
+fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
+    let mut text = String::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    read.map_err(|e| InstantError::File {
+        key: "file".into(),
+        what: format!("cannot read {}: {e}", path.display()),
+    })?;
+    parse_instant(&text)
+}
+
+/// [`read_instant`], with the warnings (ignored keys) written to `err`; a
+/// failure is written there as the one-line error, and `None` means exit
+/// code [`EXIT_BAD_INPUT`].
+fn load(path: &Path, err: &mut dyn Write) -> Option<Instant> {
+    match read_instant(path) {
+        Ok(parsed) => {
+            for warning in &parsed.warnings {
+                emit(err, &one_line("warning: ", warning));
+            }
+            Some(parsed.instant)
+        }
+        Err(e) => {
+            emit(err, &one_line("error: ", &e.to_string()));
+            None
         }
     }
 }
@@ -163,6 +217,8 @@ mod tests {
         for args in [
             &["zwang", "--help"][..],
             &["zwang", "solve", "--help"],
+            &["zwang", "check", "--help"],
+            &["zwang", "compare", "--help"],
             &["zwang", "--version"],
         ] {
             let (code, out, err) = run_captured(args);
@@ -174,10 +230,11 @@ mod tests {
     }
 
     #[test]
-    fn no_subcommand_prints_the_usage() {
+    fn no_subcommand_runs_the_demonstration() {
         let (code, out, err) = run_captured(&["zwang"]);
         assert_eq!(code, EXIT_OK);
-        assert!(out.contains("Usage: zwang solve FILE"));
+        assert!(out.starts_with("The rigid rod of seed 003"));
+        assert!(out.contains("painleve_inconsistent") && out.ends_with(HINT));
         assert!(err.is_empty());
     }
 
@@ -193,6 +250,12 @@ mod tests {
             (&["zwang", "solve", "x.json", "--backend", "fast"], "fast"),
             (&["zwang", "solve", "x.json", "--backend"], "--backend"),
             (&["zwang", "unknown"], "unknown"),
+            (&["zwang", "check"], "<FILE>"),
+            (
+                &["zwang", "check", "x.json", "--backend", "auto"],
+                "--backend",
+            ),
+            (&["zwang", "compare", "x.json", "--csv"], "--csv"),
         ] {
             let (code, out, err) = run_captured(args);
             assert_eq!(code, EXIT_BAD_INPUT, "{args:?}");

@@ -1,11 +1,16 @@
-//! `zwang solve`: one instant file, one or every backend.
+//! `zwang solve`: one instant file, one or every backend; the variational
+//! form for an instant with Coulomb friction.
 
-use crate::{emit, one_line, table, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+use crate::check::checked;
+use crate::json::{cone_checks, pretty, MaxDifference, SolutionJson, StickingJson};
+use crate::{emit, load, one_line, table, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::builder::PossibleValuesParser;
 use serde::ser::{Serialize, Serializer};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use zwang_instant::{parse_instant, InstantError, ParsedInstant};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use zwang_coulomb::{variational, StickingCheck, Variational, Verdict};
+use zwang_instant::Instant;
 use zwang_qp::{backend_by_name, Solution, BACKEND_NAMES};
 
 /// The backend used when `--backend` is not given.
@@ -23,17 +28,38 @@ pub(crate) const NOT_APPLICABLE: &str = "not_applicable";
 /// With `--json`, prints one object with the keys `status`, `acceleration`,
 /// `multipliers` {`equalities`, `inequalities`}, `compulsion`, `backend`
 /// (the solver that ran), `residuals` {`stationarity`, `equalities`,
-/// `inequalities`, `complementarity`} and `iterations`. With `--backend all`
-/// the top-level keys are those of `auto`, plus `all`: {`backends`: {name:
-/// the same object, for every backend}, `max_difference`: {`acceleration`,
-/// `multipliers`}}, the largest absolute difference between the backends
-/// that solved (null when fewer than two did).
+/// `inequalities`, `complementarity`}, `iterations` and `form` (`qp`). With
+/// `--backend all` the top-level keys are those of `auto`, plus `all`:
+/// {`backends`: {name: the same object, for every backend},
+/// `max_difference`: {`acceleration`, `multipliers`}}, the largest absolute
+/// difference between the backends that solved (null when fewer than two
+/// did).
 ///
 /// A backend that does not apply to the instant (`direct` takes equality
 /// rows only) is listed as {`status`: "not_applicable", `backend`,
 /// `reason`}. Without `--json`, the same as a table: a column per backend,
 /// a line per quantity, coordinate (`a[i]`) and multiplier (`lambda_eq[i]`,
 /// `lambda_in[i]`).
+///
+/// Coulomb friction (`friction` entries): a QP cannot take friction that
+/// depends on a normal force, so the answer is the variational (Newton)
+/// one, the coupled multiplier equations solved directly: `backend` and
+/// `form` are `variational`, and the object also has the checker's
+/// `verdict`, `coupling` and `reason` (see `zwang check`), `normal_forces`
+/// (one per `friction` entry), `friction_force` (the generalized friction
+/// force, length n) and `separating` (the `friction` entries whose
+/// unilateral contact would need a pulling force). Where no rigid answer
+/// exists (Painleve inconsistent, a separating contact) the status is not
+/// `solved` (exit code 1); a Painleve-indeterminate instant gets one of its
+/// answers, the one with every sliding contact closed, with a warning.
+/// This form uses no QP backend, so `--backend` other than `auto` is an
+/// error for such a file; `zwang compare FILE` runs the QP forms on it.
+///
+/// Sticking contacts (`sticking` entries) are equality rows like any other;
+/// the object also has `sticking` [{`index`, `normal_force`,
+/// `tangential_force`, `ratio`, `holds`}], the cone check on the answer
+/// (`ratio` = |lambda_t| / (mu |lambda_n|), null when infinite), and a
+/// warning names each contact that must slip.
 ///
 /// Exit code 0 when solved (for `all`: when `auto` solved), 1 for any other
 /// status (the answer known is still printed), 2 for a malformed or
@@ -48,18 +74,20 @@ pub(crate) struct SolveArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// The solver, or `all` to run every one and compare them.
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_BACKEND,
+    /// The QP solver (default `auto`), or `all` to run every one and
+    /// compare them. Not for an instant with `friction` entries.
+    #[arg(long, value_name = "NAME",
           value_parser = PossibleValuesParser::new(BACKEND_NAMES.into_iter().chain([ALL])))]
-    backend: String,
+    backend: Option<String>,
 }
 
 /// Runs `zwang solve`; returns the exit code.
 pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let names: Vec<&str> = if args.backend == ALL {
+    let requested = args.backend.as_deref().unwrap_or(DEFAULT_BACKEND);
+    let names: Vec<&str> = if requested == ALL {
         BACKEND_NAMES.to_vec()
     } else {
-        vec![args.backend.as_str()]
+        vec![requested]
     };
     let mut backends = Vec::with_capacity(names.len());
     for name in names {
@@ -71,22 +99,19 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         };
         backends.push((name, backend));
     }
-    let parsed = match read_instant(&args.file) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            emit(err, &one_line("error: ", &e.to_string()));
+    let Some(instant) = load(&args.file, err) else {
+        return EXIT_BAD_INPUT;
+    };
+    if !instant.sliding().is_empty() {
+        if requested != DEFAULT_BACKEND {
+            let what = format!(
+                "`--backend {requested}`: an instant with `friction` entries is solved by the \
+                 variational form, which uses no QP backend; `zwang compare FILE` runs the QP forms"
+            );
+            emit(err, &one_line("error: ", &what));
             return EXIT_BAD_INPUT;
         }
-    };
-    for warning in &parsed.warnings {
-        emit(err, &one_line("warning: ", warning));
-    }
-    let instant = &parsed.instant;
-    if !instant.sliding().is_empty() {
-        emit(
-            err,
-            "warning: `friction`: not yet used by `solve`; this is the frictionless QP\n",
-        );
+        return solve_with_friction(args, &instant, out, err);
     }
     // A backend that does not apply (`direct` with inequality rows) is
     // reported as such rather than run for a meaningless status.
@@ -94,7 +119,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         .into_iter()
         .map(|(name, mut backend)| Run {
             name,
-            solution: backend.applies(instant).then(|| backend.solve(instant)),
+            solution: backend.applies(&instant).then(|| backend.solve(&instant)),
         })
         .collect();
     // The answer that decides the exit code: the one asked for, or `auto`
@@ -103,17 +128,152 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         .iter()
         .find(|r| r.name == DEFAULT_BACKEND)
         .unwrap_or(&runs[0]);
-    let difference = (runs.len() > 1).then(|| MaxDifference::of(&runs));
+    let sticking = primary
+        .solution
+        .as_ref()
+        .map_or_else(Vec::new, |s| cone_checks(&instant, s));
+    warn_slipping(&sticking, err);
+    let difference = (runs.len() > 1)
+        .then(|| MaxDifference::of(&instant, runs.iter().filter_map(|r| r.solution.as_ref())));
     let text = if args.json {
-        json_report(primary, &runs, difference)
+        pretty(&SolveJson {
+            answer: primary.into(),
+            form: "qp",
+            friction: None,
+            sticking: sticking.iter().map(StickingJson::from).collect(),
+            all: difference.map(|max_difference| ComparisonJson {
+                backends: BackendsJson(&runs),
+                max_difference,
+            }),
+        })
     } else {
-        table::render(instant.name(), &args.file, &runs, difference.as_ref())
+        let mut t = table::render(&table::title(instant.name(), &args.file), &runs, Vec::new());
+        if let Some(d) = difference {
+            t += &match (d.acceleration, d.multipliers) {
+                (Some(a), Some(l)) => format!(
+                    "\nlargest difference between the backends that solved: \
+                     acceleration {}, multipliers {}\n",
+                    table::residual(a),
+                    table::residual(l)
+                ),
+                _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
+            };
+        }
+        t + &sticking_text(&sticking)
     };
     emit(out, &text);
     if primary.solution.as_ref().is_some_and(Solution::is_solved) {
         EXIT_OK
     } else {
         EXIT_UNSOLVED
+    }
+}
+
+/// An instant with sliding contacts: the variational answer, with the
+/// checker's verdict beside it.
+fn solve_with_friction(
+    args: &SolveArgs,
+    instant: &Instant,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let checked = checked(instant);
+    let var = variational(instant);
+    let solution = &var.solution;
+    if checked.report.verdict == Verdict::PainleveIndeterminate && solution.is_solved() {
+        emit(
+            err,
+            "warning: painleve_indeterminate: the rigid model has several answers; this is the \
+             one with every sliding contact closed\n",
+        );
+    }
+    let sticking = cone_checks(instant, solution);
+    warn_slipping(&sticking, err);
+    let run = Run {
+        name: "variational",
+        solution: Some(solution.clone()),
+    };
+    let text = if args.json {
+        pretty(&SolveJson {
+            answer: (&run).into(),
+            form: "variational",
+            friction: Some(FrictionJson {
+                verdict: checked.report.verdict.as_str(),
+                coupling: checked.report.coupling,
+                reason: &checked.report.reason,
+                normal_forces: &var.normal_forces,
+                friction_force: &var.friction_force,
+                separating: &var.separating,
+            }),
+            sticking: sticking.iter().map(StickingJson::from).collect(),
+            all: None,
+        })
+    } else {
+        let title = table::title(instant.name(), &args.file);
+        table::render(&title, std::slice::from_ref(&run), Vec::new())
+            + &friction_text(instant, &var, &checked.report)
+            + &sticking_text(&sticking)
+    };
+    emit(out, &text);
+    if solution.is_solved() {
+        EXIT_OK
+    } else {
+        EXIT_UNSOLVED
+    }
+}
+
+/// One warning per sticking contact whose force leaves the cone.
+fn warn_slipping(sticking: &[StickingCheck], err: &mut dyn Write) {
+    for c in sticking.iter().filter(|c| !c.holds) {
+        let slip = if c.tangential_force > 0.0 { -1 } else { 1 };
+        let what = format!(
+            "`sticking[{}]`: cannot stick (|lambda_t| / (mu |lambda_n|) = {:.4}, lambda_n = {:.4}): \
+             it must slip, as a `friction` entry with slip {slip:+}",
+            c.index, c.ratio, c.normal_force
+        );
+        emit(err, &one_line("warning: ", &what));
+    }
+}
+
+/// The lines under the table of a friction instant.
+fn friction_text(instant: &Instant, var: &Variational, report: &zwang_coulomb::Report) -> String {
+    let mut t = format!(
+        "\nform: variational (friction coupled to the normal forces; no QP)\n\
+         checker: {} (coupling {:.4})\n  {}\n",
+        report.verdict, report.coupling, report.reason
+    );
+    for (i, (c, n)) in instant.sliding().iter().zip(&var.normal_forces).enumerate() {
+        let separating = if var.separating.contains(&i) {
+            " (pulls: the contact separates)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            t,
+            "friction[{i}]: normal force {}, friction force along the tangent {}{separating}",
+            table::number(*n),
+            table::number(-c.mu * c.slip * n.abs())
+        );
+    }
+    t
+}
+
+/// The cone checks under a table.
+fn sticking_text(sticking: &[StickingCheck]) -> String {
+    let mut t = String::new();
+    for c in sticking {
+        let _ = writeln!(
+            t,
+            "sticking[{}]: {}, |lambda_t| / (mu |lambda_n|) = {:.4}",
+            c.index,
+            if c.holds { "sticks" } else { "must slip" },
+            c.ratio
+        );
+    }
+    if t.is_empty() {
+        t
+    } else {
+        format!("\n{t}")
     }
 }
 
@@ -125,120 +285,29 @@ pub(crate) struct Run<'a> {
     pub(crate) solution: Option<Solution>,
 }
 
-/// Reads and validates the file; every failure, reading included, is an
-/// [`InstantError`] so that it is reported in the same one-line form.
-fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
-    let mut text = String::new();
-    let read = if path == Path::new("-") {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read_to_string(path).map(|t| text = t)
-    };
-    read.map_err(|e| InstantError::File {
-        key: "file".into(),
-        what: format!("cannot read {}: {e}", path.display()),
-    })?;
-    parse_instant(&text)
-}
-
-/// The largest absolute differences between the backends that solved.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub(crate) struct MaxDifference {
-    /// Over every coordinate of `a`; `None` when fewer than two solved.
-    pub(crate) acceleration: Option<f64>,
-    /// Over every multiplier, equalities and inequalities together.
-    pub(crate) multipliers: Option<f64>,
-}
-
-impl MaxDifference {
-    fn of(runs: &[Run]) -> MaxDifference {
-        let solved: Vec<&Solution> = runs
-            .iter()
-            .filter_map(|r| r.solution.as_ref())
-            .filter(|s| s.is_solved())
-            .collect();
-        let accelerations: Vec<Vec<f64>> = solved.iter().map(|s| s.acceleration.clone()).collect();
-        let multipliers: Vec<Vec<f64>> = solved
-            .iter()
-            .map(|s| {
-                s.multipliers_eq
-                    .iter()
-                    .chain(&s.multipliers_in)
-                    .copied()
-                    .collect()
-            })
-            .collect();
-        MaxDifference {
-            acceleration: spread(&accelerations),
-            multipliers: spread(&multipliers),
-        }
-    }
-}
-
-/// The largest `|x_i - y_i|` over every pair of vectors and every `i`, that
-/// is the largest `max - min` of one component; `None` for fewer than two.
-fn spread(vectors: &[Vec<f64>]) -> Option<f64> {
-    if vectors.len() < 2 {
-        return None;
-    }
-    let len = vectors.iter().map(Vec::len).min().unwrap_or(0);
-    let range = |i: usize| {
-        let (lo, hi) = vectors
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v[i]), hi.max(v[i]))
-            });
-        hi - lo
-    };
-    Some((0..len).map(range).fold(0.0, f64::max))
-}
-
-/// The output object of the instant-file format for one solution.
+/// The `zwang solve --json` object: the answer's keys, the form, and what
+/// friction, sticking contacts and `--backend all` add.
 #[derive(serde::Serialize)]
-struct SolutionJson<'a> {
-    status: &'static str,
-    acceleration: &'a [f64],
-    multipliers: MultipliersJson<'a>,
-    compulsion: f64,
-    backend: &'static str,
-    residuals: ResidualsJson,
-    iterations: usize,
+struct SolveJson<'a> {
+    #[serde(flatten)]
+    answer: RunJson<'a>,
+    form: &'static str,
+    #[serde(flatten)]
+    friction: Option<FrictionJson<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sticking: Vec<StickingJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    all: Option<ComparisonJson<'a>>,
 }
 
 #[derive(serde::Serialize)]
-struct MultipliersJson<'a> {
-    equalities: &'a [f64],
-    inequalities: &'a [f64],
-}
-
-#[derive(serde::Serialize)]
-struct ResidualsJson {
-    stationarity: f64,
-    equalities: f64,
-    inequalities: f64,
-    complementarity: f64,
-}
-
-impl<'a> From<&'a Solution> for SolutionJson<'a> {
-    fn from(s: &'a Solution) -> Self {
-        SolutionJson {
-            status: s.status.as_str(),
-            acceleration: &s.acceleration,
-            multipliers: MultipliersJson {
-                equalities: &s.multipliers_eq,
-                inequalities: &s.multipliers_in,
-            },
-            compulsion: s.compulsion,
-            backend: s.backend,
-            residuals: ResidualsJson {
-                stationarity: s.residuals.stationarity,
-                equalities: s.residuals.equalities,
-                inequalities: s.residuals.inequalities,
-                complementarity: s.residuals.complementarity,
-            },
-            iterations: s.iterations,
-        }
-    }
+struct FrictionJson<'a> {
+    verdict: &'static str,
+    coupling: f64,
+    reason: &'a str,
+    normal_forces: &'a [f64],
+    friction_force: &'a [f64],
+    separating: &'a [usize],
 }
 
 /// A run in JSON: the solution, or why there is none.
@@ -266,14 +335,6 @@ impl<'a> From<&'a Run<'a>> for RunJson<'a> {
     }
 }
 
-/// `--backend all`: the primary answer's keys, plus `all`.
-#[derive(serde::Serialize)]
-struct AllJson<'a> {
-    #[serde(flatten)]
-    primary: RunJson<'a>,
-    all: ComparisonJson<'a>,
-}
-
 #[derive(serde::Serialize)]
 struct ComparisonJson<'a> {
     backends: BackendsJson<'a>,
@@ -287,22 +348,4 @@ impl Serialize for BackendsJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.0.iter().map(|r| (r.name, RunJson::from(r))))
     }
-}
-
-/// Pretty JSON; serde_json writes a non-finite number (possible only in
-/// the answer of a failed solve) as `null`, so the output stays JSON.
-fn json_report(primary: &Run, runs: &[Run], difference: Option<MaxDifference>) -> String {
-    let primary = RunJson::from(primary);
-    let text = match difference {
-        None => serde_json::to_string_pretty(&primary),
-        Some(max_difference) => serde_json::to_string_pretty(&AllJson {
-            primary,
-            all: ComparisonJson {
-                backends: BackendsJson(runs),
-                max_difference,
-            },
-        }),
-    };
-    // Serializing plain structs of numbers and strings cannot fail.
-    text.map(|t| t + "\n").unwrap_or_default()
 }

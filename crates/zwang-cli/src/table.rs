@@ -1,8 +1,8 @@
-//! The readable output of `zwang solve`: one column per backend, one line
-//! per quantity (status, solver, `Z`, residuals, then every coordinate and
-//! every multiplier).
+//! The readable output of `zwang solve` and `zwang compare FILE`: one
+//! column per backend or form, one line per quantity (status, solver, `Z`,
+//! residuals, then every coordinate and every multiplier).
 
-use crate::solve::{MaxDifference, Run, NOT_APPLICABLE};
+use crate::solve::{Run, NOT_APPLICABLE};
 use std::path::Path;
 use zwang_qp::Solution;
 
@@ -12,13 +12,17 @@ const MAX_ENTRIES: usize = 20;
 /// Picks one vector (accelerations, multipliers) out of a solution.
 type Vector = fn(&Solution) -> &[f64];
 
-/// The table for the runs on one instant.
-pub(crate) fn render(
-    name: Option<&str>,
-    file: &Path,
-    runs: &[Run],
-    difference: Option<&MaxDifference>,
-) -> String {
+/// The heading of a table: the instant's name and its file.
+pub(crate) fn title(name: Option<&str>, file: &Path) -> String {
+    match name {
+        Some(name) => format!("{name} ({})", file.display()),
+        None => file.display().to_string(),
+    }
+}
+
+/// The table for the runs on one instant, under `title`; the `extra`
+/// lines (a label and a cell per run) follow the residuals.
+pub(crate) fn render(title: &str, runs: &[Run], extra: Vec<(String, Vec<String>)>) -> String {
     // A backend that does not apply has a status and blanks.
     let cells = |cell: &dyn Fn(&Solution) -> String| -> Vec<String> {
         runs.iter()
@@ -54,6 +58,7 @@ pub(crate) fn render(
             cells(&|s| residual(s.residuals.complementarity)),
         ),
     ];
+    lines.extend(extra);
     let vectors: [(&str, Vector); 3] = [
         ("a", |s| &s.acceleration),
         ("lambda_eq", |s| &s.multipliers_eq),
@@ -101,30 +106,16 @@ pub(crate) fn render(
         line.trim_end().to_owned() + "\n"
     };
 
-    let mut text = match name {
-        Some(name) => format!("{name} ({})\n\n", file.display()),
-        None => format!("{}\n\n", file.display()),
-    };
+    let mut text = format!("{title}\n\n");
     text += &format_line("", &header);
     for (label, cells) in &lines {
         text += &format_line(label, cells);
-    }
-    if let Some(d) = difference {
-        text += &match (d.acceleration, d.multipliers) {
-            (Some(a), Some(l)) => format!(
-                "\nlargest difference between the backends that solved: \
-                 acceleration {}, multipliers {}\n",
-                residual(a),
-                residual(l)
-            ),
-            _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
-        };
     }
     text
 }
 
 /// Six significant digits, plain where that is short, scientific otherwise.
-fn number(x: f64) -> String {
+pub(crate) fn number(x: f64) -> String {
     if x == 0.0 {
         return "0".to_owned();
     }
@@ -144,8 +135,8 @@ fn number(x: f64) -> String {
     }
 }
 
-/// Residuals only need their order of magnitude.
-fn residual(x: f64) -> String {
+/// Residuals (and differences) only need their order of magnitude.
+pub(crate) fn residual(x: f64) -> String {
     if x == 0.0 {
         "0".to_owned()
     } else {
