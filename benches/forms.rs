@@ -9,9 +9,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::path::Path;
 use std::time::Duration;
+use zwang::coulomb::{check, fixed_point, frozen_qp, variational, FixedPointOptions};
 use zwang::forms::{form_by_name, FORM_NAMES};
 use zwang::instant::{parse_instant, Instant};
-use zwang::qp::{backend_by_name, BACKEND_NAMES};
+use zwang::qp::{backend_by_name, AutoBackend, BACKEND_NAMES};
 
 /// The instants of a folder (skipping the `*.expected.json` sidecars).
 fn suite(dir: &str) -> Vec<(String, Instant)> {
@@ -39,21 +40,42 @@ fn suite(dir: &str) -> Vec<(String, Instant)> {
 }
 
 fn forms_on_the_suite(c: &mut Criterion) {
-    for (name, instant) in suite("tests/data") {
+    let ideal = suite("tests/data");
+    let friction = suite("tests/data/friction");
+    for (name, instant) in ideal.iter().chain(&friction) {
         let mut group = c.benchmark_group(format!("suite/{name}"));
         for backend in BACKEND_NAMES {
             let mut b = backend_by_name(backend).expect("known backend");
-            if b.applies(&instant) {
+            if b.applies(instant) {
                 group.bench_function(BenchmarkId::new("qp", backend), |bench| {
-                    bench.iter(|| b.solve(&instant))
+                    bench.iter(|| b.solve(instant))
                 });
             }
         }
         for form in FORM_NAMES {
             let mut f = form_by_name(form).expect("known form");
-            if f.not_applicable_reason(&instant).is_none() {
+            if f.not_applicable_reason(instant).is_none() {
                 group.bench_function(BenchmarkId::new("form", form), |bench| {
-                    bench.iter(|| f.solve(&instant))
+                    bench.iter(|| f.solve(instant))
+                });
+            }
+        }
+        // The Coulomb forms, on instants with sliding contacts (the
+        // fixed point only where it converges, so that it measures a
+        // solve rather than the iteration limit).
+        if !instant.sliding().is_empty() {
+            group.bench_function("checker", |bench| bench.iter(|| check(instant)));
+            group.bench_function(BenchmarkId::new("coulomb", "variational"), |bench| {
+                bench.iter(|| variational(instant))
+            });
+            let mut qp = AutoBackend::new();
+            group.bench_function(BenchmarkId::new("coulomb", "frozen_qp"), |bench| {
+                bench.iter(|| frozen_qp(instant, &mut qp))
+            });
+            let options = FixedPointOptions::default();
+            if fixed_point(instant, &mut qp, options).converged {
+                group.bench_function(BenchmarkId::new("coulomb", "fixed_point"), |bench| {
+                    bench.iter(|| fixed_point(instant, &mut qp, options))
                 });
             }
         }
