@@ -3,6 +3,7 @@
 use crate::error::InstantError;
 use crate::mass::MassFactor;
 use sprs::{CsMat, TriMat};
+use std::sync::{Arc, Mutex};
 
 /// Rows `A a = b` (equalities) or `A a >= b` (inequalities): a sparse
 /// `m x n` matrix in compressed rows and its right-hand side.
@@ -117,8 +118,10 @@ pub struct StickingContact {
 ///
 /// Build it with [`Instant::builder`]. The mass matrix is factored once here
 /// (that is how positive definiteness is checked) and the factor is kept for
-/// the solvers.
-#[derive(Debug)]
+/// the solvers. `M` never changes inside an instant, so clones and the
+/// copies made by [`Instant::with_force`] and [`Instant::with_rows`] share
+/// that factor instead of factoring again.
+#[derive(Debug, Clone)]
 pub struct Instant {
     name: Option<String>,
     mass: CsMat<f64>,
@@ -127,23 +130,7 @@ pub struct Instant {
     inequalities: Rows,
     sliding: Vec<SlidingContact>,
     sticking: Vec<StickingContact>,
-    factor: std::sync::Mutex<MassFactor>,
-}
-
-impl Clone for Instant {
-    fn clone(&self) -> Self {
-        let factor = MassFactor::new(&self.mass).expect("a validated mass stays positive definite");
-        Instant {
-            name: self.name.clone(),
-            mass: self.mass.clone(),
-            force: self.force.clone(),
-            equalities: self.equalities.clone(),
-            inequalities: self.inequalities.clone(),
-            sliding: self.sliding.clone(),
-            sticking: self.sticking.clone(),
-            factor: std::sync::Mutex::new(factor),
-        }
-    }
+    factor: Arc<Mutex<MassFactor>>,
 }
 
 impl Instant {
@@ -200,7 +187,8 @@ impl Instant {
         &self.sticking
     }
 
-    /// Runs `f` with the (shared) factorization of `M`.
+    /// Runs `f` with the (shared) factorization of `M`. The factor holds
+    /// scratch memory for its solves, hence the lock.
     pub fn with_mass_factor<R>(&self, f: impl FnOnce(&mut MassFactor) -> R) -> R {
         let mut guard = self.factor.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
@@ -241,9 +229,7 @@ impl Instant {
             inequalities,
             sliding: Vec::new(),
             sticking: Vec::new(),
-            factor: std::sync::Mutex::new(
-                MassFactor::new(&self.mass).expect("a validated mass stays positive definite"),
-            ),
+            factor: Arc::clone(&self.factor),
         }
     }
 
@@ -324,7 +310,7 @@ impl InstantBuilder {
             inequalities,
             sliding: self.sliding,
             sticking: self.sticking,
-            factor: std::sync::Mutex::new(factor),
+            factor: Arc::new(Mutex::new(factor)),
         };
         check_contacts(&instant)?;
         Ok(instant)
