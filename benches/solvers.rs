@@ -26,13 +26,11 @@ fn chain(bodies: usize, joints: usize, contacts: usize, coupled_mass: bool) -> S
     }
 }
 
-/// Equality-only instants: direct (Schur on block-diagonal M, symbolic
-/// reused) against Clarabel; n = 3, 9, 99, 999, 9999 with 2, 6, 66, 666
-/// and 2000 rows.
-fn equality_only(c: &mut Criterion) {
-    let mut group = c.benchmark_group("equality_only");
-    for (bodies, joints) in [(1, 0), (3, 2), (33, 32), (333, 332), (3333, 999)] {
-        let sc = scene(&chain(bodies, joints, 0, false));
+/// Direct against Clarabel on equality-only chains of `(bodies, joints)`.
+fn direct_vs_clarabel(c: &mut Criterion, group: &str, sizes: &[(usize, usize)], coupled: bool) {
+    let mut group = c.benchmark_group(group);
+    for &(bodies, joints) in sizes {
+        let sc = scene(&chain(bodies, joints, 0, coupled));
         let n = sc.instant.dim();
         let mut direct = DirectBackend::new();
         assert!(direct.solve(&sc.instant).is_solved());
@@ -47,24 +45,17 @@ fn equality_only(c: &mut Criterion) {
     group.finish();
 }
 
+/// Equality-only instants with block-diagonal M (Schur complement, symbolic
+/// reused): n = 3, 9, 99, 999, 9999 with 2, 6, 66, 666 and 2000 rows.
+fn equality_only(c: &mut Criterion) {
+    let sizes = [(1, 0), (3, 2), (33, 32), (333, 332), (3333, 999)];
+    direct_vs_clarabel(c, "equality_only", &sizes, false);
+}
+
 /// A chain in generalized coordinates (banded, not block-diagonal M): the
 /// quasi-definite KKT path.
 fn coupled_mass(c: &mut Criterion) {
-    let mut group = c.benchmark_group("coupled_mass");
-    for (bodies, joints) in [(33, 32), (333, 332)] {
-        let sc = scene(&chain(bodies, joints, 0, true));
-        let n = sc.instant.dim();
-        let mut direct = DirectBackend::new();
-        assert!(direct.solve(&sc.instant).is_solved());
-        group.bench_with_input(BenchmarkId::new("direct", n), &sc.instant, |b, inst| {
-            b.iter(|| direct.solve(inst))
-        });
-        let mut clarabel = ClarabelBackend::new();
-        group.bench_with_input(BenchmarkId::new("clarabel", n), &sc.instant, |b, inst| {
-            b.iter(|| clarabel.solve(inst))
-        });
-    }
-    group.finish();
+    direct_vs_clarabel(c, "coupled_mass", &[(33, 32), (333, 332)], true);
 }
 
 /// Instants with contacts: the active set warm-started from the previous

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::{repo, stderr, stdout, zwang};
+
 /// Each file of `tests/data/malformed` and the key its error must name.
 const MALFORMED: [(&str, &str); 28] = [
     ("not_json", "file"),
@@ -36,26 +39,6 @@ const MALFORMED: [(&str, &str); 28] = [
     ("friction_tangent_length", "friction[0].tangent"),
     ("name_not_a_string", "name"),
 ];
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the zwang binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
 
 /// Bad input: exit code 2, nothing on stdout, one line on stderr naming
 /// `key` (in backticks, as the instant errors write it).

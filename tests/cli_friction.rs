@@ -11,9 +11,12 @@
 
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use zwang::coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
 use zwang::instant::{parse_instant, to_json, Encoding, Instant};
+
+mod common;
+use common::{repo, stderr, stdout, zwang};
 
 const SUITE: &str = "tests/data/friction";
 
@@ -30,26 +33,6 @@ const VERDICTS: [&str; 4] = [
 /// friction.
 const IDEAL_FORMS: [&str; 4] = ["qp", "multiplier", "udwadia_kalaba", "null_space"];
 const FRICTION_FORMS: [&str; 3] = ["frozen_qp", "fixed_point", "variational"];
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the zwang binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
 
 /// Runs a `--json` command: its output and the parsed stdout.
 fn json(args: &[&str]) -> (Output, Value) {
