@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{repo, stderr, stdout, zwang};
+use common::{numbers, repo, stderr, stdout, zwang};
 
 /// Each file of `tests/data/malformed` and the key its error must name.
 const MALFORMED: [(&str, &str); 28] = [
@@ -58,14 +58,6 @@ fn solve_json(file: &str, extra: &[&str]) -> (Output, Value) {
     let v = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{file}: stdout is not JSON ({e}): {}", stdout(&o)));
     (o, v)
-}
-
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
 }
 
 fn assert_vec(what: &str, got: &Value, want: &[f64]) {

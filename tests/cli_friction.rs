@@ -16,7 +16,7 @@ use zwang::coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
 use zwang::instant::{parse_instant, to_json, Encoding, Instant};
 
 mod common;
-use common::{repo, stderr, stdout, zwang};
+use common::{numbers, repo, stderr, stdout, zwang};
 
 const SUITE: &str = "tests/data/friction";
 
@@ -106,14 +106,6 @@ fn suite() -> Vec<Case> {
                 stem,
             }
         })
-        .collect()
-}
-
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_f64().expect("a number"))
         .collect()
 }
 

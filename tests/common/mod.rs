@@ -1,6 +1,7 @@
 //! Helpers shared by the command-line tests: run the built `zwang` binary
 //! from the repository root and read what it printed.
 
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -26,4 +27,13 @@ pub fn stdout(o: &Output) -> String {
 /// What the command printed on stderr.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// A JSON array of numbers.
+pub fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
 }

@@ -208,4 +208,9 @@ impl Difference {
                 .max(max_diff(&a.multipliers_in, &b.multipliers_in)),
         }
     }
+
+    /// The larger of the two differences.
+    pub fn max(&self) -> f64 {
+        self.acceleration.max(self.multipliers)
+    }
 }

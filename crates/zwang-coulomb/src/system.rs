@@ -254,16 +254,7 @@ impl<'a> Contacts<'a> {
         let (mut rounds, mut reopened) = (0, false);
         while rounds < limit {
             rounds += 1;
-            let rows: Vec<RowRef> = (0..m_eq)
-                .map(|row| RowRef {
-                    set: RowSet::Equalities,
-                    row,
-                })
-                .chain((0..m_in).filter(|&i| active[i]).map(|row| RowRef {
-                    set: RowSet::Inequalities,
-                    row,
-                }))
-                .collect();
+            let rows: Vec<RowRef> = active_rows(m_eq, &active).collect();
             let (acc, lambda, residual) = self.solve_rows(&rows, &sigma);
             a = acc;
             l_eq.iter_mut().for_each(|x| *x = 0.0);
@@ -358,15 +349,7 @@ impl<'a> Contacts<'a> {
         if status == Status::Solved && !separating.is_empty() {
             status = Status::Infeasible;
         }
-        let other_rows = (0..m_eq)
-            .map(|row| RowRef {
-                set: RowSet::Equalities,
-                row,
-            })
-            .chain((0..m_in).filter(|&i| active[i]).map(|row| RowRef {
-                set: RowSet::Inequalities,
-                row,
-            }))
+        let other_rows = active_rows(m_eq, &active)
             .filter(|&r| !is_normal(r))
             .collect();
         Coupled {
@@ -455,4 +438,17 @@ impl<'a> Contacts<'a> {
             free_normal_acceleration,
         }
     }
+}
+
+/// Every equality row, then the inequality rows flagged `active`.
+fn active_rows(m_eq: usize, active: &[bool]) -> impl Iterator<Item = RowRef> + '_ {
+    let equalities = (0..m_eq).map(|row| RowRef {
+        set: RowSet::Equalities,
+        row,
+    });
+    let contacts = (0..active.len()).filter(|&i| active[i]).map(|row| RowRef {
+        set: RowSet::Inequalities,
+        row,
+    });
+    equalities.chain(contacts)
 }

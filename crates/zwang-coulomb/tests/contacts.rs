@@ -5,25 +5,14 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_coulomb::{
-    check, fixed_point, frozen_qp, sticking, variational, FixedPointOptions, Verdict,
+    check, fixed_point, frozen_qp, sticking, variational, Difference, FixedPointOptions, Verdict,
 };
 use zwang_instant::{
     matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
 };
-use zwang_qp::{Backend, ClarabelBackend, Solution, Status};
+use zwang_qp::{Backend, ClarabelBackend, Status};
 
 const G: f64 = 9.81;
-
-fn max_diff(a: &Solution, b: &Solution) -> f64 {
-    let d = |x: &[f64], y: &[f64]| {
-        x.iter()
-            .zip(y)
-            .fold(0.0f64, |m, (p, q)| m.max((p - q).abs()))
-    };
-    d(&a.acceleration, &b.acceleration)
-        .max(d(&a.multipliers_eq, &b.multipliers_eq))
-        .max(d(&a.multipliers_in, &b.multipliers_in))
-}
 
 fn as_slices(v: &[Vec<f64>]) -> Vec<&[f64]> {
     v.iter().map(|r| r.as_slice()).collect()
@@ -73,7 +62,7 @@ fn particle_on_an_incline_is_equivalent() {
         assert!((r.d[0][0] - 1.0 / m).abs() < 1e-15);
         let var = variational(&instant);
         let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
-        assert!(max_diff(&frozen.solution, &var.solution) < 1e-10);
+        assert!(Difference::between(&frozen.solution, &var.solution).max() < 1e-10);
         let a = &var.solution.acceleration;
         let along = a[0] * ca + a[1] * sa;
         assert!((along - (-G * sa - mu * slip * G * ca)).abs() < 1e-12);
@@ -160,7 +149,7 @@ fn box_with_equal_friction_p_matrix_and_exact_frozen_qp() {
     assert!((var.normal_forces[0] - 0.2 * G).abs() < 1e-12);
     assert!((var.normal_forces[1] - 0.8 * G).abs() < 1e-12);
     let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
-    assert!(max_diff(&frozen.solution, &var.solution) < 1e-8);
+    assert!(Difference::between(&frozen.solution, &var.solution).max() < 1e-8);
 }
 
 /// `mu = (0.2, 0.4)`: `C = 1.2 [-0.2 -0.4; 0.2 0.4]`,
@@ -180,7 +169,7 @@ fn box_with_unequal_friction_contracts_at_the_spectral_radius() {
     let var = variational(&instant);
     assert_eq!(var.solution.status, Status::Solved);
     let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
-    assert!(max_diff(&frozen.solution, &var.solution) > 1e-3);
+    assert!(Difference::between(&frozen.solution, &var.solution).max() > 1e-3);
     let fp = fixed_point(
         &instant,
         &mut ClarabelBackend::new(),
@@ -188,7 +177,7 @@ fn box_with_unequal_friction_contracts_at_the_spectral_radius() {
     );
     assert!(fp.converged);
     assert!((fp.rate.unwrap() - 0.2).abs() < 1e-4, "{:?}", fp.rate);
-    assert!(max_diff(&fp.solution, &var.solution) < 1e-7);
+    assert!(Difference::between(&fp.solution, &var.solution).max() < 1e-7);
 }
 
 /// `mu = 1` (`e = 1.2`): `G = [2.8 1.6; -0.8 0.4]` is still a P-matrix
@@ -247,7 +236,7 @@ fn sticking_inside_and_outside_the_cone() {
         assert_eq!(c.holds, holds);
         // The variational form agrees (no sliding contacts: plain multipliers).
         let var = variational(&instant);
-        assert!(max_diff(&var.solution, &s.solution) < 1e-8);
+        assert!(Difference::between(&var.solution, &s.solution).max() < 1e-8);
         assert_eq!(
             zwang_coulomb::sticking_checks(&instant, &var.solution)[0].holds,
             holds
@@ -284,7 +273,7 @@ fn other_rows_enter_through_the_constrained_inverse_mass() {
     assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
     assert!((r.d[0][0] - 1.0).abs() < 1e-12);
     let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
-    assert!(max_diff(&frozen.solution, &variational(&instant).solution) < 1e-9);
+    assert!(Difference::between(&frozen.solution, &variational(&instant).solution).max() < 1e-9);
 }
 
 /// Random systems with other equality rows beside two sliding contacts,
@@ -450,10 +439,10 @@ fn other_inequality_rows_open_and_close() {
             assert!((r.c[0][0] - ca * sa * mu).abs() < 1e-12);
             assert!((var.normal_forces[0] - G / (ca - mu * sa)).abs() < 1e-12);
             assert!((frozen.frozen_normal_forces[0] - G / ca).abs() < 1e-8);
-            assert!(max_diff(&frozen.solution, &var.solution) > 0.1);
+            assert!(Difference::between(&frozen.solution, &var.solution).max() > 0.1);
         } else {
             assert_eq!(r.verdict, Verdict::Equivalent);
-            assert!(max_diff(&frozen.solution, &var.solution) < 1e-8);
+            assert!(Difference::between(&frozen.solution, &var.solution).max() < 1e-8);
         }
     }
 }

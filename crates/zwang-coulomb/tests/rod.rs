@@ -6,8 +6,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::FRAC_PI_2;
 use zwang_coulomb::rod::{painleve_boundary_mu, FrictionLaw, NormalRow, RigidRod, RodState};
-use zwang_coulomb::{check, fixed_point, frozen_qp, variational, FixedPointOptions, Verdict};
-use zwang_qp::{ClarabelBackend, ClarabelSettings, Solution, Status};
+use zwang_coulomb::{
+    check, fixed_point, frozen_qp, variational, Difference, FixedPointOptions, Verdict,
+};
+use zwang_qp::{ClarabelBackend, ClarabelSettings, Status};
 
 fn rod(mu: f64) -> RigidRod {
     RigidRod {
@@ -35,17 +37,6 @@ fn random_rod(rng: &mut ChaCha8Rng) -> (RigidRod, RodState) {
 
 fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * scale
-}
-
-fn max_diff(a: &Solution, b: &Solution) -> f64 {
-    let d = |x: &[f64], y: &[f64]| {
-        x.iter()
-            .zip(y)
-            .fold(0.0f64, |m, (p, q)| m.max((p - q).abs()))
-    };
-    d(&a.acceleration, &b.acceleration)
-        .max(d(&a.multipliers_eq, &b.multipliers_eq))
-        .max(d(&a.multipliers_in, &b.multipliers_in))
 }
 
 /// The engine's `D`, `C`, `G`, `kappa` and free normal acceleration
@@ -256,7 +247,7 @@ fn flat_and_vertical_rods_are_equivalent() {
             let frozen = frozen_qp(&instant, &mut tight);
             let var = variational(&instant);
             assert!(frozen.solution.is_solved() && var.solution.is_solved());
-            let d = max_diff(&frozen.solution, &var.solution);
+            let d = Difference::between(&frozen.solution, &var.solution).max();
             assert!(d < 1e-10, "theta {theta}, xd {xd}: {d:e}");
         }
     }
@@ -393,14 +384,14 @@ fn default_backend_agrees_with_clarabel() {
             frozen_qp(&instant, &mut auto),
             frozen_qp(&instant, &mut reference),
         );
-        assert!(max_diff(&a.solution, &b.solution) < 1e-8);
+        assert!(Difference::between(&a.solution, &b.solution).max() < 1e-8);
         let options = FixedPointOptions::default();
         let (a, b) = (
             fixed_point(&instant, &mut auto, options),
             fixed_point(&instant, &mut reference, options),
         );
         assert!(a.converged && b.converged);
-        assert!(max_diff(&a.solution, &b.solution) < 1e-8);
+        assert!(Difference::between(&a.solution, &b.solution).max() < 1e-8);
         assert_eq!(a.solution.backend, "fixed_point");
     }
 }
