@@ -1,10 +1,13 @@
 //! The checker: does the minimum (QP) form of Gauss's principle give the
 //! Newton answer at this instant, and does a rigid answer exist at all?
 
+use crate::contact::{solve_parts, Answers, Mode};
 use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
+use crate::split::{is_whole, sub_instant};
 use crate::system::{Contacts, Operators, SIGN_TOL};
 use faer::Mat;
-use zwang_instant::Instant;
+use std::borrow::Cow;
+use zwang_instant::{Instant, RowRef, RowSet};
 
 /// A coupling entry whose size is below this fraction of its
 /// Cauchy-Schwarz bound `mu sqrt(D_ii T_jj)` counts as zero (a vertical rod
@@ -96,17 +99,14 @@ pub struct Report {
     pub contacts: Vec<ContactReport>,
     /// One sentence a person can read.
     pub reason: String,
-    /// `D = J_n M_E^-1 J_n^T` (`k x k`, rows of arrays), the Delassus
-    /// operator of the sliding normals in the system the other rows leave
-    /// free.
-    pub d: Vec<Vec<f64>>,
-    /// `C = J_n M_E^-1 J_t^T mu S` (`k x k`), entries below
-    /// [`COUPLING_TOL`] of their bound set to zero.
-    pub c: Vec<Vec<f64>>,
-    /// `G = D - C`.
-    pub g: Vec<Vec<f64>>,
+    /// The contact operators `D`, `C`, `G` of each independent part's
+    /// closed sliding contacts (they are block diagonal across parts; see
+    /// [`Report::d`] for the whole matrices).
+    pub blocks: Vec<Block>,
     /// `J_n a - b_n` per contact when no normal force and no friction act
     /// (the other rows still hold): negative means the contact is pressed.
+    /// For a contact that opens, its normal acceleration in the answer
+    /// (positive).
     pub free_normal_acceleration: Vec<f64>,
     /// Whether `G` is a P-matrix (all principal minors positive; with
     /// bilateral normals, every sign branch of `D - C sign(lambda_n)` has a
@@ -121,6 +121,51 @@ pub struct Report {
     /// of the normal forces matters, and it is `m g`). The frozen QP is then
     /// exact although the principle is not.
     pub frozen_exact: bool,
+}
+
+/// The contact operators of the closed sliding contacts of one independent
+/// part (rows and columns in the order of `contacts`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Indices into `Instant::sliding()`.
+    pub contacts: Vec<usize>,
+    /// `D = J_n M_E^-1 J_n^T`, the Delassus operator of the sliding normals
+    /// in the system the other closed rows leave free (`M_E^-1`).
+    pub d: Vec<Vec<f64>>,
+    /// `C = J_n M_E^-1 J_t^T mu S`, entries below [`COUPLING_TOL`] of their
+    /// bound set to zero.
+    pub c: Vec<Vec<f64>>,
+    /// `G = D - C`.
+    pub g: Vec<Vec<f64>>,
+}
+
+impl Report {
+    /// `D` over all sliding contacts (`k x k`, zero between parts and for
+    /// contacts that open). Dense: for display, not for large `k`.
+    pub fn d(&self) -> Vec<Vec<f64>> {
+        self.dense(|b| &b.d)
+    }
+    /// `C` over all sliding contacts, as [`Report::d`].
+    pub fn c(&self) -> Vec<Vec<f64>> {
+        self.dense(|b| &b.c)
+    }
+    /// `G = D - C` over all sliding contacts, as [`Report::d`].
+    pub fn g(&self) -> Vec<Vec<f64>> {
+        self.dense(|b| &b.g)
+    }
+    fn dense(&self, pick: impl Fn(&Block) -> &Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+        let k = self.contacts.len();
+        let mut m = vec![vec![0.0; k]; k];
+        for b in &self.blocks {
+            let x = pick(b);
+            for (p, &i) in b.contacts.iter().enumerate() {
+                for (q, &j) in b.contacts.iter().enumerate() {
+                    m[i][j] = x[p][q];
+                }
+            }
+        }
+        m
+    }
 }
 
 /// What the enumeration of one group's contact problem found.
@@ -148,10 +193,232 @@ struct Group {
 /// the minimum form equivalent to the variational (Newton) form, and is the
 /// rigid contact problem well posed (Painleve)?
 ///
-/// The rows other than the sliding normals are taken into account through
-/// `M_E^-1`, the inverse mass of the system they leave free: every equality
-/// row, and the inequality rows that the variational solution keeps active.
+/// The contacts are judged in their actual modes: the Coulomb contact
+/// problem is solved first ([`crate::variational`]); a contact that opens
+/// carries no friction and is `equivalent`; the closed sliding contacts are
+/// analysed with the rows that the answer keeps closed held, through
+/// `M_E^-1`, the inverse mass of the system those rows leave free. Each
+/// independent part of the instant (no mass entry, row or friction entry
+/// linking it to the rest) is analysed on its own, so independent contacts
+/// cost `O(k)`. Whether an answer exists, and whether it is unique, comes
+/// from the contact problem itself (every mode combination of a part is
+/// tried, up to [`crate::MAX_ENUMERATED_MODES`]).
 pub fn check(instant: &Instant) -> Report {
+    let k = instant.sliding().len();
+    let (solved, outcomes) = solve_parts(instant);
+    let mut report = check_part(instant, Some(Vec::new()));
+    if k == 0 && instant.sticking().is_empty() {
+        return report;
+    }
+    report.contacts = (0..k)
+        .map(|index| ContactReport {
+            index,
+            verdict: Verdict::Equivalent,
+            coupling: 0.0,
+            reason: String::new(),
+        })
+        .collect();
+    report.blocks.clear();
+    report.free_normal_acceleration = vec![0.0; k];
+    report.p_matrix = Some(true);
+    report.frozen_exact = true;
+    report.coupling = 0.0;
+    let a = &solved.solution.acceleration;
+    let a_inf = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let ineq = instant.inequalities();
+    let slack = |r: usize| {
+        let scale = ineq
+            .matrix()
+            .outer_view(r)
+            .map(|v| v.data().iter().fold(0.0f64, |m, x| m.max(x.abs())))
+            .unwrap_or(0.0)
+            * a_inf;
+        (ineq.row_dot(r, a) - ineq.rhs()[r]) / scale.max(ineq.rhs()[r].abs()).max(f64::MIN_POSITIVE)
+    };
+    let mut worst: Option<(Verdict, String)> = None;
+    let mut parts_judged = 0;
+    for out in &outcomes {
+        let part = &out.part;
+        let painleve = match out.answers {
+            Answers::None if out.frictionless_feasible => Some(Verdict::PainleveInconsistent),
+            Answers::Several => Some(Verdict::PainleveIndeterminate),
+            _ => None,
+        };
+        let has_answer = matches!(out.answers, Answers::One | Answers::Found);
+        let mut reduced = part.clone();
+        reduced.sticking.clear();
+        if has_answer {
+            reduced.sliding.retain(|&i| solved.modes[i] != Mode::Open);
+        }
+        for &i in &part.sliding {
+            if solved.modes[i] == Mode::Open && has_answer {
+                let r = instant.sliding()[i].normal;
+                let w = instant.rows(r.set).row_dot(r.row, a) - instant.rows(r.set).rhs()[r.row];
+                report.free_normal_acceleration[i] = w;
+                report.contacts[i].reason = format!(
+                    "Open: the contact separates (normal acceleration {w:.4} > 0, no normal force), \
+                     so it carries no friction."
+                );
+            }
+        }
+        let slipping: Vec<usize> = part
+            .sticking
+            .iter()
+            .copied()
+            .filter(|&j| solved.modes[k + j] == Mode::Slide)
+            .collect();
+        let mut verdict = Verdict::Equivalent;
+        let mut reason = String::new();
+        if !reduced.sliding.is_empty() {
+            let sub = if is_whole(instant, &reduced) {
+                Cow::Borrowed(instant)
+            } else {
+                match sub_instant(instant, &reduced) {
+                    Ok(s) => Cow::Owned(s),
+                    Err(_) => continue,
+                }
+            };
+            // The rows the answer keeps closed, in the part's numbering.
+            let other = has_answer.then(|| {
+                let normals: Vec<RowRef> = reduced
+                    .sliding
+                    .iter()
+                    .map(|&i| instant.sliding()[i].normal)
+                    .collect();
+                let held_eq = reduced.eq_rows.iter().enumerate().filter(|&(_, &r)| {
+                    let free_tangent = part.sticking.iter().any(|&j| {
+                        instant.sticking()[j].tangent_row == r && solved.modes[k + j] != Mode::Stick
+                    });
+                    let normal = normals.contains(&RowRef {
+                        set: RowSet::Equalities,
+                        row: r,
+                    });
+                    !free_tangent && !normal
+                });
+                let held_in = reduced.in_rows.iter().enumerate().filter(|&(_, &r)| {
+                    let normal = normals.contains(&RowRef {
+                        set: RowSet::Inequalities,
+                        row: r,
+                    });
+                    let closed = solved.solution.multipliers_in[r] > 0.0 || slack(r) <= SIGN_TOL;
+                    closed && !normal
+                });
+                held_eq
+                    .map(|(row, _)| RowRef {
+                        set: RowSet::Equalities,
+                        row,
+                    })
+                    .chain(held_in.map(|(row, _)| RowRef {
+                        set: RowSet::Inequalities,
+                        row,
+                    }))
+                    .collect()
+            });
+            let local = check_part(&sub, other);
+            verdict = local.verdict;
+            reason = local.reason;
+            for (li, c) in local.contacts.into_iter().enumerate() {
+                let i = reduced.sliding[li];
+                report.contacts[i] = ContactReport { index: i, ..c };
+                report.free_normal_acceleration[i] = local.free_normal_acceleration[li];
+            }
+            for b in local.blocks {
+                report.blocks.push(Block {
+                    contacts: b.contacts.iter().map(|&li| reduced.sliding[li]).collect(),
+                    ..b
+                });
+            }
+            report.coupling = report.coupling.max(local.coupling);
+            report.p_matrix = match (report.p_matrix, local.p_matrix) {
+                (Some(x), Some(y)) => Some(x && y),
+                _ => None,
+            };
+            report.frozen_exact &= local.frozen_exact;
+        }
+        // The contact problem itself decides existence and uniqueness.
+        let decided = match painleve {
+            Some(p) if verdict != p => Some((
+                p,
+                match p {
+                    Verdict::PainleveInconsistent => "Painleve: with friction no combination of \
+                        contact modes (open, sliding, sticking) gives an acceleration, although one \
+                        exists without friction: the rigid model needs an impulsive force, so neither \
+                        form has an answer."
+                        .to_string(),
+                    _ => "Painleve: several combinations of contact modes give different \
+                        accelerations: the rigid model does not choose between them."
+                        .to_string(),
+                },
+            )),
+            None if has_answer && verdict.is_painleve() => Some((
+                Verdict::NotEquivalent,
+                format!(
+                    "{} (G is not a P-matrix, but with every contact mode tried the contact problem \
+                     has exactly one solution.)",
+                    "Friction feeds back into the normal forces: the frozen-friction QP is off and \
+                     the coupled (variational) equations give the Newton answer"
+                ),
+            )),
+            _ => None,
+        };
+        if let Some((v, r)) = decided {
+            verdict = v;
+            reason = r;
+            for &i in &reduced.sliding {
+                report.contacts[i].verdict = v;
+            }
+        }
+        if !slipping.is_empty() && verdict < Verdict::NotEquivalent {
+            verdict = Verdict::NotEquivalent;
+            reason = format!(
+                "Sticking contact{} {:?} must slip (the force that holds it would leave the friction \
+                 cone): its friction then depends on its normal force, and the QP with its tangent \
+                 row held is not the motion.",
+                if slipping.len() > 1 { "s" } else { "" },
+                slipping
+            );
+        }
+        if reduced.sliding.is_empty() && slipping.is_empty() && reason.is_empty() {
+            reason = "Every sliding contact opens (or sticks): no friction depends on a normal \
+                      force, so the minimum (QP) form is exact."
+                .into();
+        }
+        parts_judged += 1;
+        if worst.as_ref().is_none_or(|(w, _)| verdict > *w) {
+            worst = Some((verdict, reason));
+        }
+    }
+    for c in &mut report.contacts {
+        if c.reason.is_empty() {
+            c.reason = "Its normal force does not feel friction (C = 0): the QP is exact.".into();
+        }
+    }
+    if let Some((v, r)) = worst {
+        report.verdict = v;
+        report.reason = if parts_judged > 1 {
+            format!("{r} (the worst of {parts_judged} independent parts)")
+        } else {
+            r
+        };
+    }
+    if report.frozen_exact && report.verdict != Verdict::Equivalent {
+        // The matrices say the frozen friction adds up right; make sure the
+        // frozen QP (whose contacts may open differently) really lands on
+        // the Newton answer before saying so.
+        let frozen = crate::frozen_qp(instant, &mut zwang_qp::AutoBackend::new());
+        let same = solved.solution.is_solved()
+            && frozen.solution.is_solved()
+            && crate::Difference::between(&frozen.solution, &solved.solution).acceleration
+                <= 1e-8 * (1.0 + a_inf);
+        report.frozen_exact = same;
+    }
+    report
+}
+
+/// The analysis of one part's closed sliding contacts, with the rows
+/// `other` held (`None`: decided by the all-closed coupled solve, for a part
+/// whose contact problem has no single answer).
+fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
     let k = instant.sliding().len();
     if k == 0 {
         return Report {
@@ -161,16 +428,17 @@ pub fn check(instant: &Instant) -> Report {
             reason: "No sliding contacts: no applied force depends on a constraint force, so the \
                      minimum (QP) form is exact."
                 .into(),
-            d: Vec::new(),
-            c: Vec::new(),
-            g: Vec::new(),
+            blocks: Vec::new(),
             free_normal_acceleration: Vec::new(),
             p_matrix: Some(true),
             frozen_exact: true,
         };
     }
     let mut contacts = Contacts::new(instant);
-    let other = contacts.solve_coupled().other_rows;
+    let other = match other {
+        Some(rows) => rows,
+        None => contacts.solve_coupled().other_rows,
+    };
     let ops = contacts.operators(&other);
     let u = contacts.normals.len();
     let normal_of = contacts.normal_of.clone();
@@ -246,9 +514,12 @@ pub fn check(instant: &Instant) -> Report {
         coupling,
         contacts: reports,
         reason: instant_sentence(worst, coupling, &ops, groups.len()),
-        d: rows(&d_rep),
-        c: rows(&c_rep),
-        g: rows(&(&d_rep - &c_rep)),
+        blocks: vec![Block {
+            contacts: (0..k).collect(),
+            d: rows(&d_rep),
+            c: rows(&c_rep),
+            g: rows(&(&d_rep - &c_rep)),
+        }],
         free_normal_acceleration: (0..k)
             .map(|i| ops.free_normal_acceleration[normal_of[i]])
             .collect(),

@@ -72,14 +72,18 @@
 //! ```
 
 mod check;
+mod contact;
 mod frozen;
+mod lemke;
 mod linalg;
 pub mod rod;
+mod split;
 mod sticking;
 mod system;
-mod variational;
 
-pub use check::{check, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS};
+pub use check::{
+    check, Block, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS,
+};
+pub use contact::{variational, Answers, Mode, Variational, MAX_ENUMERATED_MODES};
 pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};
 pub use sticking::{sticking, sticking_checks, Sticking, StickingCheck};
-pub use variational::{variational, Variational};

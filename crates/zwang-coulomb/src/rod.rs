@@ -16,8 +16,8 @@
 //! the rod, `s = -1` it leads (the only case where Painleve can happen).
 
 use crate::check::check;
+use crate::contact::variational;
 use crate::frozen::{fixed_point, frozen_qp, Difference, FixedPointOptions};
-use crate::variational::variational;
 use std::fmt::Write;
 use zwang_instant::{
     matrix_from_triplets, Instant, InstantError, RowRef, RowSet, SlidingContact, StickingContact,
@@ -270,8 +270,11 @@ impl RigidRod {
     /// eqs 21-22) and the contact row, by hand: with
     /// `r = m (g - l sin th th'^2)`,
     /// `F_n (1 + 3 cos^2 th) - 3 sin th cos th F_t = r`; Coulomb
-    /// `F_t = -mu s |F_n|`; sticking pins `A`, `th'' = -3 g cos th / (4 l)`.
-    /// A bilateral row takes the sign of `F_n` that is consistent.
+    /// `F_t = -mu s |F_n|`; sticking pins `A`, `th'' = -3 g cos th / (4 l)`,
+    /// while `|F_t| <= mu F_n`, and otherwise the end starts to slip against
+    /// the force that would have pinned it. A bilateral row takes the sign
+    /// of `F_n` that is consistent; a unilateral row pulled off opens (free
+    /// flight under `Q`).
     pub fn closed_form(&self, state: &RodState, law: FrictionLaw, normal: NormalRow) -> RodAnswer {
         let (m, l, g) = (self.mass, self.half_length, self.gravity);
         let (s, c) = state.theta.sin_cos();
@@ -286,34 +289,69 @@ impl RigidRod {
             normal_force: fnormal,
             friction_force: ft,
         };
-        match law {
-            FrictionLaw::Smooth => from_forces(r / (1.0 + 3.0 * c * c), 0.0),
+        let unilateral = normal == NormalRow::Unilateral;
+        // With the contact open only the applied forces act (the viscous
+        // force is part of `Q`, as in the instant).
+        let open = |ft: f64| from_forces(0.0, ft);
+        let free_normal = -g + l * s * w2;
+        // Sliding with F_t = -mu d sigma F_n (sigma = sign(F_n) on a
+        // bilateral row): the normal force from eq 18 and eqs 21-22; `None`
+        // on a unilateral row that would have to pull.
+        let sliding = |d: f64| -> Option<RodAnswer> {
+            let solve = |sigma: f64| r / (1.0 + 3.0 * c * c + 3.0 * self.mu * d * sigma * s * c);
+            let mut fnormal = solve(1.0);
+            if fnormal < 0.0 && !unilateral && solve(-1.0) <= 0.0 {
+                fnormal = solve(-1.0);
+            }
+            (fnormal >= 0.0 || !unilateral)
+                .then(|| from_forces(fnormal, -self.mu * d * fnormal.abs()))
+        };
+        let tangent_acc =
+            |a: &RodAnswer| a.acceleration[0] + l * s * a.acceleration[2] + l * c * w2;
+        let answer = match law {
+            FrictionLaw::Smooth => {
+                let fnormal = r / (1.0 + 3.0 * c * c);
+                if fnormal < 0.0 && unilateral {
+                    open(0.0)
+                } else {
+                    from_forces(fnormal, 0.0)
+                }
+            }
             FrictionLaw::Viscous => {
                 let ft = -self.viscous * self.contact_velocity(state);
-                from_forces((r + 3.0 * s * c * ft) / (1.0 + 3.0 * c * c), ft)
-            }
-            FrictionLaw::Coulomb => {
-                let slip = self.slip(state);
-                // F_t = -mu s sigma F_n with sigma = sign(F_n).
-                let solve =
-                    |sigma: f64| r / (1.0 + 3.0 * c * c + 3.0 * self.mu * slip * sigma * s * c);
-                let mut fnormal = solve(1.0);
-                if fnormal < 0.0 && normal == NormalRow::Bilateral && solve(-1.0) <= 0.0 {
-                    fnormal = solve(-1.0);
+                let fnormal = (r + 3.0 * s * c * ft) / (1.0 + 3.0 * c * c);
+                if fnormal < 0.0 && unilateral {
+                    open(ft)
+                } else {
+                    from_forces(fnormal, ft)
                 }
-                from_forces(fnormal, -self.mu * slip * fnormal.abs())
             }
+            FrictionLaw::Coulomb => sliding(self.slip(state)).unwrap_or_else(|| open(0.0)),
             FrictionLaw::Sticking => {
                 let thdd = -3.0 * g * c / (4.0 * l);
                 let xdd = -l * s * thdd - l * c * w2;
                 let ydd = l * c * thdd - l * s * w2;
-                RodAnswer {
-                    acceleration: [xdd, ydd, thdd],
-                    normal_force: m * (ydd + g),
-                    friction_force: m * xdd,
+                let (fnormal, ft) = (m * (ydd + g), m * xdd);
+                let pinned = fnormal >= 0.0 || !unilateral;
+                if pinned && ft.abs() <= self.mu * fnormal.abs() {
+                    RodAnswer {
+                        acceleration: [xdd, ydd, thdd],
+                        normal_force: fnormal,
+                        friction_force: ft,
+                    }
+                } else {
+                    // The force that would pin the end leaves the cone (or
+                    // would pull): the end slips against it, or lifts off.
+                    let d = if ft == 0.0 { 1.0 } else { -ft.signum() };
+                    let slip = |d: f64| sliding(d).filter(|a| d * tangent_acc(a) >= 0.0);
+                    slip(d)
+                        .or_else(|| (unilateral && free_normal >= 0.0).then(|| open(0.0)))
+                        .or_else(|| slip(-d))
+                        .unwrap_or_else(|| open(0.0))
                 }
             }
-        }
+        };
+        answer
     }
 
     /// Largest residual of seed 003 eqs 21-22 at `answer`, relative to the
@@ -461,9 +499,9 @@ fn sliding_section(
         report.verdict,
         report.coupling,
         closed.kappa,
-        report.d[0][0],
-        report.c[0][0],
-        report.g[0][0],
+        report.d()[0][0],
+        report.c()[0][0],
+        report.g()[0][0],
         closed.d,
         closed.c,
         closed.g,
@@ -589,14 +627,18 @@ fn painleve_section(w: &mut String, backend: &mut dyn Backend) {
             report.free_normal_acceleration[0],
             report.coupling,
             closed.kappa,
-            report.g[0][0],
+            report.g()[0][0],
             report.verdict,
             report.reason,
             var.solution.status,
-            if var.separating.is_empty() {
-                format!(" (F_n = {:.4}, one of the solutions)", var.normal_forces[0])
-            } else {
-                format!(" (F_n = {:.4} < 0 with the contact closed)", var.normal_forces[0])
+            match var.answers {
+                crate::Answers::None => " (no combination of contact modes gives an answer)".to_string(),
+                _ => format!(
+                    " (contact {}, F_n = {:.4}; answers: {})",
+                    var.modes[0],
+                    var.normal_forces[0],
+                    var.answers.as_str()
+                ),
             },
             fixed.solution.status,
             fixed.iterations

@@ -5,7 +5,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_coulomb::{
-    check, fixed_point, frozen_qp, sticking, variational, Difference, FixedPointOptions, Verdict,
+    check, fixed_point, frozen_qp, sticking, variational, Answers, Difference, FixedPointOptions,
+    Mode, Verdict,
 };
 use zwang_instant::{
     matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
@@ -58,8 +59,8 @@ fn particle_on_an_incline_is_equivalent() {
             .unwrap();
         let r = check(&instant);
         assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
-        assert_eq!((r.coupling, r.c[0][0]), (0.0, 0.0));
-        assert!((r.d[0][0] - 1.0 / m).abs() < 1e-15);
+        assert_eq!((r.coupling, r.c()[0][0]), (0.0, 0.0));
+        assert!((r.d()[0][0] - 1.0 / m).abs() < 1e-15);
         let var = variational(&instant);
         let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
         assert!(Difference::between(&frozen.solution, &var.solution).max() < 1e-10);
@@ -137,9 +138,9 @@ fn assert_matrix(got: &[Vec<f64>], want: [[f64; 2]; 2]) {
 fn box_with_equal_friction_p_matrix_and_exact_frozen_qp() {
     let instant = box_on_two_corners([0.3, 0.3]);
     let r = check(&instant);
-    assert_matrix(&r.d, [[1.6, 0.4], [0.4, 1.6]]);
-    assert_matrix(&r.c, [[-0.36, -0.36], [0.36, 0.36]]);
-    assert_matrix(&r.g, [[1.96, 0.76], [0.04, 1.24]]);
+    assert_matrix(&r.d(), [[1.6, 0.4], [0.4, 1.6]]);
+    assert_matrix(&r.c(), [[-0.36, -0.36], [0.36, 0.36]]);
+    assert_matrix(&r.g(), [[1.96, 0.76], [0.04, 1.24]]);
     assert_eq!(r.verdict, Verdict::NotEquivalent);
     assert_eq!(r.p_matrix, Some(true));
     assert!(r.coupling < 1e-7, "nilpotent: {}", r.coupling);
@@ -159,7 +160,7 @@ fn box_with_equal_friction_p_matrix_and_exact_frozen_qp() {
 fn box_with_unequal_friction_contracts_at_the_spectral_radius() {
     let instant = box_on_two_corners([0.2, 0.4]);
     let r = check(&instant);
-    assert_matrix(&r.c, [[-0.24, -0.48], [0.24, 0.48]]);
+    assert_matrix(&r.c(), [[-0.24, -0.48], [0.24, 0.48]]);
     assert_eq!(r.verdict, Verdict::NotEquivalent);
     assert!(!r.frozen_exact);
     assert!((r.coupling - 0.2).abs() < 1e-12);
@@ -182,8 +183,14 @@ fn box_with_unequal_friction_contracts_at_the_spectral_radius() {
 
 /// `mu = 1` (`e = 1.2`): `G = [2.8 1.6; -0.8 0.4]` is still a P-matrix
 /// (minors 2.8, 0.4, det 2.4), but with both corners closed
-/// `lambda_1 = g (0.4 - 1.6) / 2.4 < 0`: the rear corner lifts, so the
-/// variational form with both closed reports it. `mu = 1.5` (`e = 1.8`):
+/// `lambda_1 = g (0.4 - 1.6) / 2.4 < 0`: the rear corner lifts. By hand,
+/// with corner 1 alone closed: `x'' = -lambda`, `y'' = -g + lambda`,
+/// `th'' = (0.5 - 1) lambda / J = -1.2 lambda`, and `y'' + 0.5 th'' = 0`
+/// gives `lambda = g / 0.4 = 24.525`, `a = (-24.525, 14.715, -29.43)`;
+/// corner 0 then separates at `y'' - 0.5 th'' = 29.43 > 0`. The other three
+/// mode combinations fail (corner 0 alone: `w_2 = -g - 0.8 g / 2.8 < 0`),
+/// so the answer is unique; the one closed contact has `D = 1.6`,
+/// `C = 1.2`, `kappa = 0.75`: not equivalent. `mu = 1.5` (`e = 1.8`):
 /// `G = [3.4 2.2; -1.4 -0.2]`, `G_22 < 0`, not a P-matrix, and the LCP with
 /// `w_free = (-g, -g)` has no solution (`{}`: `w < 0`; `{1}`:
 /// `w_2 = -1.4 g / 3.4 - g < 0`; `{2}`: `lambda_2 = -g / 0.2 < 0`;
@@ -192,16 +199,27 @@ fn box_with_unequal_friction_contracts_at_the_spectral_radius() {
 fn box_tipping_and_painleve() {
     let tipping = box_on_two_corners([1.0, 1.0]);
     let r = check(&tipping);
-    assert_matrix(&r.g, [[2.8, 1.6], [-0.8, 0.4]]);
+    assert_matrix(&r.g(), [[0.0, 0.0], [0.0, 0.4]]);
     assert_eq!(r.p_matrix, Some(true));
-    assert_eq!(r.verdict, Verdict::NotEquivalent);
+    assert_eq!(r.verdict, Verdict::NotEquivalent, "{}", r.reason);
+    assert_eq!(r.contacts[0].verdict, Verdict::Equivalent);
+    assert!((r.contacts[1].coupling - 0.75).abs() < 1e-12);
+    assert!(!r.frozen_exact);
     let var = variational(&tipping);
-    assert_eq!(var.solution.status, Status::Infeasible);
-    assert_eq!(var.separating, vec![0]);
+    assert_eq!(var.solution.status, Status::Solved);
+    assert_eq!(var.answers, Answers::One);
+    assert_eq!(var.modes, vec![Mode::Open, Mode::Slide]);
+    let want = [-G / 0.4, -G + G / 0.4, -1.2 * G / 0.4];
+    for (x, w) in var.solution.acceleration.iter().zip(want) {
+        assert!((x - w).abs() < 1e-12 * G, "{x} vs {w}");
+    }
+    assert_eq!(var.solution.multipliers_in[0], 0.0);
+    assert!((var.solution.multipliers_in[1] - G / 0.4).abs() < 1e-12 * G);
+    assert!(var.solution.residuals.max() < 1e-13);
 
     let painleve = box_on_two_corners([1.5, 1.5]);
     let r = check(&painleve);
-    assert_matrix(&r.g, [[3.4, 2.2], [-1.4, -0.2]]);
+    assert_matrix(&r.g(), [[3.4, 2.2], [-1.4, -0.2]]);
     assert_eq!(r.p_matrix, Some(false));
     assert_eq!(r.verdict, Verdict::PainleveInconsistent, "{}", r.reason);
     assert!(r
@@ -211,8 +229,12 @@ fn box_tipping_and_painleve() {
     assert_eq!(r.free_normal_acceleration, vec![-G, -G]);
 }
 
-/// A particle on an incline held by a sticking row `t . a = 0`:
+/// A particle on an incline held by a sticking row `t . a = 0`
+/// (`t = (cos a, sin a)` up the slope, `n = (-sin a, cos a)`):
 /// `lambda_n = m g cos a`, `lambda_t = m g sin a`, ratio `tan a / mu`.
+/// Inside the cone (`mu = 0.8 > tan 0.5`) the Newton answer sticks; outside
+/// (`mu = 0.3`) it slides down: `lambda_n = m g cos a`, the friction
+/// `+mu lambda_n` up the slope, `a = -g (sin a - mu cos a) t`.
 #[test]
 fn sticking_inside_and_outside_the_cone() {
     let (m, alpha): (f64, f64) = (1.5, 0.5);
@@ -234,13 +256,23 @@ fn sticking_inside_and_outside_the_cone() {
         assert!((c.tangential_force - m * G * sa).abs() < 1e-8);
         assert!((c.ratio - alpha.tan() / mu).abs() < 1e-8);
         assert_eq!(c.holds, holds);
-        // The variational form agrees (no sliding contacts: plain multipliers).
         let var = variational(&instant);
-        assert!(Difference::between(&var.solution, &s.solution).max() < 1e-8);
-        assert_eq!(
-            zwang_coulomb::sticking_checks(&instant, &var.solution)[0].holds,
-            holds
-        );
+        assert_eq!(var.solution.status, Status::Solved);
+        assert_eq!(var.answers, Answers::One);
+        assert!(var.solution.residuals.max() < 1e-12);
+        if holds {
+            // Sticking: the QP with the tangent row held is the motion.
+            assert_eq!(var.modes, vec![Mode::Stick]);
+            assert!(Difference::between(&var.solution, &s.solution).max() < 1e-8);
+            assert!(zwang_coulomb::sticking_checks(&instant, &var.solution)[0].holds);
+        } else {
+            assert_eq!(var.modes, vec![Mode::Slide]);
+            let at = -G * (sa - mu * ca);
+            let a = &var.solution.acceleration;
+            assert!((a[0] - at * ca).abs() < 1e-12 && (a[1] - at * sa).abs() < 1e-12);
+            assert!((var.normal_forces[0] - m * G * ca).abs() < 1e-12);
+            assert!((var.tangential_forces[0] - mu * m * G * ca).abs() < 1e-12);
+        }
     }
 }
 
@@ -271,7 +303,7 @@ fn other_rows_enter_through_the_constrained_inverse_mass() {
     .unwrap();
     let r = check(&instant);
     assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
-    assert!((r.d[0][0] - 1.0).abs() < 1e-12);
+    assert!((r.d()[0][0] - 1.0).abs() < 1e-12);
     let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
     assert!(Difference::between(&frozen.solution, &variational(&instant).solution).max() < 1e-9);
 }
@@ -339,9 +371,12 @@ fn operators_agree_with_the_qp_on_random_constrained_systems() {
         for i in 0..2 {
             let w = r.free_normal_acceleration[i];
             let dot = |m: &Vec<Vec<f64>>, l: &[f64]| m[i][0] * l[0] + m[i][1] * l[1];
-            assert!((dot(&r.d, l0) + w).abs() < 1e-7, "D lambda_0 + w");
-            assert!((dot(&r.d, l1) - dot(&r.c, l0) + w).abs() < 1e-7, "frozen");
-            assert!((dot(&r.g, ls) + w).abs() < 1e-9, "variational");
+            assert!((dot(&r.d(), l0) + w).abs() < 1e-7, "D lambda_0 + w");
+            assert!(
+                (dot(&r.d(), l1) - dot(&r.c(), l0) + w).abs() < 1e-7,
+                "frozen"
+            );
+            assert!((dot(&r.g(), ls) + w).abs() < 1e-9, "variational");
         }
         checked += 1;
     }
@@ -435,8 +470,8 @@ fn other_inequality_rows_open_and_close() {
         let frozen = frozen_qp(&instant, &mut ClarabelBackend::new());
         if wall {
             assert_eq!(r.verdict, Verdict::NotEquivalent);
-            assert!((r.d[0][0] - ca * ca).abs() < 1e-12);
-            assert!((r.c[0][0] - ca * sa * mu).abs() < 1e-12);
+            assert!((r.d()[0][0] - ca * ca).abs() < 1e-12);
+            assert!((r.c()[0][0] - ca * sa * mu).abs() < 1e-12);
             assert!((var.normal_forces[0] - G / (ca - mu * sa)).abs() < 1e-12);
             assert!((frozen.frozen_normal_forces[0] - G / ca).abs() < 1e-8);
             assert!(Difference::between(&frozen.solution, &var.solution).max() > 0.1);

@@ -1,0 +1,1292 @@
+//! The Coulomb contact problem at one instant, as it is: every frictional
+//! contact open, sliding, or (at zero tangential velocity) sticking or
+//! starting to slip.
+//!
+//! # The problem
+//!
+//! The equality rows that are always held (every equality row except the
+//! normals of bilateral friction entries and the tangent rows of sticking
+//! entries) are eliminated first: one sparse solve with the instant's
+//! equality system per contact row gives the contact-space operator
+//! `W = A_c M_E^-1 A_c^T`, the coupling to the sliding tangents
+//! `V = A_c M_E^-1 J_t^T` and the free contact acceleration `w0`
+//! (`M_E^-1` is the inverse mass of the system the held rows leave free).
+//! In that space each contact is one of:
+//!
+//! | contact | modes | conditions |
+//! |---|---|---|
+//! | unilateral row (frictionless, or the normal of a friction entry) | closed / open | closed: `w = 0`, `lambda >= 0`; open: `lambda = 0`, `w >= 0` |
+//! | bilateral normal of a friction entry | force sign `+` / `-` | `w = 0`; friction goes with `|lambda_n|` |
+//! | sticking entry (tangent row `t`, zero tangential velocity) | stick / slip `+` / slip `-` | stick: `w_t = 0`, `|lambda_t| <= mu lambda_n`; slip `d`: `lambda_t = -mu d lambda_n`, `d w_t >= 0` |
+//!
+//! and every sliding entry adds `-J_t mu s |lambda_n|` through its normal.
+//! For fixed modes the conditions are one square linear system (not
+//! symmetric: friction puts `-V mu s` on the normal columns).
+//!
+//! # The method
+//!
+//! The instant is first split into independent parts (no entry of `M`, no
+//! row and no friction entry links them), so the cost grows with the size
+//! of the coupled groups, not with the number of contacts. In a part:
+//!
+//! - **enumeration** when it has at most [`MAX_ENUMERATED_MODES`] mode
+//!   combinations: every combination is solved and checked, so the answer
+//!   is exact, and the number of distinct motions found says whether it is
+//!   unique, absent (Painleve inconsistent) or several (Painleve
+//!   indeterminate);
+//! - **Lemke's method** otherwise, on the standard LCP form of planar
+//!   Coulomb friction (`lambda_t = beta+ - beta-` with the slack `gamma`),
+//!   bilateral normals eliminated and their force signs iterated: exact and
+//!   unique when the contact matrix is a P-matrix, no uniqueness test
+//!   otherwise;
+//! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
+//!   together.
+
+use crate::lemke::{lemke, Lcp};
+use crate::linalg::solve_square;
+use crate::split::{is_whole, merge, parts, sub_instant, Part};
+use faer::Mat;
+use zwang_instant::{matrix_from_triplets, Instant, RowRef, RowSet};
+use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
+
+/// Parts with at most this many mode combinations (`2` per unilateral row
+/// and per bilateral friction normal, `3` per sticking entry) are solved by
+/// enumeration; larger ones by Lemke's method.
+pub const MAX_ENUMERATED_MODES: usize = 4096;
+
+/// Relative tolerance on the sign conditions (forces against the part's
+/// force scale, accelerations against its acceleration scale).
+const TOL: f64 = 1e-9;
+
+/// Relative residual above which a mode's linear system is inconsistent.
+const CONSISTENCY_TOL: f64 = 1e-8;
+
+/// The mode of one friction or sticking entry in the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// The normal row separates (`lambda_n = 0`, positive normal
+    /// acceleration): no friction.
+    Open,
+    /// Sliding (a friction entry whose contact stays closed), or a
+    /// sticking entry that must start to slip.
+    Slide,
+    /// Sticking: tangential acceleration zero, force inside the cone.
+    Stick,
+}
+
+impl Mode {
+    /// The spelling of the JSON output (`open`, `slide`, `stick`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Open => "open",
+            Mode::Slide => "slide",
+            Mode::Stick => "stick",
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How many distinct motions the contact problem has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Answers {
+    /// Exactly one (every mode combination was tried).
+    One,
+    /// None: with friction the contacts admit no acceleration (a Painleve
+    /// inconsistent case when the frictionless problem has one), or the
+    /// rows themselves are inconsistent.
+    None,
+    /// Several (Painleve indeterminate); the reported one keeps the most
+    /// contacts closed.
+    Several,
+    /// Lemke's method found one; uniqueness was not tested (a part too
+    /// large to enumerate).
+    Found,
+}
+
+impl Answers {
+    /// The spelling of the JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answers::One => "one",
+            Answers::None => "none",
+            Answers::Several => "several",
+            Answers::Found => "found",
+        }
+    }
+}
+
+/// The Coulomb contact problem's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variational {
+    /// Backend `"variational"`. The multipliers follow the engine's convention;
+    /// the multiplier of a sticking entry's tangent row is its tangential
+    /// force also when it slips (`-mu d lambda_n`), so that
+    /// `M a = Q + A^T lambda + (sliding friction)` holds. The residuals and
+    /// the compulsion are those of the effective instant: sliding friction
+    /// counted as an applied force, the tangent rows of slipping entries
+    /// dropped. `Infeasible` when no answer exists (see [`Answers`]).
+    pub solution: Solution,
+    /// One per friction entry, then one per sticking entry.
+    pub modes: Vec<Mode>,
+    /// The normal force of each friction entry, then of each sticking entry.
+    pub normal_forces: Vec<f64>,
+    /// The tangential force of each sticking entry (its tangent row's
+    /// multiplier).
+    pub tangential_forces: Vec<f64>,
+    /// The generalized friction force of the sliding (friction) entries,
+    /// `-sum_i J_t,i^T mu_i s_i |lambda_n,i|`.
+    pub friction_force: Vec<f64>,
+    /// The worst count of answers over the parts with friction.
+    pub answers: Answers,
+    /// Whether every part with no answer has one without friction (so the
+    /// missing answer is friction's doing: Painleve, not inconsistent rows).
+    pub frictionless_feasible: bool,
+    /// Largest part solved by Lemke's method (0 when all were enumerated).
+    pub lemke_size: usize,
+}
+
+/// The Newton (variational) answer: the Coulomb contact problem of
+/// `instant` solved as it is (see the module docs). An instant without
+/// friction or sticking entries gets the plain QP's answer.
+pub fn variational(instant: &Instant) -> Variational {
+    solve_parts(instant).0
+}
+
+/// What [`solve_parts`] learned about one part with friction.
+pub(crate) struct PartOutcome {
+    pub part: Part,
+    pub answers: Answers,
+    pub frictionless_feasible: bool,
+}
+
+/// [`variational`], with the outcome of every part that has friction.
+pub(crate) fn solve_parts(instant: &Instant) -> (Variational, Vec<PartOutcome>) {
+    let n = instant.dim();
+    let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
+    let k_slide = instant.sliding().len();
+    let k_stick = instant.sticking().len();
+    let mut out = Assembly {
+        a: vec![0.0; n],
+        l_eq: vec![0.0; m_eq],
+        l_in: vec![0.0; m_in],
+        modes: vec![Mode::Slide; k_slide + k_stick],
+        normal_forces: vec![0.0; k_slide + k_stick],
+        tangential_forces: vec![0.0; k_stick],
+        sliding_friction: vec![0.0; k_slide],
+        slipping: vec![false; k_stick],
+        status: Status::Solved,
+        answers: Answers::One,
+        frictionless_feasible: true,
+        lemke_size: 0,
+        iterations: 0,
+    };
+    let all = parts(instant);
+    let (frictional, plain): (Vec<&Part>, Vec<&Part>) = all.iter().partition(|p| p.has_friction());
+    if !plain.is_empty() {
+        let part = merge(&plain);
+        let solved = if is_whole(instant, &part) {
+            Ok(AutoBackend::new().solve(instant))
+        } else {
+            sub_instant(instant, &part).map(|sub| AutoBackend::new().solve(&sub))
+        };
+        match solved {
+            Ok(s) => out.scatter_plain(&part, &s),
+            Err(_) => out.worsen(Status::NumericalError),
+        }
+    }
+    let mut outcomes = Vec::new();
+    for part in frictional {
+        let sub;
+        let local = if is_whole(instant, part) {
+            instant
+        } else {
+            match sub_instant(instant, part) {
+                Ok(s) => {
+                    sub = s;
+                    &sub
+                }
+                Err(_) => {
+                    out.worsen(Status::NumericalError);
+                    continue;
+                }
+            }
+        };
+        let solved = solve_part(local);
+        out.scatter_part(part, &solved);
+        outcomes.push(PartOutcome {
+            part: part.clone(),
+            answers: solved.answers,
+            frictionless_feasible: solved.frictionless_feasible,
+        });
+    }
+    (out.finish(instant), outcomes)
+}
+
+/// The per-part answer, in the part's local indices.
+struct PartAnswer {
+    status: Status,
+    answers: Answers,
+    frictionless_feasible: bool,
+    lemke_size: usize,
+    a: Vec<f64>,
+    l_eq: Vec<f64>,
+    l_in: Vec<f64>,
+    modes: Vec<Mode>,
+    normal_forces: Vec<f64>,
+    tangential_forces: Vec<f64>,
+    /// `mu s |lambda_n|` per sliding entry (the friction magnitude times slip).
+    sliding_friction: Vec<f64>,
+    slipping: Vec<bool>,
+    iterations: usize,
+}
+
+struct Assembly {
+    a: Vec<f64>,
+    l_eq: Vec<f64>,
+    l_in: Vec<f64>,
+    modes: Vec<Mode>,
+    normal_forces: Vec<f64>,
+    tangential_forces: Vec<f64>,
+    sliding_friction: Vec<f64>,
+    slipping: Vec<bool>,
+    status: Status,
+    answers: Answers,
+    frictionless_feasible: bool,
+    lemke_size: usize,
+    iterations: usize,
+}
+
+fn severity(s: Status) -> u8 {
+    match s {
+        Status::Solved => 0,
+        Status::NotConverged => 1,
+        Status::Infeasible => 2,
+        Status::Unbounded => 3,
+        _ => 4,
+    }
+}
+
+impl Assembly {
+    fn worsen(&mut self, s: Status) {
+        if severity(s) > severity(self.status) {
+            self.status = s;
+        }
+    }
+
+    fn scatter_plain(&mut self, part: &Part, s: &Solution) {
+        self.worsen(s.status);
+        self.iterations += s.iterations;
+        for (k, &j) in part.coords.iter().enumerate() {
+            self.a[j] = s.acceleration.get(k).copied().unwrap_or(0.0);
+        }
+        for (k, &r) in part.eq_rows.iter().enumerate() {
+            self.l_eq[r] = s.multipliers_eq.get(k).copied().unwrap_or(0.0);
+        }
+        for (k, &r) in part.in_rows.iter().enumerate() {
+            self.l_in[r] = s.multipliers_in.get(k).copied().unwrap_or(0.0);
+        }
+    }
+
+    fn scatter_part(&mut self, part: &Part, p: &PartAnswer) {
+        self.worsen(p.status);
+        self.iterations += p.iterations;
+        self.answers = match (self.answers, p.answers) {
+            (Answers::None, _) | (_, Answers::None) => Answers::None,
+            (Answers::Several, _) | (_, Answers::Several) => Answers::Several,
+            (Answers::Found, _) | (_, Answers::Found) => Answers::Found,
+            _ => Answers::One,
+        };
+        self.frictionless_feasible &= p.frictionless_feasible;
+        self.lemke_size = self.lemke_size.max(p.lemke_size);
+        for (k, &j) in part.coords.iter().enumerate() {
+            self.a[j] = p.a[k];
+        }
+        for (k, &r) in part.eq_rows.iter().enumerate() {
+            self.l_eq[r] = p.l_eq[k];
+        }
+        for (k, &r) in part.in_rows.iter().enumerate() {
+            self.l_in[r] = p.l_in[k];
+        }
+        let k_slide = self.sliding_friction.len();
+        for (k, &i) in part.sliding.iter().enumerate() {
+            self.modes[i] = p.modes[k];
+            self.normal_forces[i] = p.normal_forces[k];
+            self.sliding_friction[i] = p.sliding_friction[k];
+        }
+        let s0 = part.sliding.len();
+        for (k, &i) in part.sticking.iter().enumerate() {
+            self.modes[k_slide + i] = p.modes[s0 + k];
+            self.normal_forces[k_slide + i] = p.normal_forces[s0 + k];
+            self.tangential_forces[i] = p.tangential_forces[k];
+            self.slipping[i] = p.slipping[k];
+        }
+    }
+
+    fn finish(self, instant: &Instant) -> Variational {
+        let n = instant.dim();
+        let mut friction_force = vec![0.0; n];
+        for (c, &f) in instant.sliding().iter().zip(&self.sliding_friction) {
+            for (x, t) in friction_force.iter_mut().zip(&c.tangent) {
+                *x -= f * t;
+            }
+        }
+        let (residuals, compulsion) = effective_residuals(
+            instant,
+            &friction_force,
+            &self.slipping,
+            &self.a,
+            &self.l_eq,
+            &self.l_in,
+        );
+        let solution = Solution {
+            status: self.status,
+            acceleration: self.a,
+            multipliers_eq: self.l_eq,
+            multipliers_in: self.l_in,
+            compulsion,
+            backend: "variational",
+            iterations: self.iterations,
+            residuals,
+        };
+        Variational {
+            solution,
+            modes: self.modes,
+            normal_forces: self.normal_forces,
+            tangential_forces: self.tangential_forces,
+            friction_force,
+            answers: self.answers,
+            frictionless_feasible: self.frictionless_feasible,
+            lemke_size: self.lemke_size,
+        }
+    }
+}
+
+/// Residuals and compulsion of the effective instant: `Q` plus the sliding
+/// friction, and the tangent rows of slipping sticking entries emptied
+/// (their multiplier, the tangential force, moved into the force).
+fn effective_residuals(
+    instant: &Instant,
+    friction: &[f64],
+    slipping: &[bool],
+    a: &[f64],
+    l_eq: &[f64],
+    l_in: &[f64],
+) -> (Residuals, f64) {
+    let mut force: Vec<f64> = instant
+        .force()
+        .iter()
+        .zip(friction)
+        .map(|(q, f)| q + f)
+        .collect();
+    let mut dropped = vec![false; l_eq.len()];
+    for (c, &slip) in instant.sticking().iter().zip(slipping) {
+        if slip {
+            dropped[c.tangent_row] = true;
+            instant
+                .equalities()
+                .matrix()
+                .outer_view(c.tangent_row)
+                .into_iter()
+                .for_each(|row| {
+                    for (j, &v) in row.iter() {
+                        force[j] += v * l_eq[c.tangent_row];
+                    }
+                });
+        }
+    }
+    let effective = without_rows(instant, &dropped, force);
+    let Some(effective) = effective else {
+        let nan = Residuals {
+            stationarity: f64::NAN,
+            equalities: f64::NAN,
+            inequalities: f64::NAN,
+            complementarity: f64::NAN,
+        };
+        return (nan, f64::NAN);
+    };
+    let l_eq_eff: Vec<f64> = l_eq
+        .iter()
+        .zip(&dropped)
+        .map(|(&l, &d)| if d { 0.0 } else { l })
+        .collect();
+    let residuals = Residuals::evaluate(&effective, a, &l_eq_eff, l_in);
+    (residuals, effective.compulsion(a))
+}
+
+/// The instant with force `force` and the equality rows flagged in
+/// `dropped` emptied (`0 a = 0`), friction entries left out.
+fn without_rows(instant: &Instant, dropped: &[bool], force: Vec<f64>) -> Option<Instant> {
+    if !dropped.iter().any(|&d| d) {
+        return instant.with_force(force).ok();
+    }
+    let eq = instant.equalities();
+    let mut t = Vec::new();
+    for (i, row) in eq.matrix().outer_iterator().enumerate() {
+        if !dropped[i] {
+            t.extend(row.iter().map(|(j, &v)| (i, j, v)));
+        }
+    }
+    let b: Vec<f64> = (0..eq.len())
+        .map(|i| if dropped[i] { 0.0 } else { eq.rhs()[i] })
+        .collect();
+    let a_eq = matrix_from_triplets("equalities.A", (eq.len(), instant.dim()), t).ok()?;
+    Instant::builder(instant.mass().clone(), force)
+        .equalities(a_eq, b)
+        .inequalities(
+            instant.inequalities().matrix().clone(),
+            instant.inequalities().rhs().to_vec(),
+        )
+        .build()
+        .ok()
+}
+
+// ---------------------------------------------------------------------------
+// One part.
+
+/// What a contact-space row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An inequality row: open or closed.
+    Unilateral,
+    /// The equality normal of a friction entry: force of either sign.
+    Bilateral,
+    /// The tangent row of sticking entry `j`.
+    Tangent(usize),
+}
+
+/// A sticking entry in contact space.
+#[derive(Debug, Clone, Copy)]
+struct Stick {
+    normal: usize,
+    tangent: usize,
+    mu: f64,
+}
+
+/// The part's contact space: the operators every mode's system is read from.
+struct Space<'a> {
+    instant: &'a Instant,
+    /// Contact-space rows and what they are.
+    cs: Vec<RowRef>,
+    kind: Vec<Kind>,
+    /// Sliding entries: (normal cs index, mu * slip).
+    sliding: Vec<(usize, f64)>,
+    sticking: Vec<Stick>,
+    /// Equality rows held throughout.
+    held: Vec<usize>,
+    /// `W = A_c M_E^-1 A_c^T`, `V = A_c M_E^-1 J_t^T`, `w0 = A_c a0 - b_c`.
+    w: Mat<f64>,
+    v: Mat<f64>,
+    w0: Vec<f64>,
+    /// Force and acceleration scales for the sign tests.
+    force_scale: f64,
+    acc_scale: f64,
+    /// Whether the held rows are consistent.
+    held_consistent: bool,
+    /// Responses: `M_E^-1 A_c^T` per cs row and `M_E^-1 J_t^T` per sliding
+    /// entry, and the free answer `a0`.
+    y: Vec<Vec<f64>>,
+    yt: Vec<Vec<f64>>,
+    a0: Vec<f64>,
+    /// Solver of the held system, for the responses and the final answer.
+    direct: DirectBackend,
+    base: Option<Instant>,
+    base_zero: Option<Instant>,
+    iterations: usize,
+}
+
+/// One consistent (or best-effort) combination of modes.
+#[derive(Debug, Clone)]
+struct Candidate {
+    /// Per cs row: closed (unilateral), or force sign (bilateral: +1/-1
+    /// in `sigma`), stick/slip for tangents in `slip` (0 stick, +-1 slip).
+    closed: Vec<bool>,
+    sigma: Vec<f64>,
+    slip: Vec<f64>,
+    /// Per cs row: its force (the tangential force for a tangent row).
+    lambda: Vec<f64>,
+    /// Per cs row: `A_c a - b_c`.
+    wv: Vec<f64>,
+    /// The acceleration.
+    a: Vec<f64>,
+}
+
+fn solve_part(instant: &Instant) -> PartAnswer {
+    let mut space = Space::new(instant);
+    if !space.held_consistent {
+        return space.answer(None, Answers::None, Status::Infeasible, 0, false);
+    }
+    let combos = space.combinations();
+    let (best, answers, lemke_size) = match combos {
+        Some(c) if c <= MAX_ENUMERATED_MODES => {
+            let (best, answers) = space.enumerate();
+            (best, answers, 0)
+        }
+        _ => {
+            let best = space.lemke();
+            let answers = if best.is_some() {
+                Answers::Found
+            } else {
+                Answers::None
+            };
+            (best, answers, space.cs.len())
+        }
+    };
+    let status = if best.is_some() {
+        Status::Solved
+    } else {
+        Status::Infeasible
+    };
+    // With no friction every sticking entry slides freely: does the part
+    // have an answer then?
+    let frictionless = answers != Answers::None || {
+        let mut dropped = vec![false; instant.equalities().len()];
+        for c in instant.sticking() {
+            dropped[c.tangent_row] = true;
+        }
+        without_rows(instant, &dropped, instant.force().to_vec())
+            .is_some_and(|plain| AutoBackend::new().solve(&plain).is_solved())
+    };
+    space.answer(best, answers, status, lemke_size, frictionless)
+}
+
+impl<'a> Space<'a> {
+    fn new(instant: &'a Instant) -> Space<'a> {
+        let n = instant.dim();
+        let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
+        let mut cs = Vec::new();
+        let mut kind = Vec::new();
+        let mut cs_of_eq = vec![usize::MAX; m_eq];
+        for row in 0..m_in {
+            cs.push(RowRef {
+                set: RowSet::Inequalities,
+                row,
+            });
+            kind.push(Kind::Unilateral);
+        }
+        let eq_normals = instant
+            .sliding()
+            .iter()
+            .map(|c| c.normal)
+            .chain(instant.sticking().iter().map(|c| c.normal))
+            .filter(|r| r.set == RowSet::Equalities);
+        for r in eq_normals {
+            if cs_of_eq[r.row] == usize::MAX {
+                cs_of_eq[r.row] = cs.len();
+                cs.push(r);
+                kind.push(Kind::Bilateral);
+            }
+        }
+        let cs_index = |cs_of_eq: &[usize], r: RowRef| match r.set {
+            RowSet::Inequalities => r.row,
+            RowSet::Equalities => cs_of_eq[r.row],
+        };
+        let mut sticking = Vec::new();
+        for (j, c) in instant.sticking().iter().enumerate() {
+            let t = c.tangent_row;
+            // A tangent row is held by its own entry; a row named twice
+            // keeps the first.
+            if cs_of_eq[t] == usize::MAX {
+                cs_of_eq[t] = cs.len();
+                cs.push(RowRef {
+                    set: RowSet::Equalities,
+                    row: t,
+                });
+                kind.push(Kind::Tangent(j));
+            }
+            sticking.push(Stick {
+                normal: cs_index(&cs_of_eq, c.normal),
+                tangent: cs_of_eq[t],
+                mu: c.mu,
+            });
+        }
+        let sliding = instant
+            .sliding()
+            .iter()
+            .map(|c| (cs_index(&cs_of_eq, c.normal), c.mu * c.slip))
+            .collect();
+        let held: Vec<usize> = (0..m_eq).filter(|&r| cs_of_eq[r] == usize::MAX).collect();
+        let k = cs.len();
+        let mut space = Space {
+            instant,
+            cs,
+            kind,
+            sliding,
+            sticking,
+            held,
+            w: Mat::zeros(k, k),
+            v: Mat::zeros(k, instant.sliding().len()),
+            w0: vec![0.0; k],
+            force_scale: f64::MIN_POSITIVE,
+            acc_scale: f64::MIN_POSITIVE,
+            held_consistent: true,
+            y: Vec::new(),
+            yt: Vec::new(),
+            a0: vec![0.0; n],
+            direct: DirectBackend::new(),
+            base: None,
+            base_zero: None,
+            iterations: 0,
+        };
+        space.responses();
+        space
+    }
+
+    /// The held system's instants (with `b_E` and with zero right-hand
+    /// sides), `a0`, the responses and the contact-space operators.
+    fn responses(&mut self) {
+        let inst = self.instant;
+        let n = inst.dim();
+        let eq = inst.equalities();
+        let mut t = Vec::new();
+        for (k, &r) in self.held.iter().enumerate() {
+            if let Some(row) = eq.matrix().outer_view(r) {
+                t.extend(row.iter().map(|(j, &v)| (k, j, v)));
+            }
+        }
+        let b: Vec<f64> = self.held.iter().map(|&r| eq.rhs()[r]).collect();
+        let build = |b: Vec<f64>| {
+            matrix_from_triplets("equalities.A", (b.len(), n), t.clone())
+                .ok()
+                .and_then(|a| {
+                    Instant::builder(inst.mass().clone(), inst.force().to_vec())
+                        .equalities(a, b)
+                        .build()
+                        .ok()
+                })
+        };
+        let zeros = vec![0.0; b.len()];
+        self.base = build(b);
+        self.base_zero = build(zeros);
+        let Some(base) = self.base.clone() else {
+            self.held_consistent = false;
+            return;
+        };
+        let s0 = self.direct.solve(&base);
+        self.iterations += s0.iterations;
+        if !s0.is_solved() {
+            self.held_consistent = false;
+            return;
+        }
+        self.a0 = s0.acceleration;
+        let k = self.cs.len();
+        let mut y = Vec::with_capacity(k);
+        for c in 0..k {
+            let r = self.cs[c];
+            let mut f = vec![0.0; n];
+            if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
+                for (j, &v) in row.iter() {
+                    f[j] = v;
+                }
+            }
+            y.push(self.response(f));
+        }
+        let yt: Vec<Vec<f64>> = inst
+            .sliding()
+            .iter()
+            .map(|c| c.tangent.clone())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| self.response(t))
+            .collect();
+        for p in 0..k {
+            let r = self.cs[p];
+            let rows = inst.rows(r.set);
+            self.w0[p] = rows.row_dot(r.row, &self.a0) - rows.rhs()[r.row];
+            for q in 0..k {
+                self.w[(p, q)] = rows.row_dot(r.row, &y[q]);
+            }
+            for (i, yt) in yt.iter().enumerate() {
+                self.v[(p, i)] = rows.row_dot(r.row, yt);
+            }
+        }
+        // Symmetrize W (round-off only: it is A M_E^-1 A^T).
+        for p in 0..k {
+            for q in p + 1..k {
+                let s = 0.5 * (self.w[(p, q)] + self.w[(q, p)]);
+                self.w[(p, q)] = s;
+                self.w[(q, p)] = s;
+            }
+        }
+        let w_max = (0..k).map(|p| self.w[(p, p)]).fold(0.0f64, f64::max);
+        let f_scale = (0..k)
+            .filter(|&p| self.w[(p, p)] > 1e-12 * w_max)
+            .map(|p| self.w0[p].abs() / self.w[(p, p)])
+            .fold(0.0f64, f64::max);
+        self.force_scale = f_scale.max(f64::MIN_POSITIVE);
+        let w0_max = self.w0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        self.acc_scale = w0_max.max(w_max * f_scale).max(f64::MIN_POSITIVE);
+        self.y = y;
+        self.yt = yt;
+    }
+
+    /// `M_E^-1 f`: the acceleration a generalized force causes with the
+    /// held rows in place.
+    fn response(&mut self, f: Vec<f64>) -> Vec<f64> {
+        let Some(inst) = self.base_zero.as_ref().and_then(|b| b.with_force(f).ok()) else {
+            return vec![f64::NAN; self.instant.dim()];
+        };
+        let s = self.direct.solve(&inst);
+        self.iterations += s.iterations;
+        s.acceleration
+    }
+
+    /// The number of mode combinations, `None` on overflow.
+    fn combinations(&self) -> Option<usize> {
+        let mut total: usize = 1;
+        for (c, kind) in self.kind.iter().enumerate() {
+            let f = match kind {
+                Kind::Unilateral => 2,
+                Kind::Bilateral if self.is_friction_normal(c) => 2,
+                Kind::Bilateral => 1,
+                Kind::Tangent(_) => 3,
+            };
+            total = total.checked_mul(f)?;
+        }
+        Some(total)
+    }
+
+    fn is_friction_normal(&self, c: usize) -> bool {
+        self.sliding.iter().any(|&(nc, _)| nc == c) || self.sticking.iter().any(|s| s.normal == c)
+    }
+
+    /// The column of cs row `c'` in a mode's system: `W[:, c']` plus the
+    /// friction that its force drives (sliding entries on it and slipping
+    /// sticking entries on it).
+    fn column(&self, c: usize, sigma: &[f64], slip: &[f64], out: &mut [f64]) {
+        let k = self.cs.len();
+        for p in 0..k {
+            out[p] = self.w[(p, c)];
+        }
+        for (i, &(nc, mu_s)) in self.sliding.iter().enumerate() {
+            if nc == c {
+                for p in 0..k {
+                    out[p] -= mu_s * sigma[c] * self.v[(p, i)];
+                }
+            }
+        }
+        for s in &self.sticking {
+            let d = slip[s.tangent];
+            if s.normal == c && d != 0.0 {
+                for p in 0..k {
+                    out[p] -= s.mu * d * sigma[c] * self.w[(p, s.tangent)];
+                }
+            }
+        }
+    }
+
+    /// Solves one combination; `None` when its system is inconsistent or a
+    /// condition fails (unless `force` asks for the answer regardless).
+    fn evaluate(
+        &self,
+        closed: Vec<bool>,
+        sigma: Vec<f64>,
+        slip: Vec<f64>,
+        force: bool,
+    ) -> Option<Candidate> {
+        let k = self.cs.len();
+        let normal_closed = |c: usize| match self.kind[c] {
+            Kind::Unilateral => closed[c],
+            _ => true,
+        };
+        // Tangent rows whose normal is open carry nothing.
+        let active: Vec<usize> = (0..k)
+            .filter(|&c| match self.kind[c] {
+                Kind::Unilateral => closed[c],
+                Kind::Bilateral => true,
+                Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
+            })
+            .collect();
+        let mut cols = vec![vec![0.0; k]; active.len()];
+        for (t, &c) in active.iter().enumerate() {
+            self.column(c, &sigma, &slip, &mut cols[t]);
+        }
+        let g = Mat::from_fn(active.len(), active.len(), |p, q| cols[q][active[p]]);
+        let rhs: Vec<f64> = active.iter().map(|&c| -self.w0[c]).collect();
+        let (x, residual) = solve_square(&g, &rhs);
+        if !force && residual > CONSISTENCY_TOL {
+            return None;
+        }
+        let mut lambda = vec![0.0; k];
+        for (t, &c) in active.iter().enumerate() {
+            lambda[c] = x[t];
+        }
+        for s in &self.sticking {
+            let d = slip[s.tangent];
+            if d != 0.0 && normal_closed(s.normal) {
+                lambda[s.tangent] = -s.mu * d * sigma[s.normal] * lambda[s.normal];
+            }
+        }
+        let mut wv = self.w0.clone();
+        for (t, col) in cols.iter().enumerate() {
+            for p in 0..k {
+                wv[p] += col[p] * x[t];
+            }
+        }
+        let cand = Candidate {
+            closed,
+            sigma,
+            slip,
+            lambda,
+            wv,
+            a: Vec::new(),
+        };
+        if force || self.holds(&cand) {
+            Some(cand)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a candidate satisfies every sign and cone condition.
+    fn holds(&self, c: &Candidate) -> bool {
+        let lam_tol = TOL * self.force_scale.max(inf(&c.lambda));
+        let acc_tol = TOL * self.acc_scale.max(inf(&c.wv));
+        if c.lambda.iter().chain(&c.wv).any(|x| !x.is_finite()) {
+            return false;
+        }
+        for p in 0..self.cs.len() {
+            let ok = match self.kind[p] {
+                Kind::Unilateral if c.closed[p] => c.lambda[p] >= -lam_tol,
+                Kind::Unilateral => c.wv[p] >= -acc_tol,
+                Kind::Bilateral => {
+                    c.sigma[p] * c.lambda[p] >= -lam_tol || !self.is_friction_normal(p)
+                }
+                Kind::Tangent(j) => {
+                    let s = self.sticking[j];
+                    let normal = c.lambda[s.normal] * c.sigma[s.normal];
+                    if c.slip[p] == 0.0 {
+                        c.lambda[p].abs() <= s.mu * normal.max(0.0) + lam_tol
+                    } else {
+                        c.slip[p] * c.wv[p] >= -acc_tol
+                    }
+                }
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The acceleration of a candidate: `a0 + sum_c y_c lambda_c` plus the
+    /// sliding friction's response.
+    fn acceleration(&self, c: &Candidate) -> Vec<f64> {
+        let mut a = self.a0.clone();
+        for (p, y) in self.y.iter().enumerate() {
+            let l = c.lambda[p];
+            if l != 0.0 {
+                a.iter_mut().zip(y).for_each(|(x, v)| *x += l * v);
+            }
+        }
+        for (i, &(nc, mu_s)) in self.sliding.iter().enumerate() {
+            let f = self.sliding_magnitude(c, nc, mu_s);
+            if f != 0.0 {
+                a.iter_mut().zip(&self.yt[i]).for_each(|(x, v)| *x -= f * v);
+            }
+        }
+        a
+    }
+
+    /// `mu s |lambda_n|` of a sliding entry (zero when its normal is open).
+    fn sliding_magnitude(&self, c: &Candidate, nc: usize, mu_s: f64) -> f64 {
+        let open = self.kind[nc] == Kind::Unilateral && !c.closed[nc];
+        if open {
+            0.0
+        } else {
+            mu_s * c.sigma[nc] * c.lambda[nc]
+        }
+    }
+
+    /// Every mode combination; the distinct motions among the consistent
+    /// ones, and the one to report (most rows active, then least force).
+    fn enumerate(&self) -> (Option<Candidate>, Answers) {
+        let k = self.cs.len();
+        let radix: Vec<usize> = (0..k)
+            .map(|c| match self.kind[c] {
+                Kind::Unilateral => 2,
+                Kind::Bilateral if self.is_friction_normal(c) => 2,
+                Kind::Bilateral => 1,
+                Kind::Tangent(_) => 3,
+            })
+            .collect();
+        let mut digits = vec![0usize; k];
+        let mut found: Vec<Candidate> = Vec::new();
+        loop {
+            let closed: Vec<bool> = (0..k)
+                .map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0)
+                .collect();
+            let skip = (0..k).any(|c| match self.kind[c] {
+                // An open normal makes its tangent's three modes one.
+                Kind::Tangent(j) => {
+                    let nrm = self.sticking[j].normal;
+                    self.kind[nrm] == Kind::Unilateral && !closed[nrm] && digits[c] != 0
+                }
+                _ => false,
+            });
+            if !skip {
+                let sigma = (0..k)
+                    .map(|c| match (self.kind[c], digits[c]) {
+                        (Kind::Bilateral, 1) => -1.0,
+                        _ => 1.0,
+                    })
+                    .collect();
+                let slip = (0..k)
+                    .map(|c| match (self.kind[c], digits[c]) {
+                        (Kind::Tangent(_), 1) => 1.0,
+                        (Kind::Tangent(_), 2) => -1.0,
+                        _ => 0.0,
+                    })
+                    .collect();
+                if let Some(mut cand) = self.evaluate(closed, sigma, slip, false) {
+                    cand.a = self.acceleration(&cand);
+                    found.push(cand);
+                }
+            }
+            // Next combination (mixed radix).
+            let mut p = 0;
+            while p < k {
+                digits[p] += 1;
+                if digits[p] < radix[p] {
+                    break;
+                }
+                digits[p] = 0;
+                p += 1;
+            }
+            if p == k {
+                break;
+            }
+        }
+        // Distinct motions.
+        let a_scale = inf(&self.a0).max(found.iter().map(|c| inf(&c.a)).fold(0.0, f64::max));
+        let same = |x: &Candidate, y: &Candidate| {
+            x.a.iter()
+                .zip(&y.a)
+                .all(|(p, q)| (p - q).abs() <= 1e-8 * a_scale.max(f64::MIN_POSITIVE))
+        };
+        let mut motions: Vec<usize> = Vec::new();
+        for i in 0..found.len() {
+            if !motions.iter().any(|&m| same(&found[m], &found[i])) {
+                motions.push(i);
+            }
+        }
+        let answers = match motions.len() {
+            0 => Answers::None,
+            1 => Answers::One,
+            _ => Answers::Several,
+        };
+        // Report the motion with the most closed contacts (for several
+        // motions: the one the contacts keep, as the checker's closed
+        // branch), and within it the least force.
+        let score = |c: &Candidate| {
+            let closed = (0..k)
+                .filter(|&p| self.kind[p] == Kind::Unilateral && c.closed[p])
+                .count();
+            let sticking = (0..k)
+                .filter(|&p| matches!(self.kind[p], Kind::Tangent(_)) && c.slip[p] == 0.0)
+                .count();
+            (closed, sticking)
+        };
+        let best = found
+            .iter()
+            .max_by(|x, y| {
+                score(x)
+                    .cmp(&score(y))
+                    .then(norm2(&y.lambda).total_cmp(&norm2(&x.lambda)))
+            })
+            .cloned();
+        let best = match answers {
+            Answers::One | Answers::Several => best,
+            _ => None,
+        };
+        (best, answers)
+    }
+
+    /// Lemke's method on the LCP form (see the module docs), bilateral
+    /// force signs iterated.
+    fn lemke(&self) -> Option<Candidate> {
+        let k = self.cs.len();
+        let mut sigma = vec![1.0; k];
+        for _round in 0..(2 * k + 4) {
+            let cand = self.lemke_once(&sigma)?;
+            let lam_tol = TOL * self.force_scale.max(inf(&cand.lambda));
+            let mut flipped = false;
+            for p in 0..k {
+                if self.kind[p] == Kind::Bilateral
+                    && self.is_friction_normal(p)
+                    && sigma[p] * cand.lambda[p] < -lam_tol
+                {
+                    sigma[p] = -sigma[p];
+                    flipped = true;
+                }
+            }
+            if !flipped {
+                return Some(cand);
+            }
+        }
+        None
+    }
+
+    fn lemke_once(&self, sigma: &[f64]) -> Option<Candidate> {
+        let k = self.cs.len();
+        // Unknowns x: one force per unilateral or bilateral cs row, and
+        // (beta+, beta-, gamma) per sticking entry; lambda_t = beta+ - beta-.
+        let forces: Vec<usize> = (0..k)
+            .filter(|&c| !matches!(self.kind[c], Kind::Tangent(_)))
+            .collect();
+        let ns = self.sticking.len();
+        let nx = forces.len() + 3 * ns;
+        let mut x_of = vec![usize::MAX; k];
+        for (t, &c) in forces.iter().enumerate() {
+            x_of[c] = t;
+        }
+        let b0 = forces.len();
+        // lambda_cs = P x; w = w0 + W lambda_cs - V (mu s sigma lambda_n).
+        let mut p = Mat::<f64>::zeros(k, nx);
+        for (t, &c) in forces.iter().enumerate() {
+            p[(c, t)] = 1.0;
+        }
+        for (j, s) in self.sticking.iter().enumerate() {
+            p[(s.tangent, b0 + 3 * j)] += 1.0;
+            p[(s.tangent, b0 + 3 * j + 1)] -= 1.0;
+        }
+        let mut l = &self.w * &p;
+        for (i, &(nc, mu_s)) in self.sliding.iter().enumerate() {
+            let xc = x_of[nc];
+            for r in 0..k {
+                l[(r, xc)] -= mu_s * sigma[nc] * self.v[(r, i)];
+            }
+        }
+        // Complementarity rows R x + r0, one per unknown (same order);
+        // bilateral rows are equations.
+        let mut rm = Mat::<f64>::zeros(nx, nx);
+        let mut r0 = vec![0.0; nx];
+        for (t, &c) in forces.iter().enumerate() {
+            for q in 0..nx {
+                rm[(t, q)] = l[(c, q)];
+            }
+            r0[t] = self.w0[c];
+        }
+        for (j, s) in self.sticking.iter().enumerate() {
+            let (bp, bm, g) = (b0 + 3 * j, b0 + 3 * j + 1, b0 + 3 * j + 2);
+            for q in 0..nx {
+                rm[(bp, q)] = l[(s.tangent, q)];
+                rm[(bm, q)] = -l[(s.tangent, q)];
+            }
+            r0[bp] = self.w0[s.tangent];
+            r0[bm] = -self.w0[s.tangent];
+            rm[(bp, g)] += 1.0;
+            rm[(bm, g)] += 1.0;
+            rm[(g, x_of[s.normal])] += s.mu * sigma[s.normal];
+            rm[(g, bp)] -= 1.0;
+            rm[(g, bm)] -= 1.0;
+        }
+        let eqs: Vec<usize> = forces
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| self.kind[c] == Kind::Bilateral)
+            .map(|(t, _)| t)
+            .collect();
+        let zs: Vec<usize> = (0..nx).filter(|t| !eqs.contains(t)).collect();
+        // Eliminate the equations: x_e = -R_ee^-1 (r_e + R_ez z).
+        let (ne, nz) = (eqs.len(), zs.len());
+        let ree = Mat::from_fn(ne, ne, |a, b| rm[(eqs[a], eqs[b])]);
+        let mut elim = Mat::<f64>::zeros(ne, nz + 1); // [R_ee^-1 R_ez | R_ee^-1 r_e]
+        for col in 0..=nz {
+            let rhs: Vec<f64> = (0..ne)
+                .map(|a| {
+                    if col < nz {
+                        rm[(eqs[a], zs[col])]
+                    } else {
+                        r0[eqs[a]]
+                    }
+                })
+                .collect();
+            let (sol, res) = solve_square(&ree, &rhs);
+            if res > CONSISTENCY_TOL {
+                return None;
+            }
+            for a in 0..ne {
+                elim[(a, col)] = sol[a];
+            }
+        }
+        let mz = Mat::from_fn(nz, nz, |a, b| {
+            rm[(zs[a], zs[b])]
+                - (0..ne)
+                    .map(|e| rm[(zs[a], eqs[e])] * elim[(e, b)])
+                    .sum::<f64>()
+        });
+        let qz: Vec<f64> = (0..nz)
+            .map(|a| {
+                r0[zs[a]]
+                    - (0..ne)
+                        .map(|e| rm[(zs[a], eqs[e])] * elim[(e, nz)])
+                        .sum::<f64>()
+            })
+            .collect();
+        let z = match lemke(&mz, &qz, 50 * (nz + 2)) {
+            Lcp::Solved(z) => z,
+            Lcp::Ray | Lcp::Limit => return None,
+        };
+        let mut x = vec![0.0; nx];
+        for (a, &t) in zs.iter().enumerate() {
+            x[t] = z[a];
+        }
+        for (e, &t) in eqs.iter().enumerate() {
+            x[t] = -(elim[(e, nz)] + (0..nz).map(|b| elim[(e, b)] * z[b]).sum::<f64>());
+        }
+        let mut lambda = vec![0.0; k];
+        for r in 0..k {
+            lambda[r] = (0..nx).map(|q| p[(r, q)] * x[q]).sum();
+        }
+        let mut wv = self.w0.clone();
+        for r in 0..k {
+            wv[r] += (0..nx).map(|q| l[(r, q)] * x[q]).sum::<f64>();
+        }
+        // Modes read off the answer: a contact is open when it separates.
+        let acc_tol = TOL * self.acc_scale.max(inf(&wv));
+        let closed: Vec<bool> = (0..k)
+            .map(|c| self.kind[c] != Kind::Unilateral || wv[c] <= acc_tol)
+            .collect();
+        let slip: Vec<f64> = (0..k)
+            .map(|c| match self.kind[c] {
+                Kind::Tangent(_) if wv[c] > acc_tol => 1.0,
+                Kind::Tangent(_) if wv[c] < -acc_tol => -1.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut cand = Candidate {
+            closed,
+            sigma: sigma.to_vec(),
+            slip,
+            lambda,
+            wv,
+            a: Vec::new(),
+        };
+        cand.a = self.acceleration(&cand);
+        Some(cand)
+    }
+
+    /// The part's answer from the chosen candidate (or, with none, the
+    /// all-closed attempt as the best known).
+    fn answer(
+        &mut self,
+        best: Option<Candidate>,
+        answers: Answers,
+        status: Status,
+        lemke_size: usize,
+        frictionless_feasible: bool,
+    ) -> PartAnswer {
+        let inst = self.instant;
+        let n = inst.dim();
+        let (m_eq, m_in) = (inst.equalities().len(), inst.inequalities().len());
+        let k = self.cs.len();
+        let cand = best.or_else(|| {
+            if !self.held_consistent {
+                return None;
+            }
+            let mut c = self.evaluate(vec![true; k], vec![1.0; k], vec![0.0; k], true)?;
+            c.a = self.acceleration(&c);
+            Some(c)
+        });
+        let k_slide = inst.sliding().len();
+        let k_stick = inst.sticking().len();
+        let mut ans = PartAnswer {
+            status,
+            answers,
+            frictionless_feasible,
+            lemke_size,
+            a: vec![0.0; n],
+            l_eq: vec![0.0; m_eq],
+            l_in: vec![0.0; m_in],
+            modes: vec![Mode::Slide; k_slide + k_stick],
+            normal_forces: vec![0.0; k_slide + k_stick],
+            tangential_forces: vec![0.0; k_stick],
+            sliding_friction: vec![0.0; k_slide],
+            slipping: vec![false; k_stick],
+            iterations: self.iterations,
+        };
+        let Some(c) = cand else {
+            return ans;
+        };
+        // Final answer: the held system under Q plus every contact force.
+        let mut total = inst.force().to_vec();
+        for (p, r) in self.cs.iter().enumerate() {
+            if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
+                for (j, &v) in row.iter() {
+                    total[j] += v * c.lambda[p];
+                }
+            }
+        }
+        for (i, (sc, &(nc, mu_s))) in inst.sliding().iter().zip(&self.sliding).enumerate() {
+            let f = self.sliding_magnitude(&c, nc, mu_s);
+            ans.sliding_friction[i] = f;
+            for (x, t) in total.iter_mut().zip(&sc.tangent) {
+                *x -= f * t;
+            }
+        }
+        let finished = self
+            .base
+            .as_ref()
+            .and_then(|b| b.with_force(total).ok())
+            .map(|b| self.direct.solve(&b));
+        match finished {
+            Some(s) => {
+                ans.iterations += s.iterations;
+                if !s.is_solved() && severity(s.status) > severity(ans.status) {
+                    ans.status = s.status;
+                }
+                ans.a = s.acceleration;
+                for (t, &r) in self.held.iter().enumerate() {
+                    ans.l_eq[r] = s.multipliers_eq[t];
+                }
+            }
+            None => {
+                ans.a = c.a.clone();
+                ans.status = Status::NumericalError;
+            }
+        }
+        for (p, r) in self.cs.iter().enumerate() {
+            match r.set {
+                RowSet::Equalities => ans.l_eq[r.row] = c.lambda[p],
+                RowSet::Inequalities => ans.l_in[r.row] = c.lambda[p],
+            }
+        }
+        let acc_tol = TOL * self.acc_scale.max(inf(&c.wv));
+        let separates = |nc: usize| self.kind[nc] == Kind::Unilateral && c.wv[nc] > acc_tol;
+        for (i, &(nc, _)) in self.sliding.iter().enumerate() {
+            ans.modes[i] = if separates(nc) {
+                Mode::Open
+            } else {
+                Mode::Slide
+            };
+            ans.normal_forces[i] = c.lambda[nc];
+        }
+        for (j, s) in self.sticking.iter().enumerate() {
+            let slipping = c.slip[s.tangent] != 0.0 && !separates(s.normal);
+            ans.modes[k_slide + j] = if separates(s.normal) {
+                Mode::Open
+            } else if slipping {
+                Mode::Slide
+            } else {
+                Mode::Stick
+            };
+            ans.normal_forces[k_slide + j] = c.lambda[s.normal];
+            ans.tangential_forces[j] = c.lambda[s.tangent];
+            ans.slipping[j] = slipping;
+        }
+        ans
+    }
+}
+
+fn inf(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+fn norm2(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
