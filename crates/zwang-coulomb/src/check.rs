@@ -1,9 +1,9 @@
 //! The checker: does the minimum (QP) form of Gauss's principle give the
 //! Newton answer at this instant, and does a rigid answer exist at all?
 
-use crate::contact::{solve_parts, Answers, Mode};
+use crate::contact::{solve_parts, Answers, ContactSettings, Mode};
 use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
-use crate::split::{is_whole, sub_instant};
+use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, Operators, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
@@ -205,8 +205,8 @@ struct Group {
 /// tried, up to [`crate::MAX_ENUMERATED_MODES`]).
 pub fn check(instant: &Instant) -> Report {
     let k = instant.sliding().len();
-    let (solved, outcomes) = solve_parts(instant);
-    let mut report = check_part(instant, Some(Vec::new()));
+    let (solved, outcomes) = solve_parts(instant, &ContactSettings::default());
+    let mut report = no_sliding_report();
     if k == 0 && instant.sticking().is_empty() {
         return report;
     }
@@ -237,6 +237,7 @@ pub fn check(instant: &Instant) -> Report {
     };
     let mut worst: Option<(Verdict, String)> = None;
     let mut parts_judged = 0;
+    let mut cutter = Cutter::default();
     for out in &outcomes {
         let part = &out.part;
         let painleve = match out.answers {
@@ -272,8 +273,10 @@ pub fn check(instant: &Instant) -> Report {
         if !reduced.sliding.is_empty() {
             let sub = if is_whole(instant, &reduced) {
                 Cow::Borrowed(instant)
+            } else if reduced == *part && out.sub.is_some() {
+                Cow::Borrowed(out.sub.as_ref().expect("checked"))
             } else {
-                match sub_instant(instant, &reduced) {
+                match cutter.cut(instant, &reduced) {
                     Ok(s) => Cow::Owned(s),
                     Err(_) => continue,
                 }
@@ -415,24 +418,29 @@ pub fn check(instant: &Instant) -> Report {
     report
 }
 
+/// The report of an instant without sliding contacts.
+fn no_sliding_report() -> Report {
+    Report {
+        verdict: Verdict::Equivalent,
+        coupling: 0.0,
+        contacts: Vec::new(),
+        reason: "No sliding contacts: no applied force depends on a constraint force, so the \
+                     minimum (QP) form is exact."
+            .into(),
+        blocks: Vec::new(),
+        free_normal_acceleration: Vec::new(),
+        p_matrix: Some(true),
+        frozen_exact: true,
+    }
+}
+
 /// The analysis of one part's closed sliding contacts, with the rows
 /// `other` held (`None`: decided by the all-closed coupled solve, for a part
 /// whose contact problem has no single answer).
 fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
     let k = instant.sliding().len();
     if k == 0 {
-        return Report {
-            verdict: Verdict::Equivalent,
-            coupling: 0.0,
-            contacts: Vec::new(),
-            reason: "No sliding contacts: no applied force depends on a constraint force, so the \
-                     minimum (QP) form is exact."
-                .into(),
-            blocks: Vec::new(),
-            free_normal_acceleration: Vec::new(),
-            p_matrix: Some(true),
-            frozen_exact: true,
-        };
+        return no_sliding_report();
     }
     let mut contacts = Contacts::new(instant);
     let other = match other {

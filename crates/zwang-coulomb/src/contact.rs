@@ -44,7 +44,7 @@
 
 use crate::lemke::{lemke, Lcp};
 use crate::linalg::solve_square;
-use crate::split::{is_whole, merge, parts, sub_instant, Part};
+use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use zwang_instant::{matrix_from_triplets, Instant, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
@@ -154,18 +154,47 @@ pub struct Variational {
 /// `instant` solved as it is (see the module docs). An instant without
 /// friction or sticking entries gets the plain QP's answer.
 pub fn variational(instant: &Instant) -> Variational {
-    solve_parts(instant).0
+    variational_with(instant, &ContactSettings::default())
+}
+
+/// Settings of the contact problem: a plain struct with documented
+/// defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContactSettings {
+    /// Parts with at most this many mode combinations are enumerated
+    /// (exact, with the count of answers); larger ones go to Lemke's
+    /// method. Default [`MAX_ENUMERATED_MODES`]; `0` sends every part with
+    /// friction to Lemke.
+    pub max_enumerated_modes: usize,
+}
+
+impl Default for ContactSettings {
+    fn default() -> Self {
+        ContactSettings {
+            max_enumerated_modes: MAX_ENUMERATED_MODES,
+        }
+    }
+}
+
+/// [`variational`] with explicit settings.
+pub fn variational_with(instant: &Instant, settings: &ContactSettings) -> Variational {
+    solve_parts(instant, settings).0
 }
 
 /// What [`solve_parts`] learned about one part with friction.
 pub(crate) struct PartOutcome {
     pub part: Part,
+    /// The part as an instant (`None` when it is the whole instant).
+    pub sub: Option<Instant>,
     pub answers: Answers,
     pub frictionless_feasible: bool,
 }
 
 /// [`variational`], with the outcome of every part that has friction.
-pub(crate) fn solve_parts(instant: &Instant) -> (Variational, Vec<PartOutcome>) {
+pub(crate) fn solve_parts(
+    instant: &Instant,
+    settings: &ContactSettings,
+) -> (Variational, Vec<PartOutcome>) {
     let n = instant.dim();
     let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
     let k_slide = instant.sliding().len();
@@ -187,12 +216,15 @@ pub(crate) fn solve_parts(instant: &Instant) -> (Variational, Vec<PartOutcome>) 
     };
     let all = parts(instant);
     let (frictional, plain): (Vec<&Part>, Vec<&Part>) = all.iter().partition(|p| p.has_friction());
+    let mut cutter = Cutter::default();
     if !plain.is_empty() {
         let part = merge(&plain);
         let solved = if is_whole(instant, &part) {
             Ok(AutoBackend::new().solve(instant))
         } else {
-            sub_instant(instant, &part).map(|sub| AutoBackend::new().solve(&sub))
+            cutter
+                .cut(instant, &part)
+                .map(|sub| AutoBackend::new().solve(&sub))
         };
         match solved {
             Ok(s) => out.scatter_plain(&part, &s),
@@ -201,25 +233,22 @@ pub(crate) fn solve_parts(instant: &Instant) -> (Variational, Vec<PartOutcome>) 
     }
     let mut outcomes = Vec::new();
     for part in frictional {
-        let sub;
-        let local = if is_whole(instant, part) {
-            instant
+        let sub = if is_whole(instant, part) {
+            None
         } else {
-            match sub_instant(instant, part) {
-                Ok(s) => {
-                    sub = s;
-                    &sub
-                }
+            match cutter.cut(instant, part) {
+                Ok(s) => Some(s),
                 Err(_) => {
                     out.worsen(Status::NumericalError);
                     continue;
                 }
             }
         };
-        let solved = solve_part(local);
+        let solved = solve_part(sub.as_ref().unwrap_or(instant), settings);
         out.scatter_part(part, &solved);
         outcomes.push(PartOutcome {
             part: part.clone(),
+            sub,
             answers: solved.answers,
             frictionless_feasible: solved.frictionless_feasible,
         });
@@ -422,7 +451,11 @@ fn effective_residuals(
 /// `dropped` emptied (`0 a = 0`), friction entries left out.
 fn without_rows(instant: &Instant, dropped: &[bool], force: Vec<f64>) -> Option<Instant> {
     if !dropped.iter().any(|&d| d) {
-        return instant.with_force(force).ok();
+        // `with_rows` leaves the friction entries (dense tangents) behind.
+        return instant
+            .with_rows(instant.equalities().clone(), instant.inequalities().clone())
+            .with_force(force)
+            .ok();
     }
     let eq = instant.equalities();
     let mut t = Vec::new();
@@ -499,6 +532,14 @@ struct Space<'a> {
     iterations: usize,
 }
 
+/// The held system's answer under some force.
+struct Held {
+    a: Vec<f64>,
+    /// Multipliers of the held rows.
+    l_e: Vec<f64>,
+    status: Status,
+}
+
 /// One consistent (or best-effort) combination of modes.
 #[derive(Debug, Clone)]
 struct Candidate {
@@ -515,14 +556,14 @@ struct Candidate {
     a: Vec<f64>,
 }
 
-fn solve_part(instant: &Instant) -> PartAnswer {
+fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
     let mut space = Space::new(instant);
     if !space.held_consistent {
         return space.answer(None, Answers::None, Status::Infeasible, 0, false);
     }
     let combos = space.combinations();
     let (best, answers, lemke_size) = match combos {
-        Some(c) if c <= MAX_ENUMERATED_MODES => {
+        Some(c) if c <= settings.max_enumerated_modes => {
             let (best, answers) = space.enumerate();
             (best, answers, 0)
         }
@@ -659,20 +700,20 @@ impl<'a> Space<'a> {
                         .ok()
                 })
         };
-        let zeros = vec![0.0; b.len()];
-        self.base = build(b);
-        self.base_zero = build(zeros);
-        let Some(base) = self.base.clone() else {
+        if !self.held.is_empty() {
+            let zeros = vec![0.0; b.len()];
+            self.base = build(b);
+            self.base_zero = build(zeros);
+        }
+        let Some(s0) = self.held_solve(inst.force().to_vec(), false) else {
             self.held_consistent = false;
             return;
         };
-        let s0 = self.direct.solve(&base);
-        self.iterations += s0.iterations;
-        if !s0.is_solved() {
+        if s0.status != Status::Solved {
             self.held_consistent = false;
             return;
         }
-        self.a0 = s0.acceleration;
+        self.a0 = s0.a;
         let k = self.cs.len();
         let mut y = Vec::with_capacity(k);
         for c in 0..k {
@@ -727,12 +768,42 @@ impl<'a> Space<'a> {
     /// `M_E^-1 f`: the acceleration a generalized force causes with the
     /// held rows in place.
     fn response(&mut self, f: Vec<f64>) -> Vec<f64> {
-        let Some(inst) = self.base_zero.as_ref().and_then(|b| b.with_force(f).ok()) else {
-            return vec![f64::NAN; self.instant.dim()];
+        match self.held_solve(f, true) {
+            Some(s) => s.a,
+            None => vec![f64::NAN; self.instant.dim()],
+        }
+    }
+
+    /// The held system under the force `f` (right-hand sides `b_E`, or zero
+    /// for a response): by the direct backend, or by `M` alone when no
+    /// row is held (the common case of free bodies touching the ground).
+    fn held_solve(&mut self, f: Vec<f64>, zero_rhs: bool) -> Option<Held> {
+        if self.held.is_empty() {
+            let mut a = f;
+            if a.iter().any(|x| !x.is_finite()) {
+                return None;
+            }
+            self.instant.solve_mass_in_place(&mut a);
+            self.iterations += 1;
+            return Some(Held {
+                a,
+                l_e: Vec::new(),
+                status: Status::Solved,
+            });
+        }
+        let base = if zero_rhs {
+            &self.base_zero
+        } else {
+            &self.base
         };
+        let inst = base.as_ref()?.with_force(f).ok()?;
         let s = self.direct.solve(&inst);
         self.iterations += s.iterations;
-        s.acceleration
+        Some(Held {
+            a: s.acceleration,
+            l_e: s.multipliers_eq,
+            status: s.status,
+        })
     }
 
     /// The number of mode combinations, `None` on overflow.
@@ -1229,20 +1300,17 @@ impl<'a> Space<'a> {
                 *x -= f * t;
             }
         }
-        let finished = self
-            .base
-            .as_ref()
-            .and_then(|b| b.with_force(total).ok())
-            .map(|b| self.direct.solve(&b));
+        let iterations = self.iterations;
+        let finished = self.held_solve(total, false);
+        ans.iterations += self.iterations - iterations;
         match finished {
             Some(s) => {
-                ans.iterations += s.iterations;
-                if !s.is_solved() && severity(s.status) > severity(ans.status) {
+                if severity(s.status) > severity(ans.status) {
                     ans.status = s.status;
                 }
-                ans.a = s.acceleration;
+                ans.a = s.a;
                 for (t, &r) in self.held.iter().enumerate() {
-                    ans.l_eq[r] = s.multipliers_eq[t];
+                    ans.l_eq[r] = s.l_e[t];
                 }
             }
             None => {
@@ -1277,7 +1345,8 @@ impl<'a> Space<'a> {
             };
             ans.normal_forces[k_slide + j] = c.lambda[s.normal];
             ans.tangential_forces[j] = c.lambda[s.tangent];
-            ans.slipping[j] = slipping;
+            // The tangent row does not hold when the contact slips or opens.
+            ans.slipping[j] = slipping || separates(s.normal);
         }
         ans
     }

@@ -84,6 +84,9 @@ mod system;
 pub use check::{
     check, Block, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS,
 };
-pub use contact::{variational, Answers, Mode, Variational, MAX_ENUMERATED_MODES};
+pub use contact::{
+    variational, variational_with, Answers, ContactSettings, Mode, Variational,
+    MAX_ENUMERATED_MODES,
+};
 pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};
 pub use sticking::{sticking, sticking_checks, Sticking, StickingCheck};

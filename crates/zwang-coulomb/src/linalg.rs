@@ -19,6 +19,19 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
     if n == 0 {
         return (Vec::new(), 0.0);
     }
+    if n == 1 {
+        // One row: the same decisions as below, without the factorization's
+        // setup (independent contacts are all 1 x 1).
+        let (a00, b0) = (a[(0, 0)], b[0]);
+        let x = if a00 != 0.0 && a00.is_finite() {
+            b0 / a00
+        } else {
+            0.0
+        };
+        let x = vec![x];
+        let residual = relative_residual(a, &x, b);
+        return (x, residual);
+    }
     let rhs = Mat::from_fn(n, 1, |i, _| b[i]);
     let lu = a.full_piv_lu();
     let u = lu.U();
@@ -87,6 +100,10 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
     if n == 0 {
         return Mat::zeros(0, 0);
     }
+    if n == 1 {
+        let d = a[(0, 0)];
+        return Mat::from_fn(1, 1, |_, _| if d > 0.0 { 1.0 / d } else { 0.0 });
+    }
     let Ok(evd) = a.self_adjoint_eigen(Side::Lower) else {
         return Mat::from_fn(n, n, |_, _| f64::NAN);
     };
@@ -107,8 +124,23 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
 
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one).
 pub(crate) fn spectral_radius(a: &Mat<f64>) -> f64 {
-    if a.nrows() == 0 {
-        return 0.0;
+    match a.nrows() {
+        0 => return 0.0,
+        1 => return a[(0, 0)].abs(),
+        2 => {
+            // Roots of l^2 - tr l + det: complex pairs have modulus sqrt(det).
+            let (tr, det) = (
+                a[(0, 0)] + a[(1, 1)],
+                a[(0, 0)] * a[(1, 1)] - a[(0, 1)] * a[(1, 0)],
+            );
+            let disc = tr * tr / 4.0 - det;
+            return if disc >= 0.0 {
+                tr.abs() / 2.0 + disc.sqrt()
+            } else {
+                det.abs().sqrt()
+            };
+        }
+        _ => {}
     }
     match a.eigenvalues() {
         Ok(ev) => ev.iter().map(|z| z.re.hypot(z.im)).fold(0.0, f64::max),
@@ -123,6 +155,9 @@ pub(crate) fn normalized_det(a: &Mat<f64>) -> f64 {
     let n = a.nrows();
     if n == 0 {
         return 1.0;
+    }
+    if n == 1 {
+        return a[(0, 0)].signum() * f64::from(u8::from(a[(0, 0)] != 0.0));
     }
     let mut bound = 1.0;
     for j in 0..n {
