@@ -7,7 +7,7 @@ use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, Operators, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
-use zwang_instant::{Instant, RowRef, RowSet};
+use zwang_instant::{Instant, RowRef, RowSet, SlidingContact};
 
 /// A coupling entry whose size is below this fraction of its
 /// Cauchy-Schwarz bound `mu sqrt(D_ii T_jj)` counts as zero (a vertical rod
@@ -127,7 +127,9 @@ pub struct Report {
 /// part (rows and columns in the order of `contacts`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
-    /// Indices into `Instant::sliding()`.
+    /// Indices into `Instant::sliding()`; `k + j` (with `k` friction
+    /// entries) for sticking entry `j` when it must slip and is analysed as
+    /// the sliding contact it becomes.
     pub contacts: Vec<usize>,
     /// `D = J_n M_E^-1 J_n^T`, the Delassus operator of the sliding normals
     /// in the system the other closed rows leave free (`M_E^-1`).
@@ -160,7 +162,9 @@ impl Report {
             let x = pick(b);
             for (p, &i) in b.contacts.iter().enumerate() {
                 for (q, &j) in b.contacts.iter().enumerate() {
-                    m[i][j] = x[p][q];
+                    if i < k && j < k {
+                        m[i][j] = x[p][q];
+                    }
                 }
             }
         }
@@ -268,10 +272,38 @@ pub fn check(instant: &Instant) -> Report {
             .copied()
             .filter(|&j| solved.modes[k + j] == Mode::Slide)
             .collect();
+        // A sticking entry that must slip is analysed as the sliding
+        // contact it becomes: its tangent row, slipping the way the answer
+        // accelerates.
+        let eq = instant.equalities();
+        let extras: Vec<SlidingContact> = slipping
+            .iter()
+            .map(|&j| {
+                let c = &instant.sticking()[j];
+                let mut tangent = vec![0.0; instant.dim()];
+                if let Some(row) = eq.matrix().outer_view(c.tangent_row) {
+                    for (col, &v) in row.iter() {
+                        tangent[col] = v;
+                    }
+                }
+                let at = eq.row_dot(c.tangent_row, a) - eq.rhs()[c.tangent_row];
+                SlidingContact {
+                    normal: c.normal,
+                    tangent,
+                    mu: c.mu,
+                    slip: if at >= 0.0 { 1.0 } else { -1.0 },
+                }
+            })
+            .collect();
         let mut verdict = Verdict::Equivalent;
         let mut reason = String::new();
-        if !reduced.sliding.is_empty() {
-            let sub = if is_whole(instant, &reduced) {
+        if !reduced.sliding.is_empty() || !extras.is_empty() {
+            let sub = if !extras.is_empty() {
+                match cutter.cut_with(instant, &reduced, &extras) {
+                    Ok(s) => Cow::Owned(s),
+                    Err(_) => continue,
+                }
+            } else if is_whole(instant, &reduced) {
                 Cow::Borrowed(instant)
             } else if reduced == *part && out.sub.is_some() {
                 Cow::Borrowed(out.sub.as_ref().expect("checked"))
@@ -287,6 +319,7 @@ pub fn check(instant: &Instant) -> Report {
                     .sliding
                     .iter()
                     .map(|&i| instant.sliding()[i].normal)
+                    .chain(extras.iter().map(|c| c.normal))
                     .collect();
                 let held_eq = reduced.eq_rows.iter().enumerate().filter(|&(_, &r)| {
                     let free_tangent = part.sticking.iter().any(|&j| {
@@ -320,14 +353,24 @@ pub fn check(instant: &Instant) -> Report {
             let local = check_part(&sub, other);
             verdict = local.verdict;
             reason = local.reason;
-            for (li, c) in local.contacts.into_iter().enumerate() {
+            let own = reduced.sliding.len();
+            // Local contact `li`: a friction entry, or (past `own`) a
+            // slipping sticking entry, numbered `k + j` in the blocks.
+            let global = |li: usize| {
+                if li < own {
+                    reduced.sliding[li]
+                } else {
+                    k + slipping[li - own]
+                }
+            };
+            for (li, c) in local.contacts.into_iter().enumerate().take(own) {
                 let i = reduced.sliding[li];
                 report.contacts[i] = ContactReport { index: i, ..c };
                 report.free_normal_acceleration[i] = local.free_normal_acceleration[li];
             }
             for b in local.blocks {
                 report.blocks.push(Block {
-                    contacts: b.contacts.iter().map(|&li| reduced.sliding[li]).collect(),
+                    contacts: b.contacts.iter().map(|&li| global(li)).collect(),
                     ..b
                 });
             }
@@ -371,14 +414,14 @@ pub fn check(instant: &Instant) -> Report {
                 report.contacts[i].verdict = v;
             }
         }
-        if !slipping.is_empty() && verdict < Verdict::NotEquivalent {
-            verdict = Verdict::NotEquivalent;
+        if !slipping.is_empty() {
             reason = format!(
-                "Sticking contact{} {:?} must slip (the force that holds it would leave the friction \
-                 cone): its friction then depends on its normal force, and the QP with its tangent \
-                 row held is not the motion.",
+                "{reason} Sticking contact{} {:?} must slip (the force that would hold {} leaves \
+                 the friction cone), so the QP that holds its tangent row is not the motion; it is \
+                 judged above as the sliding contact it becomes.",
                 if slipping.len() > 1 { "s" } else { "" },
-                slipping
+                slipping,
+                if slipping.len() > 1 { "them" } else { "it" },
             );
         }
         if reduced.sliding.is_empty() && slipping.is_empty() && reason.is_empty() {
@@ -445,7 +488,7 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
     let mut contacts = Contacts::new(instant);
     let other = match other {
         Some(rows) => rows,
-        None => contacts.solve_coupled().other_rows,
+        None => contacts.solve_coupled(),
     };
     let ops = contacts.operators(&other);
     let u = contacts.normals.len();

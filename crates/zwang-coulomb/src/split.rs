@@ -165,13 +165,24 @@ impl Cutter {
     /// `k` of the sub-instant is `part.coords[k]`, and so on for rows and
     /// entries).
     pub fn cut(&mut self, instant: &Instant, part: &Part) -> Result<Instant, InstantError> {
+        self.cut_with(instant, part, &[])
+    }
+
+    /// [`Cutter::cut`] with more sliding contacts (normals and tangents in
+    /// the whole instant's numbering), appended after the part's own.
+    pub fn cut_with(
+        &mut self,
+        instant: &Instant,
+        part: &Part,
+        extra: &[SlidingContact],
+    ) -> Result<Instant, InstantError> {
         if self.local.len() != instant.dim() {
             self.local = vec![usize::MAX; instant.dim()];
         }
         for (k, &j) in part.coords.iter().enumerate() {
             self.local[j] = k;
         }
-        let sub = sub_instant(instant, part, &self.local);
+        let sub = sub_instant(instant, part, &self.local, extra);
         for &j in &part.coords {
             self.local[j] = usize::MAX;
         }
@@ -179,7 +190,12 @@ impl Cutter {
     }
 }
 
-fn sub_instant(instant: &Instant, part: &Part, local: &[usize]) -> Result<Instant, InstantError> {
+fn sub_instant(
+    instant: &Instant,
+    part: &Part,
+    local: &[usize],
+    extra: &[SlidingContact],
+) -> Result<Instant, InstantError> {
     let n = part.coords.len();
     let mass = instant.mass();
     let mut m = Vec::new();
@@ -224,8 +240,12 @@ fn sub_instant(instant: &Instant, part: &Part, local: &[usize]) -> Result<Instan
     let mut builder = Instant::builder(matrix_from_triplets("mass", (n, n), m)?, force)
         .equalities(a_eq, b_eq)
         .inequalities(a_in, b_in);
-    for &i in &part.sliding {
-        let c = &instant.sliding()[i];
+    for c in part
+        .sliding
+        .iter()
+        .map(|&i| &instant.sliding()[i])
+        .chain(extra)
+    {
         builder = builder.sliding(SlidingContact {
             normal: local_row(c.normal),
             tangent: part.coords.iter().map(|&j| c.tangent[j]).collect(),

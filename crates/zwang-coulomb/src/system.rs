@@ -10,7 +10,6 @@
 use crate::linalg::{psd_pinv, solve_square};
 use faer::Mat;
 use zwang_instant::{Instant, RowRef, RowSet};
-use zwang_qp::Status;
 
 /// Relative tolerance on signs: a multiplier above `-SIGN_TOL * |lambda|`
 /// counts as non-negative, a slack above `-SIGN_TOL * |row| |a|` as
@@ -33,22 +32,6 @@ pub(crate) struct Contacts<'a> {
     minv_force: Vec<f64>,
     minv_tangent: Vec<Vec<f64>>,
     minv_rows: Vec<Option<Vec<f64>>>,
-}
-
-/// The outcome of the coupled (variational) solve.
-pub(crate) struct Coupled {
-    pub status: Status,
-    pub acceleration: Vec<f64>,
-    pub lambda_eq: Vec<f64>,
-    pub lambda_in: Vec<f64>,
-    /// The rows other than the sliding normals kept as equalities: all the
-    /// other equality rows and the active inequality rows.
-    pub other_rows: Vec<RowRef>,
-    /// Unilateral normals (indices into `normals`) whose multiplier came
-    /// out negative.
-    pub separating: Vec<usize>,
-    /// Active-set rounds (one linear solve each).
-    pub rounds: usize,
 }
 
 /// `D`, `C` before the `mu S` scaling, and the free normal acceleration, on
@@ -235,11 +218,13 @@ impl<'a> Contacts<'a> {
         (a, lambda, residual)
     }
 
-    /// The variational (Newton) answer with the sliding normals closed:
-    /// a small active-set loop decides the other inequality rows (add the
-    /// most violated, drop the most negative multiplier) and the sign of
-    /// each bilateral normal force (the friction goes with `|lambda_n|`).
-    pub fn solve_coupled(&mut self) -> Coupled {
+    /// The rows other than the sliding normals that the coupled solve with
+    /// every sliding normal closed keeps active: a small active-set loop
+    /// decides the other inequality rows (add the most violated, drop the
+    /// most negative multiplier) and the sign of each bilateral normal force
+    /// (the friction goes with `|lambda_n|`). The checker's reference for
+    /// parts whose contact problem has no single answer (Painleve).
+    pub fn solve_coupled(&mut self) -> Vec<RowRef> {
         let instant = self.instant;
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let normals = self.normals.clone();
@@ -248,15 +233,12 @@ impl<'a> Contacts<'a> {
         let mut active: Vec<bool> = vec![true; m_in];
         let mut sigma = vec![1.0; self.normals.len()];
         let limit = 4 * (m_in + self.normals.len()) + 8;
-        let mut status = Status::NotConverged;
-        let (mut a, mut l_eq, mut l_in) =
-            (vec![0.0; instant.dim()], vec![0.0; m_eq], vec![0.0; m_in]);
+        let (mut l_eq, mut l_in) = (vec![0.0; m_eq], vec![0.0; m_in]);
         let (mut rounds, mut reopened) = (0, false);
         while rounds < limit {
             rounds += 1;
             let rows: Vec<RowRef> = active_rows(m_eq, &active).collect();
-            let (acc, lambda, residual) = self.solve_rows(&rows, &sigma);
-            a = acc;
+            let (a, lambda, residual) = self.solve_rows(&rows, &sigma);
             l_eq.iter_mut().for_each(|x| *x = 0.0);
             l_in.iter_mut().for_each(|x| *x = 0.0);
             for (r, l) in rows.iter().zip(&lambda) {
@@ -283,11 +265,6 @@ impl<'a> Contacts<'a> {
                     reopened = true;
                     continue;
                 }
-                status = if residual.is_finite() {
-                    Status::Infeasible
-                } else {
-                    Status::NumericalError
-                };
                 break;
             }
             let l_tol = SIGN_TOL * lambda.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -337,30 +314,12 @@ impl<'a> Contacts<'a> {
                 }
             }
             if !flipped {
-                status = Status::Solved;
                 break;
             }
         }
-        let forces = self.normal_forces(&l_eq, &l_in);
-        let l_tol = SIGN_TOL * forces.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let separating: Vec<usize> = (0..self.normals.len())
-            .filter(|&u| !self.bilateral[u] && forces[u] < -l_tol)
-            .collect();
-        if status == Status::Solved && !separating.is_empty() {
-            status = Status::Infeasible;
-        }
-        let other_rows = active_rows(m_eq, &active)
+        active_rows(m_eq, &active)
             .filter(|&r| !is_normal(r))
-            .collect();
-        Coupled {
-            status,
-            acceleration: a,
-            lambda_eq: l_eq,
-            lambda_in: l_in,
-            other_rows,
-            separating,
-            rounds,
-        }
+            .collect()
     }
 
     /// The contact operators with the rows `other` held as equalities:

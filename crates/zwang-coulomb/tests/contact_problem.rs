@@ -12,7 +12,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-use zwang_coulomb::{variational, variational_with, Answers, ContactSettings, Mode};
+use zwang_coulomb::{
+    check, variational, variational_with, Answers, ContactSettings, Mode, Verdict,
+};
 use zwang_instant::{
     matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
 };
@@ -240,6 +242,14 @@ fn random_scenes_satisfy_every_law_and_lemke_agrees() {
         *seen
             .entry(format!("answers {}", var.answers.as_str()))
             .or_default() += 1;
+        // The checker speaks of the same answer: Painleve exactly where the
+        // contact problem has none or several.
+        let verdict = check(&instant).verdict;
+        match var.answers {
+            Answers::Several => assert_eq!(verdict, Verdict::PainleveIndeterminate),
+            Answers::None => assert_eq!(verdict, Verdict::PainleveInconsistent),
+            _ => assert!(!verdict.is_painleve(), "{verdict}"),
+        }
         match var.answers {
             Answers::One => {
                 assert_eq!(var.solution.status, Status::Solved);

@@ -481,3 +481,170 @@ fn other_inequality_rows_open_and_close() {
         }
     }
 }
+
+/// A particle of mass 1 on a floor (`a_y >= 0`), `q = (x, y)`.
+fn particle(
+    force: [f64; 2],
+    entry: impl FnOnce(zwang_instant::InstantBuilder) -> zwang_instant::InstantBuilder,
+) -> Instant {
+    let b = Instant::builder(dense("mass", &[&[1.0, 0.0], &[0.0, 1.0]]), force.to_vec())
+        .inequalities(dense("inequalities.A", &[&[0.0, 1.0]]), vec![0.0]);
+    entry(b).build().unwrap()
+}
+
+fn slide(mu: f64) -> impl FnOnce(zwang_instant::InstantBuilder) -> zwang_instant::InstantBuilder {
+    move |b| {
+        b.sliding(SlidingContact {
+            normal: INEQ0,
+            tangent: vec![1.0, 0.0],
+            mu,
+            slip: 1.0,
+        })
+    }
+}
+
+/// Sliding (`mu = 0.3`, `s = +1`) with a net upward force of 5.19: the
+/// contact opens, `a = (0, 5.19)`, no normal force and no friction. (Kept
+/// closed, the normal force would be `-5.19`.)
+#[test]
+fn lift_off_opens_the_contact() {
+    let instant = particle([0.0, 5.19], slide(0.3));
+    let var = variational(&instant);
+    assert_eq!(var.solution.status, Status::Solved);
+    assert_eq!(var.modes, vec![Mode::Open]);
+    assert_eq!(var.solution.acceleration, vec![0.0, 5.19]);
+    assert_eq!(var.normal_forces, vec![0.0]);
+    assert_eq!(var.friction_force, vec![0.0, 0.0]);
+    let r = check(&instant);
+    assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
+    assert!(r.contacts[0].reason.starts_with("Open"));
+}
+
+/// At rest on the floor (sticking row `a_x = 0`), pushed by `f`: with
+/// `mu = 0.3` the cone holds `|lambda_t| <= 0.3 g = 2.943`. `f = 2` sticks
+/// (`lambda_t = -2`); `f = 5` slips in `+x` with `lambda_t = -2.943`,
+/// `a_x = 5 - 2.943`; `f = 2.943` sits on the cone's edge and sticks
+/// (`a = 0`: slipping there gives the same motion).
+#[test]
+fn stick_then_slip_then_the_edge() {
+    let stick = |b: zwang_instant::InstantBuilder| {
+        b.equalities(dense("equalities.A", &[&[1.0, 0.0]]), vec![0.0])
+            .sticking(StickingContact {
+                normal: INEQ0,
+                tangent_row: 0,
+                mu: 0.3,
+            })
+    };
+    let edge = 0.3 * G;
+    for (f, mode, ax, lt) in [
+        (2.0, Mode::Stick, 0.0, -2.0),
+        (5.0, Mode::Slide, 5.0 - edge, -edge),
+        (edge, Mode::Stick, 0.0, -edge),
+        (-5.0, Mode::Slide, -5.0 + edge, edge),
+    ] {
+        let instant = particle([f, -G], stick);
+        let var = variational(&instant);
+        assert_eq!(var.answers, Answers::One, "f = {f}");
+        assert_eq!(var.modes, vec![mode], "f = {f}");
+        assert!((var.solution.acceleration[0] - ax).abs() < 1e-12, "f = {f}");
+        assert!(var.solution.acceleration[1].abs() < 1e-12);
+        assert!((var.tangential_forces[0] - lt).abs() < 1e-12, "f = {f}");
+        assert!((var.normal_forces[0] - G).abs() < 1e-12);
+        assert!(var.solution.residuals.max() < 1e-13);
+        // A particle's normal force does not feel its friction: equivalent.
+        assert_eq!(check(&instant).verdict, Verdict::Equivalent);
+    }
+}
+
+/// A degenerate contact: gap acceleration and force both zero (pushed
+/// sideways, no weight). Open and closed are the same motion: one answer,
+/// `a = (1, 0)`, no force.
+#[test]
+fn degenerate_contact_has_one_answer() {
+    let instant = particle([1.0, 0.0], slide(0.5));
+    let var = variational(&instant);
+    assert_eq!(var.answers, Answers::One);
+    assert_eq!(var.solution.acceleration, vec![1.0, 0.0]);
+    assert_eq!(var.normal_forces, vec![0.0]);
+}
+
+/// The floor row written twice: without friction the motion is unique
+/// (`a = 0`, the two forces add up to `g`); with friction on the first copy
+/// only, the split of `g` between the copies moves the friction, so the
+/// motion is not decided: several answers (`a_x` from `0` to `-0.5 g`).
+#[test]
+fn duplicated_rows() {
+    let make = |friction: bool| {
+        let mut b = Instant::builder(dense("mass", &[&[1.0, 0.0], &[0.0, 1.0]]), vec![0.0, -G])
+            .inequalities(
+                dense("inequalities.A", &[&[0.0, 1.0], &[0.0, 1.0]]),
+                vec![0.0, 0.0],
+            );
+        if friction {
+            b = b.sliding(SlidingContact {
+                normal: INEQ0,
+                tangent: vec![1.0, 0.0],
+                mu: 0.5,
+                slip: 1.0,
+            });
+        } else {
+            b = b.sliding(SlidingContact {
+                normal: INEQ0,
+                tangent: vec![1.0, 0.0],
+                mu: 0.0,
+                slip: 1.0,
+            });
+        }
+        b.build().unwrap()
+    };
+    let smooth = variational(&make(false));
+    assert_eq!(smooth.answers, Answers::One);
+    assert!(smooth.solution.acceleration.iter().all(|x| x.abs() < 1e-12));
+    let l = &smooth.solution.multipliers_in;
+    assert!((l[0] + l[1] - G).abs() < 1e-12 && l[0] >= 0.0 && l[1] >= 0.0);
+    let rough = variational(&make(true));
+    assert_eq!(rough.answers, Answers::Several);
+    assert_eq!(check(&make(true)).verdict, Verdict::PainleveIndeterminate);
+}
+
+/// A plate (`q = (x, y, th)`, `m = 2`, `J = 1`) sliding on 13 contacts at
+/// `x_i = -1.2, -1.0, ..., 1.2` (rows `y'' + x_i th'' >= 0`), each with
+/// `mu = 0.4` along `(1, 0, 0)`, pushed by `f = 10`: `2^13` mode
+/// combinations is beyond the enumeration, so Lemke's method solves it.
+/// The forces add up to `m g` (their split is not unique, the motion is):
+/// `a = ((f - mu m g) / m, 0, 0)`.
+#[test]
+fn beyond_the_enumeration_limit() {
+    let (m, f, mu) = (2.0, 10.0, 0.4);
+    let k = 13;
+    let rows: Vec<Vec<f64>> = (0..k)
+        .map(|i| vec![0.0, 1.0, -1.2 + 0.2 * i as f64])
+        .collect();
+    let mut b = Instant::builder(
+        dense("mass", &[&[m, 0.0, 0.0], &[0.0, m, 0.0], &[0.0, 0.0, 1.0]]),
+        vec![f, -m * G, 0.0],
+    )
+    .inequalities(dense("inequalities.A", &as_slices(&rows)), vec![0.0; k]);
+    for row in 0..k {
+        b = b.sliding(SlidingContact {
+            normal: RowRef {
+                set: RowSet::Inequalities,
+                row,
+            },
+            tangent: vec![1.0, 0.0, 0.0],
+            mu,
+            slip: 1.0,
+        });
+    }
+    let instant = b.build().unwrap();
+    let var = variational(&instant);
+    assert_eq!(var.answers, Answers::Found);
+    assert_eq!(var.lemke_size, k);
+    let want = [(f - mu * m * G) / m, 0.0, 0.0];
+    for (x, w) in var.solution.acceleration.iter().zip(want) {
+        assert!((x - w).abs() < 1e-10, "{x} vs {w}");
+    }
+    let total: f64 = var.solution.multipliers_in.iter().sum();
+    assert!((total - m * G).abs() < 1e-10);
+    assert!(var.solution.multipliers_in.iter().all(|&l| l >= -1e-12));
+}
