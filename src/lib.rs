@@ -10,13 +10,17 @@
 //! - [`forms`]: the variational forms (multipliers, Udwadia-Kalaba, null
 //!   space) as independent references;
 //! - [`coulomb`]: Coulomb friction, the equivalence checker and the rigid
-//!   rod of Yao and Gao.
+//!   rod of Yao and Gao;
+//! - [`harness`]: every form on an instant or a folder of them, their
+//!   differences, the verdicts, Markdown and CSV tables.
 //!
-//! The command line `zwang` (crate `zwang-cli`) is built from the same
-//! crates.
+//! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
+//! the root of the repository) is built from the same crates; this facade
+//! does not depend on it.
 
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
+pub use zwang_harness as harness;
 pub use zwang_instant as instant;
 pub use zwang_qp as qp;
 

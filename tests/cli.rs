@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{numbers, repo, stderr, stdout, zwang};
+use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 
 /// Each file of `tests/data/malformed` and the key its error must name.
 const MALFORMED: [(&str, &str); 28] = [
@@ -313,7 +313,7 @@ fn unknown_keys_warn_and_solve() {
 /// `-` reads the instant from standard input.
 #[test]
 fn standard_input() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zwang"))
+    let mut child = Command::new(zwang_bin())
         .args(["solve", "-", "--json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

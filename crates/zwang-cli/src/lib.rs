@@ -36,10 +36,8 @@
 
 mod check;
 mod compare;
-mod json;
 mod solve;
 mod suite;
-mod table;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;

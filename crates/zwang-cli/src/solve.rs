@@ -1,15 +1,16 @@
 //! `zwang solve`: one instant file, one or every backend; the variational
 //! form for an instant with Coulomb friction.
 
-use crate::check::checked;
-use crate::json::{cone_checks, pretty, MaxDifference, SolutionJson, StickingJson};
-use crate::{emit, load, one_line, table, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+use crate::{emit, load, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::builder::PossibleValuesParser;
 use serde::ser::{Serialize, Serializer};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use zwang_coulomb::{variational, StickingCheck, Variational, Verdict};
+use zwang_harness::json::{cone_checks, pretty, SolutionJson, StickingJson};
+use zwang_harness::table::{self, Run, NOT_APPLICABLE};
+use zwang_harness::{checked, MaxDifference};
 use zwang_instant::Instant;
 use zwang_qp::{backend_by_name, Solution, BACKEND_NAMES};
 
@@ -17,8 +18,6 @@ use zwang_qp::{backend_by_name, Solution, BACKEND_NAMES};
 const DEFAULT_BACKEND: &str = "auto";
 /// The `--backend` value that runs every backend.
 const ALL: &str = "all";
-/// The status of a backend that does not apply to the instant.
-pub(crate) const NOT_APPLICABLE: &str = "not_applicable";
 
 /// Solve one instant: accelerations, multipliers, compulsion, residuals.
 ///
@@ -275,14 +274,6 @@ fn sticking_text(sticking: &[StickingCheck]) -> String {
     } else {
         format!("\n{t}")
     }
-}
-
-/// One backend's answer, under the name it was asked for (the solution's
-/// own `backend` says which solver actually ran, e.g. `auto` -> `direct`);
-/// `None` when the backend does not apply to the instant.
-pub(crate) struct Run<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) solution: Option<Solution>,
 }
 
 /// The `zwang solve --json` object: the answer's keys, the form, and what

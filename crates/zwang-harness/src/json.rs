@@ -1,6 +1,6 @@
-//! The JSON pieces that several commands print: a solution in the
-//! instant-file output format, a sticking contact's cone check, and the
-//! largest differences between answers.
+//! The JSON pieces that several reports share: a solution in the
+//! instant-file output format (`docs/instant-format.md`), a sticking
+//! contact's cone check, and the largest differences between answers.
 //!
 //! serde_json writes a non-finite number as `null`, so the output stays
 //! JSON even for the answer of a failed solve or an infinite cone ratio.
@@ -9,9 +9,12 @@ use zwang_coulomb::StickingCheck;
 use zwang_instant::Instant;
 use zwang_qp::Solution;
 
-/// The output object of the instant-file format for one solution.
+/// The output object of the instant-file format for one solution:
+/// `status`, `acceleration`, `multipliers` {`equalities`, `inequalities`},
+/// `compulsion`, `backend`, `residuals` {`stationarity`, `equalities`,
+/// `inequalities`, `complementarity`} and `iterations`.
 #[derive(serde::Serialize)]
-pub(crate) struct SolutionJson<'a> {
+pub struct SolutionJson<'a> {
     status: &'static str,
     acceleration: &'a [f64],
     multipliers: MultipliersJson<'a>,
@@ -60,7 +63,7 @@ impl<'a> From<&'a Solution> for SolutionJson<'a> {
 /// One sticking contact against its friction cone (`ratio` is `null` when
 /// infinite: a tangential force with no normal force).
 #[derive(serde::Serialize)]
-pub(crate) struct StickingJson {
+pub struct StickingJson {
     index: usize,
     normal_force: f64,
     tangential_force: f64,
@@ -83,7 +86,7 @@ impl From<&StickingCheck> for StickingJson {
 /// The cone checks of the instant's sticking contacts on `solution`; none
 /// when the solution has no multiplier per row to check them with (a
 /// failed solve, the null-space form).
-pub(crate) fn cone_checks(instant: &Instant, solution: &Solution) -> Vec<StickingCheck> {
+pub fn cone_checks(instant: &Instant, solution: &Solution) -> Vec<StickingCheck> {
     if instant.sticking().is_empty() || !has_every_multiplier(instant, solution) {
         return Vec::new();
     }
@@ -98,18 +101,18 @@ fn has_every_multiplier(instant: &Instant, solution: &Solution) -> bool {
 
 /// The largest absolute differences between answers to one instant.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub(crate) struct MaxDifference {
+pub struct MaxDifference {
     /// Over every coordinate of `a`; `None` when fewer than two answers.
-    pub(crate) acceleration: Option<f64>,
+    pub acceleration: Option<f64>,
     /// Over every multiplier, equalities and inequalities together, among
     /// the answers that have one per row (the null-space form has none);
     /// `None` when fewer than two of them.
-    pub(crate) multipliers: Option<f64>,
+    pub multipliers: Option<f64>,
 }
 
 impl MaxDifference {
     /// Between the solved answers among `solutions`.
-    pub(crate) fn of<'s>(
+    pub fn of<'s>(
         instant: &Instant,
         solutions: impl IntoIterator<Item = &'s Solution>,
     ) -> MaxDifference {
@@ -153,7 +156,7 @@ fn spread(vectors: &[Vec<f64>]) -> Option<f64> {
 
 /// Pretty JSON with a final newline. Serializing plain structs of numbers
 /// and strings cannot fail.
-pub(crate) fn pretty<T: serde::Serialize>(value: &T) -> String {
+pub fn pretty<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value)
         .map(|t| t + "\n")
         .unwrap_or_default()

@@ -1,10 +1,25 @@
-//! The readable output of `zwang solve` and `zwang compare FILE`: one
-//! column per backend or form, one line per quantity (status, solver, `Z`,
-//! residuals, then every coordinate and every multiplier).
+//! The readable table of several answers to one instant, as `zwang solve`
+//! and `zwang compare FILE` print it: one column per backend or form, one
+//! line per quantity (status, solver, `Z`, residuals, then every coordinate
+//! and every multiplier), and the short number formats of the tables.
 
-use crate::solve::{Run, NOT_APPLICABLE};
 use std::path::Path;
 use zwang_qp::Solution;
+
+/// The status shown for a backend or form that does not apply to the
+/// instant.
+pub const NOT_APPLICABLE: &str = "not_applicable";
+
+/// One backend's or form's answer, under the name it was asked for (the
+/// solution's own `backend` says which solver actually ran, e.g. `auto` ->
+/// `direct`).
+#[derive(Debug, Clone)]
+pub struct Run<'a> {
+    /// The column heading.
+    pub name: &'a str,
+    /// The answer; `None` when the backend does not apply to the instant.
+    pub solution: Option<Solution>,
+}
 
 /// Longer vectors are cut after this many entries (`--json` has them all).
 const MAX_ENTRIES: usize = 20;
@@ -13,7 +28,7 @@ const MAX_ENTRIES: usize = 20;
 type Vector = fn(&Solution) -> &[f64];
 
 /// The heading of a table: the instant's name and its file.
-pub(crate) fn title(name: Option<&str>, file: &Path) -> String {
+pub fn title(name: Option<&str>, file: &Path) -> String {
     match name {
         Some(name) => format!("{name} ({})", file.display()),
         None => file.display().to_string(),
@@ -22,7 +37,7 @@ pub(crate) fn title(name: Option<&str>, file: &Path) -> String {
 
 /// The table for the runs on one instant, under `title`; the `extra`
 /// lines (a label and a cell per run) follow the residuals.
-pub(crate) fn render(title: &str, runs: &[Run], extra: Vec<(String, Vec<String>)>) -> String {
+pub fn render(title: &str, runs: &[Run], extra: Vec<(String, Vec<String>)>) -> String {
     // A backend that does not apply has a status and blanks.
     let cells = |cell: &dyn Fn(&Solution) -> String| -> Vec<String> {
         runs.iter()
@@ -115,7 +130,7 @@ pub(crate) fn render(title: &str, runs: &[Run], extra: Vec<(String, Vec<String>)
 }
 
 /// Six significant digits, plain where that is short, scientific otherwise.
-pub(crate) fn number(x: f64) -> String {
+pub fn number(x: f64) -> String {
     if x == 0.0 {
         return "0".to_owned();
     }
@@ -136,7 +151,7 @@ pub(crate) fn number(x: f64) -> String {
 }
 
 /// Residuals (and differences) only need their order of magnitude.
-pub(crate) fn residual(x: f64) -> String {
+pub fn residual(x: f64) -> String {
     if x == 0.0 {
         "0".to_owned()
     } else {

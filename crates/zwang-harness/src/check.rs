@@ -1,0 +1,149 @@
+//! The checker's verdict on one instant, with the sticking contacts' cone
+//! checks: what `zwang check` prints.
+
+use crate::json::{cone_checks, StickingJson};
+use std::fmt::Write as _;
+use zwang_coulomb::{check, variational, Report, StickingCheck};
+use zwang_instant::Instant;
+
+/// The reason given for an instant without sliding contacts, in the
+/// words of the file (the checker's own sentence speaks of contacts).
+const NO_FRICTION: &str = "No Coulomb friction (no `friction` entries): no applied force depends \
+                           on a constraint force, so the minimum (QP) form is exact.";
+
+/// The checker's report, with the sticking contacts' cone checks folded
+/// into the reason.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The checker's report (`zwang_coulomb::check`); without `friction`
+    /// entries its reason says so in the words of the file.
+    pub report: Report,
+    /// The cone check of every `sticking` entry on the Newton answer
+    /// (empty without sticking entries or without multipliers to check).
+    pub sticking: Vec<StickingCheck>,
+}
+
+/// Runs the checker; the sticking contacts are checked on the Newton
+/// answer (the variational one, plain multipliers without friction).
+pub fn checked(instant: &Instant) -> Checked {
+    let mut report = check(instant);
+    if instant.sliding().is_empty() {
+        report.reason = NO_FRICTION.into();
+    }
+    let sticking = if instant.sticking().is_empty() {
+        Vec::new()
+    } else {
+        cone_checks(instant, &variational(instant).solution)
+    };
+    let slipping: Vec<String> = sticking
+        .iter()
+        .filter(|c| !c.holds)
+        .map(|c| format!("{} (ratio {:.4})", c.index, c.ratio))
+        .collect();
+    if !slipping.is_empty() {
+        // Still one sentence: the sticking note replaces the final stop.
+        let base = report.reason.trim_end_matches('.');
+        report.reason = format!(
+            "{base}; but sticking contact {} cannot stick (outside its friction cone, or a \
+             pulling normal force), so it must slip.",
+            slipping.join(", ")
+        );
+    }
+    Checked { report, sticking }
+}
+
+/// The `zwang check --json` object: the verdict, the coupling, one entry
+/// per contact, the reason, the matrices the verdict was decided from and
+/// the cone checks (see `docs/instant-format.md`).
+#[derive(serde::Serialize)]
+pub struct CheckJson<'a> {
+    verdict: &'static str,
+    coupling: f64,
+    contacts: Vec<ContactJson<'a>>,
+    reason: &'a str,
+    d: &'a [Vec<f64>],
+    c: &'a [Vec<f64>],
+    g: &'a [Vec<f64>],
+    free_normal_acceleration: &'a [f64],
+    p_matrix: Option<bool>,
+    frozen_exact: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sticking: Vec<StickingJson>,
+}
+
+#[derive(serde::Serialize)]
+struct ContactJson<'a> {
+    index: usize,
+    verdict: &'static str,
+    coupling: f64,
+    reason: &'a str,
+}
+
+impl<'a> From<&'a Checked> for CheckJson<'a> {
+    fn from(checked: &'a Checked) -> Self {
+        let r = &checked.report;
+        CheckJson {
+            verdict: r.verdict.as_str(),
+            coupling: r.coupling,
+            contacts: r
+                .contacts
+                .iter()
+                .map(|c| ContactJson {
+                    index: c.index,
+                    verdict: c.verdict.as_str(),
+                    coupling: c.coupling,
+                    reason: &c.reason,
+                })
+                .collect(),
+            reason: &r.reason,
+            d: &r.d,
+            c: &r.c,
+            g: &r.g,
+            free_normal_acceleration: &r.free_normal_acceleration,
+            p_matrix: r.p_matrix,
+            frozen_exact: r.frozen_exact,
+            sticking: checked.sticking.iter().map(StickingJson::from).collect(),
+        }
+    }
+}
+
+impl Checked {
+    /// The readable report under `title`: the verdict, then one paragraph
+    /// per contact and one line per sticking contact.
+    pub fn text(&self, title: &str) -> String {
+        text(title, self)
+    }
+}
+
+/// [`Checked::text`].
+fn text(title: &str, checked: &Checked) -> String {
+    let r = &checked.report;
+    let mut t = format!(
+        "{title}\n\nverdict: {} (coupling {:.4})\n  {}\n",
+        r.verdict, r.coupling, r.reason
+    );
+    for c in &r.contacts {
+        let _ = write!(
+            t,
+            "friction[{}]: {}, kappa {:.4}, G = {:.4}, free normal acceleration {:.4}\n  {}\n",
+            c.index,
+            c.verdict,
+            c.coupling,
+            r.g[c.index][c.index],
+            r.free_normal_acceleration[c.index],
+            c.reason
+        );
+    }
+    for s in &checked.sticking {
+        let _ = writeln!(
+            t,
+            "sticking[{}]: {}, |lambda_t| / (mu |lambda_n|) = {:.4} (lambda_n {:.4}, lambda_t {:.4})",
+            s.index,
+            if s.holds { "sticks" } else { "must slip" },
+            s.ratio,
+            s.normal_force,
+            s.tangential_force
+        );
+    }
+    t
+}

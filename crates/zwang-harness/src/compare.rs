@@ -1,0 +1,431 @@
+//! Every form of Gauss's principle on one instant, with their differences
+//! and the checker's verdict: what `zwang compare FILE` prints.
+
+use crate::check::{checked, Checked};
+use crate::json::{MaxDifference, SolutionJson, StickingJson};
+use crate::table::{self, Run, NOT_APPLICABLE};
+use serde::ser::{Serialize, Serializer};
+use std::fmt::Write as _;
+use zwang_coulomb::{fixed_point, frozen_qp, variational, Difference, FixedPointOptions, Verdict};
+use zwang_forms::{form_by_name, FORM_NAMES};
+use zwang_instant::Instant;
+use zwang_qp::{AutoBackend, Backend, Solution};
+
+/// The forms that solve the instant's rows as they stand, friction unseen:
+/// the Gauss QP (`auto` backend) and the variational forms of
+/// `zwang-forms`.
+pub const IDEAL_FORMS: [&str; 4] = ["qp", "multiplier", "udwadia_kalaba", "null_space"];
+
+/// The forms that take the Coulomb friction into account, run only on an
+/// instant with `friction` entries: `frozen_qp` (friction frozen at the
+/// frictionless normal force, then the QP), `fixed_point` (the QP re-solved
+/// with updated friction until the normal forces settle; it reaches the
+/// Newton answer iff the coupling is below 1, at that rate) and
+/// `variational` (the coupled multiplier equations: the Newton answer).
+pub const FRICTION_FORMS: [&str; 3] = ["frozen_qp", "fixed_point", "variational"];
+
+/// Every form, in the order they run (and of the table's time columns).
+pub const ALL_FORMS: [&str; 7] = [
+    "qp",
+    "multiplier",
+    "udwadia_kalaba",
+    "null_space",
+    "frozen_qp",
+    "fixed_point",
+    "variational",
+];
+
+/// One form on one instant.
+#[derive(Debug, Clone)]
+pub struct FormRun {
+    /// The form's name, one of [`ALL_FORMS`].
+    pub name: &'static str,
+    /// Its answer and time, or why it does not apply.
+    pub outcome: Outcome,
+}
+
+/// What a form gave: an answer (any status) and how long it took, or why
+/// it does not apply.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The form ran (its solution may still be unsolved).
+    Ran {
+        /// The answer, any status.
+        solution: Solution,
+        /// Wall-clock microseconds of the one call, setup included.
+        time_us: f64,
+        /// What a friction form knows beyond its solution.
+        extra: Option<Extra>,
+    },
+    /// The form does not apply to the instant, and why (the null-space
+    /// form with contact rows; the QP friction forms on a Painleve
+    /// instant).
+    NotApplicable(String),
+}
+
+/// What a friction form knows beyond its solution (serialized flat into
+/// the form's JSON object).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum Extra {
+    /// `frozen_qp`.
+    Frozen {
+        /// The frictionless normal forces the friction was frozen at, one
+        /// per `friction` entry.
+        frozen_normal_forces: Vec<f64>,
+        /// The generalized friction force, length n.
+        friction_force: Vec<f64>,
+    },
+    /// `fixed_point`.
+    FixedPoint {
+        /// Whether the normal forces settled.
+        converged: bool,
+        /// The measured contraction per step; `None` when too few steps.
+        rate: Option<f64>,
+    },
+    /// `variational`.
+    Variational {
+        /// The normal forces, one per `friction` entry.
+        normal_forces: Vec<f64>,
+        /// The generalized friction force, length n.
+        friction_force: Vec<f64>,
+        /// The `friction` entries whose contact would need a pulling force.
+        separating: Vec<usize>,
+    },
+}
+
+impl FormRun {
+    /// Runs `solve` once under a clock.
+    fn timed(name: &'static str, solve: impl FnOnce() -> (Solution, Option<Extra>)) -> FormRun {
+        let start = std::time::Instant::now();
+        let (solution, extra) = solve();
+        FormRun {
+            name,
+            outcome: Outcome::Ran {
+                solution,
+                time_us: start.elapsed().as_secs_f64() * 1e6,
+                extra,
+            },
+        }
+    }
+
+    /// The answer, when the form ran.
+    pub fn solution(&self) -> Option<&Solution> {
+        match &self.outcome {
+            Outcome::Ran { solution, .. } => Some(solution),
+            Outcome::NotApplicable(_) => None,
+        }
+    }
+
+    /// Its time in microseconds, when the form ran.
+    pub fn time_us(&self) -> Option<f64> {
+        match &self.outcome {
+            Outcome::Ran { time_us, .. } => Some(*time_us),
+            Outcome::NotApplicable(_) => None,
+        }
+    }
+}
+
+/// Every form on one instant, and what compares them.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// Every form that was tried, in the order of [`ALL_FORMS`] (the
+    /// friction forms only with `friction` entries).
+    pub forms: Vec<FormRun>,
+    /// The largest difference between the forms that solved the same
+    /// problem: [`IDEAL_FORMS`] without friction, [`FRICTION_FORMS`] with
+    /// it (so it is the size of the non-equivalence).
+    pub max_difference: MaxDifference,
+    /// The same between [`IDEAL_FORMS`]: do the solvers agree on the
+    /// frictionless problem?
+    pub ideal_difference: MaxDifference,
+    /// `frozen_qp` minus `variational`, the error of the minimum form;
+    /// `None` without friction or when either has no answer.
+    pub non_equivalence: Option<MaxDifference>,
+    /// The checker's verdict and the cone checks.
+    pub checked: Checked,
+    /// Whether the instant has `friction` entries (and so the friction forms).
+    pub friction: bool,
+}
+
+impl Comparison {
+    /// Runs the checker and every form on `instant`, each once under a
+    /// clock.
+    pub fn of(instant: &Instant) -> Comparison {
+        let checked = checked(instant);
+        let mut backend = AutoBackend::new();
+        let mut forms = vec![FormRun::timed("qp", || (backend.solve(instant), None))];
+        for mut form in FORM_NAMES.into_iter().filter_map(form_by_name) {
+            forms.push(match form.not_applicable_reason(instant) {
+                Some(reason) => FormRun {
+                    name: form.name(),
+                    outcome: Outcome::NotApplicable(reason),
+                },
+                None => FormRun::timed(form.name(), || (form.solve(instant), None)),
+            });
+        }
+        if !instant.sliding().is_empty() {
+            forms.extend(friction_forms(instant, checked.report.verdict));
+        }
+        let solutions = |names: &[&str]| -> Vec<&Solution> {
+            forms
+                .iter()
+                .filter(|f| names.contains(&f.name))
+                .filter_map(FormRun::solution)
+                .collect()
+        };
+        let ideal_difference = MaxDifference::of(instant, solutions(&IDEAL_FORMS));
+        let friction = !instant.sliding().is_empty();
+        let (max_difference, non_equivalence) = if !friction {
+            (ideal_difference, None)
+        } else {
+            let pair = solutions(&["frozen_qp", "variational"]);
+            let non_equivalence = match pair[..] {
+                [frozen, var] if frozen.is_solved() && var.is_solved() => {
+                    let d = Difference::between(frozen, var);
+                    Some(MaxDifference {
+                        acceleration: Some(d.acceleration),
+                        multipliers: Some(d.multipliers),
+                    })
+                }
+                _ => None,
+            };
+            (
+                MaxDifference::of(instant, solutions(&FRICTION_FORMS)),
+                non_equivalence,
+            )
+        };
+        Comparison {
+            forms,
+            max_difference,
+            ideal_difference,
+            non_equivalence,
+            checked,
+            friction,
+        }
+    }
+}
+
+/// `frozen_qp`, `fixed_point` and `variational`; the two QP forms do not
+/// apply on a Painleve instant, where there is no single rigid answer for
+/// them to approach.
+fn friction_forms(instant: &Instant, verdict: Verdict) -> Vec<FormRun> {
+    let mut backend = AutoBackend::new();
+    let painleve = verdict.is_painleve().then(|| {
+        format!(
+            "the instant is {verdict} (G = D - C is not a P-matrix): there is no unique rigid \
+             answer for a QP with frozen friction to approach"
+        )
+    });
+    let qp_form =
+        |name: &'static str, solve: &mut dyn FnMut() -> (Solution, Option<Extra>)| -> FormRun {
+            match &painleve {
+                Some(reason) => FormRun {
+                    name,
+                    outcome: Outcome::NotApplicable(reason.clone()),
+                },
+                None => FormRun::timed(name, solve),
+            }
+        };
+    let frozen = qp_form("frozen_qp", &mut || {
+        let f = frozen_qp(instant, &mut backend);
+        let extra = Extra::Frozen {
+            frozen_normal_forces: f.frozen_normal_forces,
+            friction_force: f.friction_force,
+        };
+        (f.solution, Some(extra))
+    });
+    let fixed = qp_form("fixed_point", &mut || {
+        let f = fixed_point(instant, &mut backend, FixedPointOptions::default());
+        let extra = Extra::FixedPoint {
+            converged: f.converged,
+            rate: f.rate,
+        };
+        (f.solution, Some(extra))
+    });
+    let var = FormRun::timed("variational", || {
+        let v = variational(instant);
+        let extra = Extra::Variational {
+            normal_forces: v.normal_forces,
+            friction_force: v.friction_force,
+            separating: v.separating,
+        };
+        (v.solution, Some(extra))
+    });
+    vec![frozen, fixed, var]
+}
+
+/// The `zwang compare --json` object of one instant: `forms` keyed by
+/// name, the differences, the verdict and the cone checks (see
+/// `docs/instant-format.md`).
+#[derive(serde::Serialize)]
+pub struct CompareJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    forms: FormsJson<'a>,
+    max_difference: MaxDifference,
+    ideal_difference: MaxDifference,
+    non_equivalence: Option<MaxDifference>,
+    verdict: &'static str,
+    coupling: f64,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sticking: Vec<StickingJson>,
+}
+
+impl<'a> CompareJson<'a> {
+    /// The object for `comparison` of the instant called `name`; `file` is
+    /// given in a folder's array.
+    pub fn new(file: Option<String>, name: Option<&'a str>, comparison: &'a Comparison) -> Self {
+        let report = &comparison.checked.report;
+        CompareJson {
+            file,
+            name,
+            forms: FormsJson(&comparison.forms),
+            max_difference: comparison.max_difference,
+            ideal_difference: comparison.ideal_difference,
+            non_equivalence: comparison.non_equivalence,
+            verdict: report.verdict.as_str(),
+            coupling: report.coupling,
+            reason: &report.reason,
+            sticking: comparison
+                .checked
+                .sticking
+                .iter()
+                .map(StickingJson::from)
+                .collect(),
+        }
+    }
+}
+
+/// The forms as a JSON object keyed by name, in the order they ran.
+struct FormsJson<'a>(&'a [FormRun]);
+
+impl Serialize for FormsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|f| (f.name, FormJson::from(f))))
+    }
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum FormJson<'a> {
+    Ran(RanJson<'a>),
+    NotApplicable {
+        status: &'static str,
+        reason: &'a str,
+    },
+}
+
+#[derive(serde::Serialize)]
+struct RanJson<'a> {
+    #[serde(flatten)]
+    solution: SolutionJson<'a>,
+    time_us: f64,
+    #[serde(flatten)]
+    extra: Option<&'a Extra>,
+}
+
+impl<'a> From<&'a FormRun> for FormJson<'a> {
+    fn from(f: &'a FormRun) -> Self {
+        match &f.outcome {
+            Outcome::Ran {
+                solution,
+                time_us,
+                extra,
+            } => FormJson::Ran(RanJson {
+                solution: solution.into(),
+                time_us: *time_us,
+                extra: extra.as_ref(),
+            }),
+            Outcome::NotApplicable(reason) => FormJson::NotApplicable {
+                status: NOT_APPLICABLE,
+                reason,
+            },
+        }
+    }
+}
+
+impl Comparison {
+    /// The readable comparison under `title`: a column per form, then the
+    /// differences and the verdict.
+    pub fn text(&self, title: &str) -> String {
+        text(title, self)
+    }
+}
+
+/// [`Comparison::text`].
+fn text(title: &str, c: &Comparison) -> String {
+    let runs: Vec<Run> = c
+        .forms
+        .iter()
+        .map(|f| Run {
+            name: f.name,
+            solution: f.solution().cloned(),
+        })
+        .collect();
+    let times = c
+        .forms
+        .iter()
+        .map(|f| f.time_us().map_or_else(String::new, |t| format!("{t:.1}")))
+        .collect();
+    let mut t = table::render(title, &runs, vec![("time (us)".into(), times)]);
+    let not_applicable: Vec<String> = c
+        .forms
+        .iter()
+        .filter_map(|f| match &f.outcome {
+            Outcome::NotApplicable(reason) => Some(format!("  {}: {reason}\n", f.name)),
+            Outcome::Ran { .. } => None,
+        })
+        .collect();
+    if !not_applicable.is_empty() {
+        t += &format!("\nnot applicable:\n{}", not_applicable.concat());
+    }
+    let r = &c.checked.report;
+    let _ = write!(
+        t,
+        "\nverdict: {} (coupling {:.4})\n  {}\n",
+        r.verdict, r.coupling, r.reason
+    );
+    if c.friction {
+        t += &difference_line(
+            "largest difference between the forms with friction (frozen_qp, fixed_point, variational)",
+            Some(&c.max_difference),
+        );
+        t += &difference_line(
+            "between the forms that ignore the friction (qp, multiplier, udwadia_kalaba, null_space)",
+            Some(&c.ideal_difference),
+        );
+        t += &difference_line(
+            "non-equivalence, frozen_qp - variational",
+            c.non_equivalence.as_ref(),
+        );
+    } else {
+        t += &difference_line(
+            "largest difference between the forms",
+            Some(&c.max_difference),
+        );
+    }
+    for s in &c.checked.sticking {
+        let _ = writeln!(
+            t,
+            "sticking[{}]: {}, |lambda_t| / (mu |lambda_n|) = {:.4}",
+            s.index,
+            if s.holds { "sticks" } else { "must slip" },
+            s.ratio
+        );
+    }
+    t
+}
+
+/// A difference on one line; a dash for what was not measured.
+fn difference_line(what: &str, d: Option<&MaxDifference>) -> String {
+    let value = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), table::residual);
+    format!(
+        "{what}: acceleration {}, multipliers {}\n",
+        value(d.and_then(|d| d.acceleration)),
+        value(d.and_then(|d| d.multipliers))
+    )
+}
