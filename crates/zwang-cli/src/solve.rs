@@ -7,8 +7,8 @@ use serde::ser::{Serialize, Serializer};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
-use zwang_coulomb::{variational, StickingCheck, Variational, Verdict};
-use zwang_harness::json::{cone_checks, pretty, SolutionJson, StickingJson};
+use zwang_coulomb::{variational, Answers, StickingCheck, Variational};
+use zwang_harness::json::{pretty, SolutionJson, StickingJson};
 use zwang_harness::table::{self, Run, NOT_APPLICABLE};
 use zwang_harness::{checked, MaxDifference};
 use zwang_instant::Instant;
@@ -40,25 +40,31 @@ const ALL: &str = "all";
 /// a line per quantity, coordinate (`a[i]`) and multiplier (`lambda_eq[i]`,
 /// `lambda_in[i]`).
 ///
-/// Coulomb friction (`friction` entries): a QP cannot take friction that
-/// depends on a normal force, so the answer is the variational (Newton)
-/// one, the coupled multiplier equations solved directly: `backend` and
-/// `form` are `variational`, and the object also has the checker's
-/// `verdict`, `coupling` and `reason` (see `zwang check`), `normal_forces`
-/// (one per `friction` entry), `friction_force` (the generalized friction
-/// force, length n) and `separating` (the `friction` entries whose
-/// unilateral contact would need a pulling force). Where no rigid answer
-/// exists (Painleve inconsistent, a separating contact) the status is not
-/// `solved` (exit code 1); a Painleve-indeterminate instant gets one of its
-/// answers, the one with every sliding contact closed, with a warning.
-/// This form uses no QP backend, so `--backend` other than `auto` is an
-/// error for such a file; `zwang compare FILE` runs the QP forms on it.
+/// Coulomb friction (`friction` or `sticking` entries): a QP cannot take
+/// friction that depends on a normal force, so the answer is the Newton
+/// one, the Coulomb contact problem solved as it is (every contact open,
+/// sliding, sticking, or starting to slip): `backend` and `form` are
+/// `variational`, and the object also has the checker's `verdict`,
+/// `coupling` and `reason` (see `zwang check`), `modes` (one of `open`,
+/// `slide`, `stick` per `friction` entry, then per `sticking` entry),
+/// `answers` (`one`, `none`, `several`, or `found` when a part too large
+/// to enumerate was solved by Lemke's method), `normal_forces` (the same
+/// order as `modes`), `tangential_forces` (one per `sticking` entry) and
+/// `friction_force` (the generalized force of the `friction` entries,
+/// length n). Where no rigid answer exists (Painleve inconsistent) the
+/// status is `infeasible` (exit code 1); a Painleve-indeterminate instant
+/// gets one of its answers, the one that keeps the most contacts closed,
+/// with a warning. This form uses no QP backend, so `--backend` other than
+/// `auto` is an error for such a file; `zwang compare FILE` runs the QP
+/// forms on it.
 ///
-/// Sticking contacts (`sticking` entries) are equality rows like any other;
-/// the object also has `sticking` [{`index`, `normal_force`,
-/// `tangential_force`, `ratio`, `holds`}], the cone check on the answer
-/// (`ratio` = |lambda_t| / (mu |lambda_n|), null when infinite), and a
-/// warning names each contact that must slip.
+/// A sticking entry whose force would leave its cone slips (mode `slide`,
+/// tangential force `-mu d lambda_n` against its tangential acceleration
+/// `d`). The object also has `sticking` [{`index`, `normal_force`,
+/// `tangential_force`, `ratio`, `holds`}]: for a contact that sticks, its
+/// cone check on the answer (`ratio` = |lambda_t| / (mu |lambda_n|) <= 1);
+/// for one that slips or opens, `holds: false` and the force that holding
+/// it would take (`ratio` > 1, null when infinite).
 ///
 /// Exit code 0 when solved (for `all`: when `auto` solved), 1 for any other
 /// status (the answer known is still printed), 2 for a malformed or
@@ -101,11 +107,12 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let Some(instant) = load(&args.file, err) else {
         return EXIT_BAD_INPUT;
     };
-    if !instant.sliding().is_empty() {
+    if !instant.sliding().is_empty() || !instant.sticking().is_empty() {
         if requested != DEFAULT_BACKEND {
             let what = format!(
-                "`--backend {requested}`: an instant with `friction` entries is solved by the \
-                 variational form, which uses no QP backend; `zwang compare FILE` runs the QP forms"
+                "`--backend {requested}`: an instant with `friction` or `sticking` entries is \
+                 solved as a Coulomb contact problem, which uses no QP backend; `zwang compare \
+                 FILE` runs the QP forms"
             );
             emit(err, &one_line("error: ", &what));
             return EXIT_BAD_INPUT;
@@ -127,11 +134,6 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         .iter()
         .find(|r| r.name == DEFAULT_BACKEND)
         .unwrap_or(&runs[0]);
-    let sticking = primary
-        .solution
-        .as_ref()
-        .map_or_else(Vec::new, |s| cone_checks(&instant, s));
-    warn_slipping(&sticking, err);
     let difference = (runs.len() > 1)
         .then(|| MaxDifference::of(&instant, runs.iter().filter_map(|r| r.solution.as_ref())));
     let text = if args.json {
@@ -139,7 +141,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             answer: primary.into(),
             form: "qp",
             friction: None,
-            sticking: sticking.iter().map(StickingJson::from).collect(),
+            sticking: Vec::new(),
             all: difference.map(|max_difference| ComparisonJson {
                 backends: BackendsJson(&runs),
                 max_difference,
@@ -158,7 +160,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
                 _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
             };
         }
-        t + &sticking_text(&sticking)
+        t
     };
     emit(out, &text);
     if primary.solution.as_ref().is_some_and(Solution::is_solved) {
@@ -179,15 +181,14 @@ fn solve_with_friction(
     let checked = checked(instant);
     let var = variational(instant);
     let solution = &var.solution;
-    if checked.report.verdict == Verdict::PainleveIndeterminate && solution.is_solved() {
+    if var.answers == Answers::Several && solution.is_solved() {
         emit(
             err,
             "warning: painleve_indeterminate: the rigid model has several answers; this is the \
-             one with every sliding contact closed\n",
+             one that keeps the most contacts closed\n",
         );
     }
-    let sticking = cone_checks(instant, solution);
-    warn_slipping(&sticking, err);
+    let sticking = &checked.sticking;
     let run = Run {
         name: "variational",
         solution: Some(solution.clone()),
@@ -200,9 +201,11 @@ fn solve_with_friction(
                 verdict: checked.report.verdict.as_str(),
                 coupling: checked.report.coupling,
                 reason: &checked.report.reason,
+                modes: var.modes.iter().map(|m| m.as_str()).collect(),
+                answers: var.answers.as_str(),
                 normal_forces: &var.normal_forces,
+                tangential_forces: &var.tangential_forces,
                 friction_force: &var.friction_force,
-                separating: &var.separating,
             }),
             sticking: sticking.iter().map(StickingJson::from).collect(),
             all: None,
@@ -211,7 +214,7 @@ fn solve_with_friction(
         let title = table::title(instant.name(), &args.file);
         table::render(&title, std::slice::from_ref(&run), Vec::new())
             + &friction_text(instant, &var, &checked.report)
-            + &sticking_text(&sticking)
+            + &sticking_text(sticking)
     };
     emit(out, &text);
     if solution.is_solved() {
@@ -221,37 +224,35 @@ fn solve_with_friction(
     }
 }
 
-/// One warning per sticking contact whose force leaves the cone.
-fn warn_slipping(sticking: &[StickingCheck], err: &mut dyn Write) {
-    for c in sticking.iter().filter(|c| !c.holds) {
-        let slip = if c.tangential_force > 0.0 { -1 } else { 1 };
-        let what = format!(
-            "`sticking[{}]`: cannot stick (|lambda_t| / (mu |lambda_n|) = {:.4}, lambda_n = {:.4}): \
-             it must slip, as a `friction` entry with slip {slip:+}",
-            c.index, c.ratio, c.normal_force
-        );
-        emit(err, &one_line("warning: ", &what));
-    }
-}
-
 /// The lines under the table of a friction instant.
 fn friction_text(instant: &Instant, var: &Variational, report: &zwang_coulomb::Report) -> String {
     let mut t = format!(
-        "\nform: variational (friction coupled to the normal forces; no QP)\n\
+        "\nform: variational (the Coulomb contact problem, friction coupled to the normal \
+         forces; no QP); answers: {}\n\
          checker: {} (coupling {:.4})\n  {}\n",
-        report.verdict, report.coupling, report.reason
+        var.answers.as_str(),
+        report.verdict,
+        report.coupling,
+        report.reason
     );
-    for (i, (c, n)) in instant.sliding().iter().zip(&var.normal_forces).enumerate() {
-        let separating = if var.separating.contains(&i) {
-            " (pulls: the contact separates)"
-        } else {
-            ""
-        };
+    let k = instant.sliding().len();
+    for (i, c) in instant.sliding().iter().enumerate() {
+        let n = var.normal_forces[i];
         let _ = writeln!(
             t,
-            "friction[{i}]: normal force {}, friction force along the tangent {}{separating}",
-            table::number(*n),
+            "friction[{i}]: {}, normal force {}, friction force along the tangent {}",
+            var.modes[i],
+            table::number(n),
             table::number(-c.mu * c.slip * n.abs())
+        );
+    }
+    for j in 0..instant.sticking().len() {
+        let _ = writeln!(
+            t,
+            "sticking[{j}]: {}, normal force {}, tangential force {}",
+            var.modes[k + j],
+            table::number(var.normal_forces[k + j]),
+            table::number(var.tangential_forces[j])
         );
     }
     t
@@ -296,9 +297,13 @@ struct FrictionJson<'a> {
     verdict: &'static str,
     coupling: f64,
     reason: &'a str,
+    /// One per `friction` entry, then one per `sticking` entry, in file
+    /// order: `open`, `slide` or `stick`.
+    modes: Vec<&'static str>,
+    answers: &'static str,
     normal_forces: &'a [f64],
+    tangential_forces: &'a [f64],
     friction_force: &'a [f64],
-    separating: &'a [usize],
 }
 
 /// A run in JSON: the solution, or why there is none.

@@ -3,7 +3,8 @@
 
 use crate::json::{cone_checks, StickingJson};
 use std::fmt::Write as _;
-use zwang_coulomb::{check, variational, Report, StickingCheck};
+use zwang_coulomb::{check, variational, Mode, Report, StickingCheck};
+use zwang_qp::{AutoBackend, Backend};
 use zwang_instant::Instant;
 
 /// The reason given for an instant without sliding contacts, in the
@@ -23,32 +24,33 @@ pub struct Checked {
     pub sticking: Vec<StickingCheck>,
 }
 
-/// Runs the checker; the sticking contacts are checked on the Newton
-/// answer (the variational one, plain multipliers without friction).
+/// Runs the checker, and checks the sticking contacts against their
+/// cones: a contact that sticks in the Newton answer is checked on it
+/// (`ratio <= 1`); one that must slip (or opens) is reported with
+/// `holds: false` and the force that holding it would take, from the QP
+/// with its tangent row held (`ratio > 1`, or a pulling normal force).
 pub fn checked(instant: &Instant) -> Checked {
     let mut report = check(instant);
-    if instant.sliding().is_empty() {
+    if instant.sliding().is_empty() && instant.sticking().is_empty() {
         report.reason = NO_FRICTION.into();
     }
     let sticking = if instant.sticking().is_empty() {
         Vec::new()
     } else {
-        cone_checks(instant, &variational(instant).solution)
+        let newton = variational(instant);
+        let on_newton = cone_checks(instant, &newton.solution);
+        let held = cone_checks(instant, &AutoBackend::new().solve(instant));
+        let k = instant.sliding().len();
+        (0..instant.sticking().len())
+            .filter_map(|j| match newton.modes.get(k + j) {
+                Some(Mode::Stick) => on_newton.get(j).cloned(),
+                _ => held.get(j).cloned().map(|c| StickingCheck {
+                    holds: false,
+                    ..c
+                }),
+            })
+            .collect()
     };
-    let slipping: Vec<String> = sticking
-        .iter()
-        .filter(|c| !c.holds)
-        .map(|c| format!("{} (ratio {:.4})", c.index, c.ratio))
-        .collect();
-    if !slipping.is_empty() {
-        // Still one sentence: the sticking note replaces the final stop.
-        let base = report.reason.trim_end_matches('.');
-        report.reason = format!(
-            "{base}; but sticking contact {} cannot stick (outside its friction cone, or a \
-             pulling normal force), so it must slip.",
-            slipping.join(", ")
-        );
-    }
     Checked { report, sticking }
 }
 
@@ -61,9 +63,9 @@ pub struct CheckJson<'a> {
     coupling: f64,
     contacts: Vec<ContactJson<'a>>,
     reason: &'a str,
-    d: &'a [Vec<f64>],
-    c: &'a [Vec<f64>],
-    g: &'a [Vec<f64>],
+    d: Vec<Vec<f64>>,
+    c: Vec<Vec<f64>>,
+    g: Vec<Vec<f64>>,
     free_normal_acceleration: &'a [f64],
     p_matrix: Option<bool>,
     frozen_exact: bool,
@@ -96,9 +98,9 @@ impl<'a> From<&'a Checked> for CheckJson<'a> {
                 })
                 .collect(),
             reason: &r.reason,
-            d: &r.d,
-            c: &r.c,
-            g: &r.g,
+            d: r.d(),
+            c: r.c(),
+            g: r.g(),
             free_normal_acceleration: &r.free_normal_acceleration,
             p_matrix: r.p_matrix,
             frozen_exact: r.frozen_exact,
@@ -122,6 +124,7 @@ fn text(title: &str, checked: &Checked) -> String {
         "{title}\n\nverdict: {} (coupling {:.4})\n  {}\n",
         r.verdict, r.coupling, r.reason
     );
+    let g = r.g();
     for c in &r.contacts {
         let _ = write!(
             t,
@@ -129,7 +132,7 @@ fn text(title: &str, checked: &Checked) -> String {
             c.index,
             c.verdict,
             c.coupling,
-            r.g[c.index][c.index],
+            g[c.index][c.index],
             r.free_normal_acceleration[c.index],
             c.reason
         );

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use zwang_coulomb::{fixed_point, frozen_qp, variational, Difference, FixedPointOptions, Verdict};
 use zwang_forms::{form_by_name, FORM_NAMES};
 use zwang_instant::Instant;
-use zwang_qp::{AutoBackend, Backend, Solution};
+use zwang_qp::{AutoBackend, Backend, Solution, Status};
 
 /// The forms that solve the instant's rows as they stand, friction unseen:
 /// the Gauss QP (`auto` backend) and the variational forms of
@@ -17,11 +17,12 @@ use zwang_qp::{AutoBackend, Backend, Solution};
 pub const IDEAL_FORMS: [&str; 4] = ["qp", "multiplier", "udwadia_kalaba", "null_space"];
 
 /// The forms that take the Coulomb friction into account, run only on an
-/// instant with `friction` entries: `frozen_qp` (friction frozen at the
+/// instant with `friction` or `sticking` entries: `frozen_qp` (friction frozen at the
 /// frictionless normal force, then the QP), `fixed_point` (the QP re-solved
 /// with updated friction until the normal forces settle; it reaches the
 /// Newton answer iff the coupling is below 1, at that rate) and
-/// `variational` (the coupled multiplier equations: the Newton answer).
+/// `variational` (the Coulomb contact problem solved as it is, contacts
+/// open, sliding, sticking or starting to slip: the Newton answer).
 pub const FRICTION_FORMS: [&str; 3] = ["frozen_qp", "fixed_point", "variational"];
 
 /// Every form, in the order they run (and of the table's time columns).
@@ -85,12 +86,19 @@ pub enum Extra {
     },
     /// `variational`.
     Variational {
-        /// The normal forces, one per `friction` entry.
+        /// The mode of every `friction` entry, then of every `sticking`
+        /// entry: `open`, `slide` or `stick`.
+        modes: Vec<&'static str>,
+        /// The normal forces, one per `friction` entry, then one per
+        /// `sticking` entry.
         normal_forces: Vec<f64>,
-        /// The generalized friction force, length n.
+        /// The tangential force of each `sticking` entry.
+        tangential_forces: Vec<f64>,
+        /// The generalized friction force of the `friction` entries, length n.
         friction_force: Vec<f64>,
-        /// The `friction` entries whose contact would need a pulling force.
-        separating: Vec<usize>,
+        /// How many answers the contact problem has: `one`, `none`,
+        /// `several`, or `found` (Lemke's method, uniqueness not tested).
+        answers: &'static str,
     },
 }
 
@@ -115,6 +123,45 @@ impl FormRun {
             Outcome::Ran { solution, .. } => Some(solution),
             Outcome::NotApplicable(_) => None,
         }
+    }
+
+    /// Why the form did not solve, in words (`None` when it solved): what
+    /// its status means for this form.
+    pub fn reason(&self) -> Option<String> {
+        let (solution, extra) = match &self.outcome {
+            Outcome::NotApplicable(reason) => return Some(reason.clone()),
+            Outcome::Ran {
+                solution, extra, ..
+            } => (solution, extra),
+        };
+        if solution.is_solved() {
+            return None;
+        }
+        let status = solution.status;
+        let why = match (self.name, status) {
+            ("qp", Status::Infeasible) => "the constraint rows admit no acceleration".into(),
+            ("multiplier" | "udwadia_kalaba" | "null_space", Status::Infeasible) => {
+                "with the contact set given (the QP's) a closed contact pulls or an open one is \
+                 crossed, or the rows are inconsistent"
+                    .into()
+            }
+            ("fixed_point", Status::NotConverged) => {
+                "the normal forces did not settle: re-solving with updated friction diverges \
+                 (coupling at or above 1) or hit its limit"
+                    .into()
+            }
+            ("variational", _) => match extra {
+                Some(Extra::Variational { answers: "none", .. }) => {
+                    "no combination of contact modes (open, sliding, sticking) gives an \
+                     acceleration: Painleve inconsistent, or inconsistent rows"
+                        .into()
+                }
+                _ => format!("the contact problem ended {status}"),
+            },
+            (_, Status::NumericalError) => "the linear algebra broke down".into(),
+            _ => format!("the form ended {status}"),
+        };
+        Some(format!("{status}: {why}"))
     }
 
     /// Its time in microseconds, when the form ran.
@@ -144,7 +191,8 @@ pub struct Comparison {
     pub non_equivalence: Option<MaxDifference>,
     /// The checker's verdict and the cone checks.
     pub checked: Checked,
-    /// Whether the instant has `friction` entries (and so the friction forms).
+    /// Whether the instant has `friction` or `sticking` entries (and so the
+    /// friction forms).
     pub friction: bool,
 }
 
@@ -164,7 +212,8 @@ impl Comparison {
                 None => FormRun::timed(form.name(), || (form.solve(instant), None)),
             });
         }
-        if !instant.sliding().is_empty() {
+        let friction = !instant.sliding().is_empty() || !instant.sticking().is_empty();
+        if friction {
             forms.extend(friction_forms(instant, checked.report.verdict));
         }
         let solutions = |names: &[&str]| -> Vec<&Solution> {
@@ -175,7 +224,6 @@ impl Comparison {
                 .collect()
         };
         let ideal_difference = MaxDifference::of(instant, solutions(&IDEAL_FORMS));
-        let friction = !instant.sliding().is_empty();
         let (max_difference, non_equivalence) = if !friction {
             (ideal_difference, None)
         } else {
@@ -246,9 +294,11 @@ fn friction_forms(instant: &Instant, verdict: Verdict) -> Vec<FormRun> {
     let var = FormRun::timed("variational", || {
         let v = variational(instant);
         let extra = Extra::Variational {
+            modes: v.modes.iter().map(|m| m.as_str()).collect(),
             normal_forces: v.normal_forces,
+            tangential_forces: v.tangential_forces,
             friction_force: v.friction_force,
-            separating: v.separating,
+            answers: v.answers.as_str(),
         };
         (v.solution, Some(extra))
     });
@@ -323,6 +373,9 @@ enum FormJson<'a> {
 struct RanJson<'a> {
     #[serde(flatten)]
     solution: SolutionJson<'a>,
+    /// Why the form did not solve (absent when it did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
     time_us: f64,
     #[serde(flatten)]
     extra: Option<&'a Extra>,
@@ -337,6 +390,7 @@ impl<'a> From<&'a FormRun> for FormJson<'a> {
                 extra,
             } => FormJson::Ran(RanJson {
                 solution: solution.into(),
+                reason: f.reason(),
                 time_us: *time_us,
                 extra: extra.as_ref(),
             }),

@@ -20,8 +20,9 @@ use zwang_instant::{parse_instant, InstantError, ParsedInstant};
 
 /// The columns before the time per form (then one `<form>_us` column per
 /// entry of [`ALL_FORMS`]).
-pub const COLUMNS: [&str; 7] = [
+pub const COLUMNS: [&str; 8] = [
     "instant",
+    "status",
     "verdict",
     "coupling",
     "max_diff_acceleration",
@@ -40,6 +41,9 @@ pub struct Row {
 
 #[derive(Debug, Clone)]
 struct Values {
+    /// The status of the Newton answer (`variational` with friction, the
+    /// QP without).
+    status: &'static str,
     verdict: &'static str,
     coupling: f64,
     max_difference: MaxDifference,
@@ -70,9 +74,17 @@ impl Row {
                     .and_then(|f| f.time_us())
             })
             .collect();
+        let reference = if c.friction { "variational" } else { "qp" };
+        let status = c
+            .forms
+            .iter()
+            .find(|f| f.name == reference)
+            .and_then(|f| f.solution())
+            .map_or("not_applicable", |s| s.status.as_str());
         Row {
             instant,
             values: Ok(Values {
+                status,
                 verdict: c.checked.report.verdict.as_str(),
                 coupling: c.checked.report.coupling,
                 max_difference: c.max_difference,
@@ -104,12 +116,21 @@ impl Row {
         let mut cells = vec![self.instant.clone()];
         match &self.values {
             Err(e) => {
+                cells.push("error".to_owned());
                 cells.push(format!("error: {e}"));
                 cells.resize(COLUMNS.len() + ALL_FORMS.len(), blank());
             }
             Ok(v) => {
                 let ne = v.non_equivalence.as_ref();
-                cells.push(v.verdict.to_owned());
+                cells.push(v.status.to_owned());
+                // An instant without an answer is not "equivalent": only a
+                // Painleve verdict explains a missing answer.
+                let answered = v.status == "solved" || v.verdict.starts_with("painleve");
+                cells.push(if answered {
+                    v.verdict.to_owned()
+                } else {
+                    blank()
+                });
                 cells.push(cell(Some(v.coupling), table::number));
                 cells.push(cell(v.max_difference.acceleration, table::residual));
                 cells.push(cell(v.max_difference.multipliers, table::residual));
