@@ -2,8 +2,9 @@
 //! force and moved into `Q`, then the Gauss QP; once (frozen QP) or until
 //! the normal forces stop moving (fixed point).
 
+use crate::sticking::sticking_checks;
 use crate::system::Contacts;
-use zwang_instant::Instant;
+use zwang_instant::{matrix_from_triplets, Instant, SlidingContact};
 use zwang_qp::{Backend, Solution, Status};
 
 /// Friction frozen at the frictionless normal force, then the QP.
@@ -20,10 +21,130 @@ pub struct FrozenQp {
     pub friction_force: Vec<f64>,
 }
 
+/// A sticking entry that the minimum form lets slip: its tangent row,
+/// dropped, becomes a sliding contact.
+struct Converted {
+    /// The tangent row (an equality row).
+    row: usize,
+    /// Its index among the converted instant's sliding contacts.
+    sliding: usize,
+}
+
+/// The minimum form's view of the sticking entries: solve the QP with every
+/// sticking row held, check the cones, and turn each entry whose force
+/// leaves its cone into a sliding contact on its tangent row (slipping
+/// against the force that would have held it, `d = -sign(lambda_t)`), its
+/// row dropped. `None` when every sticking entry holds (or there are none).
+fn let_slip(instant: &Instant, backend: &mut dyn Backend) -> Option<(Instant, Vec<Converted>)> {
+    if instant.sticking().is_empty() {
+        return None;
+    }
+    let held = backend.solve(instant);
+    if held.multipliers_eq.len() != instant.equalities().len()
+        || held.multipliers_in.len() != instant.inequalities().len()
+    {
+        return None;
+    }
+    let checks = sticking_checks(instant, &held);
+    let eq = instant.equalities();
+    let n = instant.dim();
+    let mut dropped = vec![false; eq.len()];
+    let mut sliding: Vec<SlidingContact> = instant.sliding().to_vec();
+    let mut converted = Vec::new();
+    let mut kept = Vec::new();
+    for (c, check) in instant.sticking().iter().zip(&checks) {
+        if check.holds {
+            kept.push(c.clone());
+            continue;
+        }
+        let mut tangent = vec![0.0; n];
+        if let Some(row) = eq.matrix().outer_view(c.tangent_row) {
+            for (j, &v) in row.iter() {
+                tangent[j] = v;
+            }
+        }
+        dropped[c.tangent_row] = true;
+        converted.push(Converted {
+            row: c.tangent_row,
+            sliding: sliding.len(),
+        });
+        sliding.push(SlidingContact {
+            normal: c.normal,
+            tangent,
+            mu: c.mu,
+            slip: if check.tangential_force > 0.0 {
+                -1.0
+            } else {
+                1.0
+            },
+        });
+    }
+    if converted.is_empty() {
+        return None;
+    }
+    let mut t = Vec::new();
+    for (i, row) in eq.matrix().outer_iterator().enumerate() {
+        if !dropped[i] {
+            t.extend(row.iter().map(|(j, &v)| (i, j, v)));
+        }
+    }
+    let b: Vec<f64> = (0..eq.len())
+        .map(|i| if dropped[i] { 0.0 } else { eq.rhs()[i] })
+        .collect();
+    let a_eq = matrix_from_triplets("equalities.A", (eq.len(), n), t).ok()?;
+    let mut builder = Instant::builder(instant.mass().clone(), instant.force().to_vec())
+        .equalities(a_eq, b)
+        .inequalities(
+            instant.inequalities().matrix().clone(),
+            instant.inequalities().rhs().to_vec(),
+        );
+    for c in sliding {
+        builder = builder.sliding(c);
+    }
+    for c in kept {
+        builder = builder.sticking(c);
+    }
+    Some((builder.build().ok()?, converted))
+}
+
+/// Puts the frozen friction of each converted sticking entry back on its
+/// tangent row as that row's multiplier (the tangential force), as the
+/// Newton answer reports it.
+fn restore_rows(solution: &mut Solution, converted: &[Converted], friction: &[f64]) {
+    for c in converted {
+        if let (Some(l), Some(&f)) = (
+            solution.multipliers_eq.get_mut(c.row),
+            friction.get(c.sliding),
+        ) {
+            *l = f;
+        }
+    }
+}
+
 /// Solves the frictionless QP, freezes `-J_t^T mu S |lambda_n|` at its
 /// normal forces, and solves the QP again with that force in `Q`. Exact
 /// when the checker says `equivalent`; otherwise off by the coupling.
+///
+/// Sticking entries are held as rows, except those whose force leaves the
+/// cone in the QP that holds them: those slip (against that force) and get
+/// their friction frozen like the sliding contacts, their tangent row's
+/// multiplier being that frozen tangential force.
 pub fn frozen_qp(instant: &Instant, backend: &mut dyn Backend) -> FrozenQp {
+    let Some((converted_instant, converted)) = let_slip(instant, backend) else {
+        return frozen_qp_as_is(instant, backend);
+    };
+    let mut f = frozen_qp_as_is(&converted_instant, backend);
+    let tangential: Vec<f64> = f
+        .frozen_normal_forces
+        .iter()
+        .zip(converted_instant.sliding())
+        .map(|(l, c)| -c.mu * c.slip * l.abs())
+        .collect();
+    restore_rows(&mut f.solution, &converted, &tangential);
+    f
+}
+
+fn frozen_qp_as_is(instant: &Instant, backend: &mut dyn Backend) -> FrozenQp {
     let contacts = Contacts::new(instant);
     let frictionless = backend.solve(instant);
     let forces = contacts.normal_forces(&frictionless.multipliers_eq, &frictionless.multipliers_in);
@@ -103,6 +224,30 @@ const RUNAWAY: f64 = 1e8;
 /// friction at the last normal forces, solve the QP, repeat. Converges to
 /// the variational answer iff `rho(D^-1 C) < 1`, at that rate.
 pub fn fixed_point(
+    instant: &Instant,
+    backend: &mut dyn Backend,
+    options: FixedPointOptions,
+) -> FixedPoint {
+    let Some((converted_instant, converted)) = let_slip(instant, backend) else {
+        return fixed_point_as_is(instant, backend, options);
+    };
+    let mut f = fixed_point_as_is(&converted_instant, backend, options);
+    let tangential: Vec<f64> = f
+        .history
+        .last()
+        .map(|forces| {
+            forces
+                .iter()
+                .zip(converted_instant.sliding())
+                .map(|(l, c)| -c.mu * c.slip * l.abs())
+                .collect()
+        })
+        .unwrap_or_default();
+    restore_rows(&mut f.solution, &converted, &tangential);
+    f
+}
+
+fn fixed_point_as_is(
     instant: &Instant,
     backend: &mut dyn Backend,
     options: FixedPointOptions,

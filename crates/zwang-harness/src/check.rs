@@ -4,8 +4,8 @@
 use crate::json::{cone_checks, StickingJson};
 use std::fmt::Write as _;
 use zwang_coulomb::{check, variational, Mode, Report, StickingCheck};
-use zwang_qp::{AutoBackend, Backend};
 use zwang_instant::Instant;
+use zwang_qp::{AutoBackend, Backend};
 
 /// The reason given for an instant without sliding contacts, in the
 /// words of the file (the checker's own sentence speaks of contacts).
@@ -44,10 +44,10 @@ pub fn checked(instant: &Instant) -> Checked {
         (0..instant.sticking().len())
             .filter_map(|j| match newton.modes.get(k + j) {
                 Some(Mode::Stick) => on_newton.get(j).cloned(),
-                _ => held.get(j).cloned().map(|c| StickingCheck {
-                    holds: false,
-                    ..c
-                }),
+                _ => held
+                    .get(j)
+                    .cloned()
+                    .map(|c| StickingCheck { holds: false, ..c }),
             })
             .collect()
     };

@@ -151,11 +151,11 @@ impl FormRun {
                     .into()
             }
             ("variational", _) => match extra {
-                Some(Extra::Variational { answers: "none", .. }) => {
-                    "no combination of contact modes (open, sliding, sticking) gives an \
+                Some(Extra::Variational {
+                    answers: "none", ..
+                }) => "no combination of contact modes (open, sliding, sticking) gives an \
                      acceleration: Painleve inconsistent, or inconsistent rows"
-                        .into()
-                }
+                    .into(),
                 _ => format!("the contact problem ended {status}"),
             },
             (_, Status::NumericalError) => "the linear algebra broke down".into(),
