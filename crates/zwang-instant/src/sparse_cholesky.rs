@@ -68,6 +68,12 @@ impl SparseCholesky {
         }
     }
 
+    /// Number of stored entries of the factor `L` (the fill of the
+    /// analysed pattern): the measure of cost the solvers compare paths by.
+    pub fn factor_nnz(&self) -> usize {
+        self.symbolic.len_val()
+    }
+
     /// Dimension of the factored matrix.
     pub fn dim(&self) -> usize {
         self.symbolic.nrows()
@@ -133,9 +139,12 @@ impl SparseCholesky {
 
     /// Solves `A x = rhs` in place with the last numeric factorization.
     ///
-    /// # Panics
-    /// If no numeric factorization succeeded before (a programming error).
+    /// Without a successful numeric factorization before, `rhs` becomes NaN.
     pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        if self.kind == Kind::None {
+            rhs.fill(f64::NAN);
+            return;
+        }
         let n = rhs.len();
         let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
         let stack = MemStack::new(&mut self.scratch);
@@ -152,9 +161,7 @@ impl SparseCholesky {
                 Par::Seq,
                 stack,
             ),
-            Kind::None => {
-                panic!("SparseCholesky::solve_in_place before a successful factorization")
-            }
+            Kind::None => {}
         }
     }
 }
