@@ -243,7 +243,7 @@ impl Instant {
     /// Replaces the right-hand side `b` of a row set in place.
     pub fn set_rhs(&mut self, set: RowSet, rhs: &[f64]) -> Result<(), InstantError> {
         let rows = self.rows_mut(set);
-        check_vector(&format!("{}.b", set.key()), rhs, rows.rhs.len())?;
+        check_values(|| format!("{}.b", set.key()), rhs, rows.rhs.len())?;
         rows.rhs.copy_from_slice(rhs);
         Ok(())
     }
@@ -253,8 +253,7 @@ impl Instant {
     /// `self.rows(set).matrix().data()` (row by row).
     pub fn set_row_values(&mut self, set: RowSet, values: &[f64]) -> Result<(), InstantError> {
         let rows = self.rows_mut(set);
-        let key = format!("{}.A", set.key());
-        check_vector(&key, values, rows.matrix.nnz())?;
+        check_values(|| format!("{}.A", set.key()), values, rows.matrix.nnz())?;
         rows.matrix.data_mut().copy_from_slice(values);
         Ok(())
     }
@@ -513,6 +512,15 @@ fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
         }
     }
     Ok(())
+}
+
+/// [`check_vector`] with the key made only on failure, so that the value
+/// setters allocate nothing.
+fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), InstantError> {
+    if v.len() == len && v.iter().all(|x| x.is_finite()) {
+        return Ok(());
+    }
+    check_vector(&key(), v, len)
 }
 
 fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {
