@@ -31,6 +31,9 @@ pub struct MassFactor {
     indices: Vec<usize>,
     /// Whether the last numeric factorization succeeded.
     ok: bool,
+    /// The values of `M` the factor holds, so that a refactor with the same
+    /// values (a mass that is constant in time) costs one comparison.
+    seen: Vec<f64>,
     storage: Storage,
 }
 
@@ -142,6 +145,7 @@ impl MassFactor {
             indptr: indptr.to_vec(),
             indices: indices.to_vec(),
             ok: false,
+            seen: Vec::new(),
             storage,
         }
     }
@@ -161,8 +165,13 @@ impl MassFactor {
         if !self.same_pattern(mass) {
             *self = Self::analyze(mass);
         }
-        self.ok = false;
         let data = mass.data();
+        if self.ok && self.seen == data {
+            return Ok(());
+        }
+        self.ok = false;
+        self.seen.clear();
+        self.seen.extend_from_slice(data);
         match &mut self.storage {
             Storage::Blocks(b) => {
                 b.values.fill(0.0);
@@ -172,6 +181,13 @@ impl MassFactor {
                 for (k, w) in b.starts.windows(2).enumerate() {
                     let size = w[1] - w[0];
                     let range = b.offsets[k]..b.offsets[k] + size * size;
+                    if size <= 3 {
+                        // Rigid bodies: closed-form inverses, checked by
+                        // their leading minors (the Cholesky pivots).
+                        let (block, inv) = (&b.values[range.clone()], &mut b.inverse[range]);
+                        small_inverse(block, size, inv).map_err(|i| w[0] + i)?;
+                        continue;
+                    }
                     let block = &mut b.values[range.clone()];
                     dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
                     // Column c of the inverse is M_b^-1 e_c (symmetric, so
@@ -202,6 +218,12 @@ impl MassFactor {
         }
         self.ok = true;
         Ok(())
+    }
+
+    /// Whether the factor holds a successful factorization of exactly these
+    /// values of `M` (stored entries, in order).
+    pub fn holds(&self, values: &[f64]) -> bool {
+        self.ok && self.seen == values
     }
 
     /// Number of coordinates.
@@ -268,6 +290,66 @@ impl MassFactor {
             Storage::Blocks(_) => None,
         }
     }
+}
+
+/// The inverse of a symmetric positive definite `size x size` block,
+/// `size <= 3`, row-major, by the adjugate. Positive definiteness is
+/// checked by the leading principal minors (Sylvester's criterion; the
+/// `k`-th minor is positive exactly when the `k`-th Cholesky pivot is), and
+/// the index of the first that is not positive (or not a number) is the
+/// error.
+fn small_inverse(m: &[f64], size: usize, inv: &mut [f64]) -> Result<(), usize> {
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    match size {
+        1 => {
+            if !positive(m[0]) {
+                return Err(0);
+            }
+            inv[0] = 1.0 / m[0];
+        }
+        2 => {
+            let (a, b, c) = (m[0], m[1], m[3]);
+            let det = a * c - b * b;
+            if !positive(a) {
+                return Err(0);
+            }
+            if !positive(det) {
+                return Err(1);
+            }
+            let r = 1.0 / det;
+            inv.copy_from_slice(&[c * r, -b * r, -b * r, a * r]);
+        }
+        _ => {
+            let (a, b, c) = (m[0], m[1], m[2]);
+            let (d, e) = (m[4], m[5]);
+            let f = m[8];
+            if !positive(a) {
+                return Err(0);
+            }
+            if !positive(a * d - b * b) {
+                return Err(1);
+            }
+            let (c00, c01, c02) = (d * f - e * e, c * e - b * f, b * e - c * d);
+            let det = a * c00 + b * c01 + c * c02;
+            if !positive(det) {
+                return Err(2);
+            }
+            let r = 1.0 / det;
+            let (c11, c12, c22) = (a * f - c * c, b * c - a * e, a * d - b * b);
+            inv.copy_from_slice(&[
+                c00 * r,
+                c01 * r,
+                c02 * r,
+                c01 * r,
+                c11 * r,
+                c12 * r,
+                c02 * r,
+                c12 * r,
+                c22 * r,
+            ]);
+        }
+    }
+    Ok(())
 }
 
 /// The raw compressed arrays of a matrix (`indptr`, `indices`, `data`).

@@ -69,12 +69,15 @@ pub(crate) struct AllRows {
     rhs: Vec<f64>,
     /// Largest `|A_kj|` of each row.
     amax: Vec<f64>,
+    /// The row values of the previous fill, to tell whether they changed.
+    prev_val: Vec<f64>,
     pub m_eq: usize,
 }
 
 impl AllRows {
-    /// Refills the table from `instant`, keeping the allocations.
-    fn fill(&mut self, instant: &Instant) {
+    /// Refills the table from `instant`, keeping the allocations. Returns
+    /// whether the row values differ from the previous fill's.
+    fn fill(&mut self, instant: &Instant) -> bool {
         self.ptr.clear();
         self.idx.clear();
         self.val.clear();
@@ -93,6 +96,11 @@ impl AllRows {
                     .push(row.data().iter().fold(0.0f64, |x, v| x.max(v.abs())));
             }
         }
+        let changed = self.prev_val != self.val;
+        if changed {
+            self.prev_val.clone_from(&self.val);
+        }
+        changed
     }
     pub fn len(&self) -> usize {
         self.rhs.len()
@@ -161,7 +169,7 @@ impl SubproblemSolver {
     /// definite (its values were set in place): nothing can be solved.
     pub fn prepare(&mut self, instant: &Instant) -> bool {
         let n = instant.dim();
-        self.rows.fill(instant);
+        let rows_changed = self.rows.fill(instant);
         let fresh = self.structure != instant.structure_id() || self.mass.is_none();
         if fresh {
             self.structure = 0;
@@ -170,6 +178,10 @@ impl SubproblemSolver {
             self.mass = Some(MassFactor::analyze(instant.mass()));
         }
         let mass = self.mass.as_mut().expect("just set");
+        // S (and the factor of the last selection) depend on the values of
+        // M and of the rows only: when neither changed (a constant mass,
+        // rows that did not move), they are kept.
+        let same_values = !fresh && !rows_changed && mass.holds(instant.mass().data());
         let ok = mass.refactor(instant.mass()).is_ok();
         if fresh {
             // The choice of path needs only the pattern.
@@ -187,7 +199,12 @@ impl SubproblemSolver {
         mass.solve_in_place(&mut self.a_free);
         if let Some(schur) = self.schur.as_mut() {
             debug_assert_eq!(schur.n, n);
-            schur.numeric(&self.rows, mass);
+            if !same_values {
+                schur.numeric(&self.rows, mass);
+            }
+        }
+        if let Some(kkt) = self.kkt.as_mut() {
+            kkt.valid &= same_values;
         }
         true
     }
@@ -586,21 +603,33 @@ impl Schur {
                 });
             }
             let s = sub.sparse.as_mut().expect("just set");
-            let mut t = 0;
-            for &j in sel {
-                for e in self.s_colptr[j]..self.s_colptr[j + 1] {
-                    let i = self.s_rowidx[e];
-                    if sub.pos[i] != usize::MAX {
-                        let v = self.scale[j] * self.s_vals[e] * self.scale[i];
-                        s.vals[t] = if i == j { v + DELTA } else { v };
-                        t += 1;
+            // As on the dense path: without regularization first, kept when
+            // every pivot is healthy (one solve is then exact), else with.
+            let first = if s.chol.is_simplicial() { 0 } else { 1 };
+            for delta in [0.0, DELTA].into_iter().skip(first) {
+                let mut t = 0;
+                for &j in sel {
+                    for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                        let i = self.s_rowidx[e];
+                        if sub.pos[i] != usize::MAX {
+                            let v = self.scale[j] * self.s_vals[e] * self.scale[i];
+                            s.vals[t] = if i == j { v + delta } else { v };
+                            t += 1;
+                        }
                     }
                 }
+                let pattern =
+                    SymbolicSparseColMatRef::new_checked(k, k, &s.colptr, None, &s.rowidx);
+                let factored = s.chol.factor_llt(SparseColMatRef::new(pattern, &s.vals));
+                if delta == 0.0 {
+                    if factored.is_ok() && s.chol.min_pivot().is_some_and(|p| p >= HEALTHY_PIVOT) {
+                        sub.exact = true;
+                        break;
+                    }
+                } else {
+                    factored.map_err(|_| ())?;
+                }
             }
-            let pattern = SymbolicSparseColMatRef::new_checked(k, k, &s.colptr, None, &s.rowidx);
-            s.chol
-                .factor_llt(SparseColMatRef::new(pattern, &s.vals))
-                .map_err(|_| ())?;
         }
         sub.valid = true;
         Ok(sub.exact)
@@ -652,6 +681,9 @@ impl Schur {
 /// selection only refills the values, in the order the pattern was built.
 #[derive(Debug, Default)]
 struct Kkt {
+    /// The numeric factor matches the current values of `M` and the rows
+    /// for the selection `sel`.
+    valid: bool,
     sel: Vec<usize>,
     colptr: Vec<usize>,
     rowidx: Vec<usize>,
@@ -703,6 +735,10 @@ impl Kkt {
     fn factor(&mut self, instant: &Instant, rows: &AllRows, sel: &[usize]) -> Result<(), ()> {
         let n = instant.dim();
         let mass = instant.mass();
+        if self.valid && self.chol.is_some() && self.sel == sel {
+            return Ok(());
+        }
+        self.valid = false;
         if self.chol.is_none() || self.sel != sel {
             self.analyze(instant, rows, sel);
         }
@@ -758,9 +794,11 @@ impl Kkt {
         match self.chol.as_mut() {
             Some(chol) => chol
                 .factor_ldlt(SparseColMatRef::new(pattern, &self.vals))
-                .map_err(|_| ()),
-            None => Err(()),
+                .map_err(|_| ())?,
+            None => return Err(()),
         }
+        self.valid = true;
+        Ok(())
     }
 
     /// One proximal refinement step from the primal residual `res` of the

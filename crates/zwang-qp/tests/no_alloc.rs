@@ -14,10 +14,11 @@ use zwang_qp::{ActiveSetBackend, AutoBackend, Backend, DirectBackend, Solution, 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-/// Solves once to warm up, then five times with the values changed in
-/// place (force and right-hand sides scaled by a few parts per million,
-/// which keeps the active set), and returns the allocations counted over
-/// those five solves and value updates.
+/// Solves once to warm up, then five times with every value changed in
+/// place (force, right-hand sides, row values and mass values scaled by a
+/// few parts per million, which keeps the active set but forces every
+/// numeric factorization to be redone), and returns the allocations counted
+/// over those five solves and value updates.
 fn warm_allocations(backend: &mut dyn Backend, instant: &mut Instant) -> usize {
     let mut out = Solution::empty();
     backend.solve_into(instant, &mut out);
@@ -26,15 +27,22 @@ fn warm_allocations(backend: &mut dyn Backend, instant: &mut Instant) -> usize {
     let mut force = instant.force().to_vec();
     let mut b_eq = instant.equalities().rhs().to_vec();
     let mut b_in = instant.inequalities().rhs().to_vec();
+    let mut a_eq = instant.equalities().matrix().data().to_vec();
+    let mut a_in = instant.inequalities().matrix().data().to_vec();
+    let mut mass = instant.mass().data().to_vec();
     let region = Region::new(GLOBAL);
     for step in 0..5 {
         let f = 1.0 + 1e-6 * (step as f64 + 1.0);
-        for v in force.iter_mut().chain(&mut b_eq).chain(&mut b_in) {
+        let all = force.iter_mut().chain(&mut b_eq).chain(&mut b_in);
+        for v in all.chain(&mut a_eq).chain(&mut a_in).chain(&mut mass) {
             *v *= f;
         }
         instant.set_force(&force).unwrap();
         instant.set_rhs(RowSet::Equalities, &b_eq).unwrap();
         instant.set_rhs(RowSet::Inequalities, &b_in).unwrap();
+        instant.set_row_values(RowSet::Equalities, &a_eq).unwrap();
+        instant.set_row_values(RowSet::Inequalities, &a_in).unwrap();
+        instant.set_mass_values(&mass).unwrap();
         backend.solve_into(instant, &mut out);
         assert_eq!(out.status, Status::Solved);
     }
