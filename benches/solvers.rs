@@ -112,6 +112,13 @@ fn against_clarabel(
             Box::new(DirectBackend::new()),
             instant,
         );
+        moving(
+            &mut group,
+            "direct_moving",
+            id,
+            Box::new(DirectBackend::new()),
+            instant,
+        );
         if with_auto {
             warm(
                 &mut group,

@@ -165,9 +165,22 @@ impl MassFactor {
         if !self.same_pattern(mass) {
             *self = Self::analyze(mass);
         }
+        self.update(mass).map(|_| ())
+    }
+
+    /// [`MassFactor::refactor`] for a caller that knows the pattern is the
+    /// analysed one (a solver keyed on the instant's structure stamp): the
+    /// pattern is not compared entry by entry, only its size (so that a
+    /// wrong pattern of another size is re-analysed; one of the same size
+    /// gives a wrong factor, never a panic). Returns whether the values
+    /// differed from the ones factored last (`false`: nothing was done).
+    pub fn update(&mut self, mass: &CsMat<f64>) -> Result<bool, usize> {
+        if mass.rows() != self.n || mass.nnz() != self.indices.len() {
+            *self = Self::analyze(mass);
+        }
         let data = mass.data();
         if self.ok && self.seen == data {
-            return Ok(());
+            return Ok(false);
         }
         self.ok = false;
         self.seen.clear();
@@ -217,7 +230,7 @@ impl MassFactor {
             }
         }
         self.ok = true;
-        Ok(())
+        Ok(true)
     }
 
     /// Whether the factor holds a successful factorization of exactly these

@@ -181,8 +181,11 @@ impl SubproblemSolver {
         // S (and the factor of the last selection) depend on the values of
         // M and of the rows only: when neither changed (a constant mass,
         // rows that did not move), they are kept.
-        let same_values = !fresh && !rows_changed && mass.holds(instant.mass().data());
-        let ok = mass.refactor(instant.mass()).is_ok();
+        let (ok, mass_changed) = match mass.update(instant.mass()) {
+            Ok(changed) => (true, changed),
+            Err(_) => (false, true),
+        };
+        let same_values = !fresh && !rows_changed && !mass_changed;
         if fresh {
             // The choice of path needs only the pattern.
             let (schur, kkt) = choose_path(instant, &self.rows, mass);
