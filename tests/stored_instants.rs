@@ -90,7 +90,7 @@ impl Scales {
     /// over the largest row entry (for multipliers that are zero).
     fn of(instant: &Instant, reference: &Solution) -> Scales {
         let mut free = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut free);
+        instant.mass_factor_or_nan().solve_in_place(&mut free);
         let mut ma = vec![0.0; instant.dim()];
         instant.mass_mul_into(&reference.acceleration, &mut ma);
         let force = inf_norm(instant.force())

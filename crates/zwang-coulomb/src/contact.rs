@@ -46,7 +46,7 @@ use crate::lemke::{lemke, Lcp};
 use crate::linalg::solve_square;
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
-use zwang_instant::{matrix_from_triplets, Instant, RowRef, RowSet};
+use zwang_instant::{matrix_from_triplets, Instant, MassFactor, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
 
 /// Parts with at most this many mode combinations (`2` per unilateral row
@@ -444,7 +444,8 @@ fn effective_residuals(
         .map(|(&l, &d)| if d { 0.0 } else { l })
         .collect();
     let residuals = Residuals::evaluate(&effective, a, &l_eq_eff, l_in);
-    (residuals, effective.compulsion(a))
+    let mut factor = effective.mass_factor_or_nan();
+    (residuals, effective.compulsion(&mut factor, a))
 }
 
 /// The instant with force `force` and the equality rows flagged in
@@ -527,6 +528,8 @@ struct Space<'a> {
     a0: Vec<f64>,
     /// Solver of the held system, for the responses and the final answer.
     direct: DirectBackend,
+    /// The factor of `M`, when no row is held (made on first use).
+    mass: Option<MassFactor>,
     base: Option<Instant>,
     base_zero: Option<Instant>,
     iterations: usize,
@@ -669,6 +672,7 @@ impl<'a> Space<'a> {
             yt: Vec::new(),
             a0: vec![0.0; n],
             direct: DirectBackend::new(),
+            mass: None,
             base: None,
             base_zero: None,
             iterations: 0,
@@ -783,7 +787,9 @@ impl<'a> Space<'a> {
             if a.iter().any(|x| !x.is_finite()) {
                 return None;
             }
-            self.instant.solve_mass_in_place(&mut a);
+            self.mass
+                .get_or_insert_with(|| self.instant.mass_factor_or_nan())
+                .solve_in_place(&mut a);
             self.iterations += 1;
             return Some(Held {
                 a,

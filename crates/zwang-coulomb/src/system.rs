@@ -9,7 +9,7 @@
 
 use crate::linalg::{psd_pinv, solve_square};
 use faer::Mat;
-use zwang_instant::{Instant, RowRef, RowSet};
+use zwang_instant::{Instant, MassFactor, RowRef, RowSet};
 
 /// Relative tolerance on signs: a multiplier above `-SIGN_TOL * |lambda|`
 /// counts as non-negative, a slack above `-SIGN_TOL * |row| |a|` as
@@ -32,6 +32,8 @@ pub(crate) struct Contacts<'a> {
     minv_force: Vec<f64>,
     minv_tangent: Vec<Vec<f64>>,
     minv_rows: Vec<Option<Vec<f64>>>,
+    /// The factor of `M` (solves give NaN when `M` is not positive definite).
+    mass: MassFactor,
 }
 
 /// `D`, `C` before the `mu S` scaling, and the free normal acceleration, on
@@ -67,14 +69,15 @@ impl<'a> Contacts<'a> {
             .iter()
             .map(|r| r.set == RowSet::Equalities)
             .collect();
+        let mut mass = instant.mass_factor_or_nan();
         let mut minv_force = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut minv_force);
+        mass.solve_in_place(&mut minv_force);
         let minv_tangent = instant
             .sliding()
             .iter()
             .map(|c| {
                 let mut y = c.tangent.clone();
-                instant.solve_mass_in_place(&mut y);
+                mass.solve_in_place(&mut y);
                 y
             })
             .collect();
@@ -87,6 +90,7 @@ impl<'a> Contacts<'a> {
             minv_force,
             minv_tangent,
             minv_rows: vec![None; m],
+            mass,
         }
     }
 
@@ -116,7 +120,7 @@ impl<'a> Contacts<'a> {
                         x[j] = v;
                     }
                 }
-                self.instant.solve_mass_in_place(&mut x);
+                self.mass.solve_in_place(&mut x);
                 self.minv_rows[f] = Some(x);
             }
         }

@@ -58,6 +58,10 @@ impl Backend for MultiplierForm {
         self.not_applicable_reason(instant).is_none()
     }
 
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        *out = self.solve(instant);
+    }
+
     fn solve(&mut self, instant: &Instant) -> Solution {
         let name = self.name();
         let rows = ClosedRows::new(instant);
@@ -69,9 +73,10 @@ impl Backend for MultiplierForm {
         // W = M^-1 A^T, column by column.
         let mut w = Mat::<f64>::zeros(n, m);
         let mut col = vec![0.0; n];
+        let mut mass = instant.mass_factor_or_nan();
         for i in 0..m {
             rows.row_into(i, &mut col);
-            instant.solve_mass_in_place(&mut col);
+            mass.solve_in_place(&mut col);
             for (k, &v) in col.iter().enumerate() {
                 w[(k, i)] = v;
             }

@@ -109,7 +109,7 @@ pub(crate) fn inf_norm(v: &[f64]) -> f64 {
 /// `M^-1 Q`: the acceleration without constraints.
 pub(crate) fn free_acceleration(instant: &Instant) -> Vec<f64> {
     let mut a = instant.force().to_vec();
-    instant.solve_mass_in_place(&mut a);
+    instant.mass_factor_or_nan().solve_in_place(&mut a);
     a
 }
 

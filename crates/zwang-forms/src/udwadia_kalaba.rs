@@ -58,6 +58,10 @@ impl Backend for UdwadiaKalabaForm {
         self.not_applicable_reason(instant).is_none()
     }
 
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        *out = self.solve(instant);
+    }
+
     fn solve(&mut self, instant: &Instant) -> Solution {
         let name = self.name();
         let rows = ClosedRows::new(instant);

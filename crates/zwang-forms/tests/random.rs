@@ -151,7 +151,7 @@ fn forms_agree_with_clarabel() {
         let sols = solve_all(&instant);
         let m = instant.equalities().len();
         let mut free = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut free);
+        instant.mass_factor_or_nan().solve_in_place(&mut free);
         let z_free = 0.5
             * free
                 .iter()

@@ -5,27 +5,31 @@
 //! Matrices are square, stored row-major in a slice of length `n * n`; only
 //! the lower triangle is read and written.
 
+/// `x . y` over the shorter of the two (iterators: no bounds checks, and
+/// the compiler vectorizes them).
+#[inline]
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
+}
+
 /// In-place Cholesky `A = L L^T` of the lower triangle of `a` (`n x n`).
 /// Returns the index of the first non-positive pivot on failure.
 pub fn cholesky_in_place(a: &mut [f64], n: usize) -> Result<(), usize> {
     debug_assert_eq!(a.len(), n * n);
     for j in 0..n {
-        let mut d = a[j * n + j];
-        for k in 0..j {
-            d -= a[j * n + k] * a[j * n + k];
-        }
+        let (head, tail) = a.split_at_mut((j + 1) * n);
+        let rowj = &mut head[j * n..];
+        let d = rowj[j] - dot(&rowj[..j], &rowj[..j]);
         // Also catches NaN (every comparison with NaN is false).
         if d.is_nan() || d <= 0.0 || d.is_infinite() {
             return Err(j);
         }
         let d = d.sqrt();
-        a[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= a[i * n + k] * a[j * n + k];
-            }
-            a[i * n + j] = s / d;
+        rowj[j] = d;
+        let rowj = &rowj[..j];
+        for rowi in tail.chunks_exact_mut(n) {
+            let s = rowi[j] - dot(&rowi[..j], rowj);
+            rowi[j] = s / d;
         }
     }
     Ok(())
@@ -34,23 +38,25 @@ pub fn cholesky_in_place(a: &mut [f64], n: usize) -> Result<(), usize> {
 /// Solves `L y = x` in place (forward substitution) with the factor of
 /// [`cholesky_in_place`].
 pub fn lower_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
-    for i in 0..n {
-        let mut s = x[i];
-        for k in 0..i {
-            s -= l[i * n + k] * x[k];
-        }
-        x[i] = s / l[i * n + i];
+    if n == 0 {
+        return;
+    }
+    for (i, row) in l.chunks_exact(n).enumerate().take(x.len()) {
+        let s = x[i] - dot(&row[..i], &x[..i]);
+        x[i] = s / row[i];
     }
 }
 
-/// Solves `L^T y = x` in place (back substitution).
+/// Solves `L^T y = x` in place (back substitution), column-oriented so
+/// that it reads `L` by rows.
 pub fn upper_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
-    for i in (0..n).rev() {
-        let mut s = x[i];
-        for k in i + 1..n {
-            s -= l[k * n + i] * x[k];
+    for i in (0..n.min(x.len())).rev() {
+        let row = &l[i * n..i * n + i + 1];
+        let xi = x[i] / row[i];
+        x[i] = xi;
+        for (xk, lk) in x[..i].iter_mut().zip(&row[..i]) {
+            *xk -= lk * xi;
         }
-        x[i] = s / l[i * n + i];
     }
 }
 

@@ -196,3 +196,104 @@ pub fn scene(spec: &SceneSpec) -> Scene {
         multipliers_in: l_in,
     }
 }
+
+/// A planar chain of `links` rigid links in maximal coordinates (3 per
+/// link, full 3x3 inertia blocks), pinned to the ground and to each other:
+/// `3 links` variables and `2 links` equality rows. Its Schur complement
+/// `A M^-1 A^T` is block tridiagonal, the case that must factor in `O(n)`.
+pub fn chain(links: usize, seed: u64) -> Scene {
+    scene(&SceneSpec {
+        bodies: links.max(1),
+        joints: links.max(1) - 1,
+        ground_pin: true,
+        contacts: 0,
+        active_fraction: 0.0,
+        full_blocks: true,
+        coupled_mass: false,
+        seed,
+    })
+}
+
+/// A plate (one rigid body: `x`, `y`, `theta`) resting on `particles`
+/// point masses (2 coordinates each) held in V-shaped grooves under it:
+/// two contact rows per particle, every row touching the plate, so
+/// `A M^-1 A^T` is dense in all `2 particles` rows while the KKT system
+/// stays sparse. The plate is pulled down by gravity; every other particle
+/// is pushed up into its groove (its two contacts push) and the others are
+/// pulled away (their contacts open).
+pub fn plate_on_particles(particles: usize, seed: u64) -> Instant {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = 9.81;
+    let n = 3 + 2 * particles;
+    let (plate_mass, plate_inertia) = (10.0, 40.0);
+    let mut mt = vec![
+        (0, 0, plate_mass),
+        (1, 1, plate_mass),
+        (2, 2, plate_inertia),
+    ];
+    let mut force = vec![0.0; n];
+    force[1] = -plate_mass * g;
+    let mut it = Vec::new();
+    let width = 4.0;
+    for p in 0..particles {
+        let o = 3 + 2 * p;
+        let m: f64 = rng.gen_range(0.05..0.2);
+        mt.push((o, o, m));
+        mt.push((o + 1, o + 1, m));
+        let push = if p % 2 == 0 { 3.0 } else { -3.0 };
+        force[o] = rng.gen_range(-0.2..0.2) * m * g;
+        force[o + 1] = push * m * g;
+        // Contact point on the plate's underside, relative to its centre.
+        let (rx, ry) = (
+            width * (p as f64 + 0.5) / particles.max(1) as f64 - width / 2.0,
+            -0.1,
+        );
+        let slope: f64 = rng.gen_range(0.3..0.6);
+        for side in [-1.0, 1.0] {
+            // Normal from the plate towards the particle (downwards).
+            let (nx, ny) = (side * slope.sin(), -slope.cos());
+            let row = it.len() / 5;
+            // Gap rate n . (a_particle - a_plate - alpha x r) >= 0.
+            it.push((row, o, nx));
+            it.push((row, o + 1, ny));
+            it.push((row, 0, -nx));
+            it.push((row, 1, -ny));
+            it.push((row, 2, -(rx * ny - ry * nx)));
+        }
+    }
+    let m_in = 2 * particles;
+    let mass = matrix_from_triplets("mass", (n, n), mt).expect("in range");
+    let a_in = matrix_from_triplets("inequalities.A", (m_in, n), it).expect("in range");
+    Instant::builder(mass, force)
+        .name(format!("plate-on-{particles}-particles"))
+        .inequalities(a_in, vec![0.0; m_in])
+        .build()
+        .expect("a generated plate is valid")
+}
+
+/// `particles` point masses (2 coordinates each) on the floor `y = 0`, one
+/// contact row each (`a_y >= 0`); every other particle is pulled off the
+/// floor (its contact opens), the others pressed onto it.
+pub fn particles_on_floor(particles: usize, seed: u64) -> Instant {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let g = 9.81;
+    let n = 2 * particles;
+    let mut mt = Vec::with_capacity(n);
+    let mut it = Vec::with_capacity(particles);
+    let mut force = vec![0.0; n];
+    for p in 0..particles {
+        let m: f64 = rng.gen_range(0.5..2.0);
+        mt.push((2 * p, 2 * p, m));
+        mt.push((2 * p + 1, 2 * p + 1, m));
+        force[2 * p] = rng.gen_range(-1.0..1.0);
+        force[2 * p + 1] = if p % 2 == 0 { -m * g } else { 2.0 * m * g };
+        it.push((p, 2 * p + 1, 1.0));
+    }
+    let mass = matrix_from_triplets("mass", (n, n), mt).expect("in range");
+    let a_in = matrix_from_triplets("inequalities.A", (particles, n), it).expect("in range");
+    Instant::builder(mass, force)
+        .name(format!("{particles}-particles-on-a-floor"))
+        .inequalities(a_in, vec![0.0; particles])
+        .build()
+        .expect("generated particles are valid")
+}

@@ -3,7 +3,16 @@
 use crate::error::InstantError;
 use crate::mass::MassFactor;
 use sprs::{CsMat, TriMat};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Source of structure stamps: every pattern gets a number never used
+/// before in this process.
+static NEXT_STRUCTURE: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_structure() -> u64 {
+    NEXT_STRUCTURE.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Rows `A a = b` (equalities) or `A a >= b` (inequalities): a sparse
 /// `m x n` matrix in compressed rows and its right-hand side.
@@ -116,11 +125,18 @@ pub struct StickingContact {
 /// One frozen instant of a mechanical system, validated: the data of the
 /// Gauss QP `min 1/2 a^T M a - Q^T a` s.t. `A_eq a = b_eq`, `A_in a >= b_in`.
 ///
-/// Build it with [`Instant::builder`]. The mass matrix is factored once here
-/// (that is how positive definiteness is checked) and the factor is kept for
-/// the solvers. `M` never changes inside an instant, so clones and the
-/// copies made by [`Instant::with_force`] and [`Instant::with_rows`] share
-/// that factor instead of factoring again.
+/// Build it with [`Instant::builder`]; `build` checks positive definiteness
+/// by factoring `M` once and drops the factor: the solvers own their
+/// factorizations (in their workspaces), so an instant holds no lock and no
+/// cache.
+///
+/// **Structure and values.** The sparsity pattern (of `M`, of the rows, the
+/// friction entries) is fixed when the instant is built and carries a
+/// [`Instant::structure_id`]; the values can be changed in place by the
+/// `set_*` methods, which validate cheaply and refactor nothing. A stepping
+/// loop keeps one instant and one backend, updates the values every step,
+/// and the backend redoes only the numeric work. Anything that changes the
+/// pattern builds a new instant, with a new stamp.
 #[derive(Debug, Clone)]
 pub struct Instant {
     name: Option<String>,
@@ -130,7 +146,12 @@ pub struct Instant {
     inequalities: Rows,
     sliding: Vec<SlidingContact>,
     sticking: Vec<StickingContact>,
-    factor: Arc<Mutex<MassFactor>>,
+    /// The structure stamp (see [`Instant::structure_id`]).
+    structure: u64,
+    /// For each stored entry of `M`, the stored entry of its mirror
+    /// `M[j][i]` (`usize::MAX` when absent): the symmetry check of
+    /// [`Instant::set_mass_values`] in one pass.
+    mirror: Arc<[usize]>,
 }
 
 impl Instant {
@@ -187,16 +208,90 @@ impl Instant {
         &self.sticking
     }
 
-    /// Runs `f` with the (shared) factorization of `M`. The factor holds
-    /// scratch memory for its solves, hence the lock.
-    pub fn with_mass_factor<R>(&self, f: impl FnOnce(&mut MassFactor) -> R) -> R {
-        let mut guard = self.factor.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut guard)
+    /// The structure stamp: a number that identifies the sparsity pattern
+    /// of this instant (of `M`, of both row sets and of the friction
+    /// entries). Two instants with the same stamp have the same pattern;
+    /// every built instant gets a fresh one, clones and the value setters
+    /// keep it. Solvers key their symbolic analyses on it.
+    pub fn structure_id(&self) -> u64 {
+        self.structure
     }
 
-    /// Solves `M x = rhs` in place.
-    pub fn solve_mass_in_place(&self, rhs: &mut [f64]) {
-        self.with_mass_factor(|f| f.solve_in_place(rhs));
+    /// A fresh factorization of `M`, for code that solves with `M` outside
+    /// a backend (the reference forms). Fails when the values set by
+    /// [`Instant::set_mass_values`] are not positive definite.
+    pub fn mass_factor(&self) -> Result<MassFactor, InstantError> {
+        MassFactor::new(&self.mass).map_err(|index| InstantError::NotPositiveDefinite { index })
+    }
+
+    /// A fresh factorization of `M` that never fails: when `M` is not
+    /// positive definite its solves give NaN, which then shows in every
+    /// answer computed from them (for reference code with no error path).
+    pub fn mass_factor_or_nan(&self) -> MassFactor {
+        let mut f = MassFactor::analyze(&self.mass);
+        let _ = f.refactor(&self.mass);
+        f
+    }
+
+    /// Replaces `Q` in place (same length, finite).
+    pub fn set_force(&mut self, force: &[f64]) -> Result<(), InstantError> {
+        check_vector("force", force, self.dim())?;
+        self.force.copy_from_slice(force);
+        Ok(())
+    }
+
+    /// Replaces the right-hand side `b` of a row set in place.
+    pub fn set_rhs(&mut self, set: RowSet, rhs: &[f64]) -> Result<(), InstantError> {
+        let rows = self.rows_mut(set);
+        check_values(|| format!("{}.b", set.key()), rhs, rows.rhs.len())?;
+        rows.rhs.copy_from_slice(rhs);
+        Ok(())
+    }
+
+    /// Replaces the values of a row set's matrix in its existing pattern:
+    /// `values` lists the stored entries in the order of
+    /// `self.rows(set).matrix().data()` (row by row).
+    pub fn set_row_values(&mut self, set: RowSet, values: &[f64]) -> Result<(), InstantError> {
+        let rows = self.rows_mut(set);
+        check_values(|| format!("{}.A", set.key()), values, rows.matrix.nnz())?;
+        rows.matrix.data_mut().copy_from_slice(values);
+        Ok(())
+    }
+
+    /// Replaces the values of `M` in its existing pattern: `values` lists
+    /// the stored entries in the order of `self.mass().data()` (row by
+    /// row, full symmetric storage). They must be finite and symmetric (to
+    /// the relative tolerance of `build`); positive definiteness is not
+    /// checked here (it costs a factorization): a solver given a mass that
+    /// is not positive definite reports `numerical_error`.
+    pub fn set_mass_values(&mut self, values: &[f64]) -> Result<(), InstantError> {
+        check_vector("mass", values, self.mass.nnz())?;
+        let scale = values.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        let tol = 1e-12 * scale;
+        let (indptr, indices) = (self.mass.indptr(), self.mass.indices());
+        for (row, range) in indptr.iter_outer_sz().enumerate() {
+            for e in range {
+                let m = self.mirror[e];
+                let other = if m == usize::MAX { 0.0 } else { values[m] };
+                if (values[e] - other).abs() > tol {
+                    return Err(InstantError::NotSymmetric {
+                        row,
+                        col: indices[e],
+                        upper: values[e],
+                        lower: other,
+                    });
+                }
+            }
+        }
+        self.mass.data_mut().copy_from_slice(values);
+        Ok(())
+    }
+
+    fn rows_mut(&mut self, set: RowSet) -> &mut Rows {
+        match set {
+            RowSet::Equalities => &mut self.equalities,
+            RowSet::Inequalities => &mut self.inequalities,
+        }
     }
 
     /// `out = M x`.
@@ -206,20 +301,22 @@ impl Instant {
         }
     }
 
-    /// Gauss's compulsion `Z = 1/2 (M a - Q)^T M^-1 (M a - Q)` at `a`.
-    pub fn compulsion(&self, a: &[f64]) -> f64 {
+    /// Gauss's compulsion `Z = 1/2 (M a - Q)^T M^-1 (M a - Q)` at `a`,
+    /// with a factor of this instant's `M` (see [`Instant::mass_factor`]).
+    pub fn compulsion(&self, factor: &mut MassFactor, a: &[f64]) -> f64 {
         let mut f = vec![0.0; self.dim()];
         self.mass_mul_into(a, &mut f);
         for (fi, q) in f.iter_mut().zip(&self.force) {
             *fi -= q;
         }
         let mut g = f.clone();
-        self.solve_mass_in_place(&mut g);
+        factor.solve_in_place(&mut g);
         0.5 * f.iter().zip(&g).map(|(x, y)| x * y).sum::<f64>()
     }
 
     /// A copy with other constraint rows (friction entries dropped); used by
-    /// solvers that work on a subset of the rows.
+    /// solvers that work on a subset of the rows. A new pattern: the copy
+    /// gets a fresh [`Instant::structure_id`].
     pub fn with_rows(&self, equalities: Rows, inequalities: Rows) -> Instant {
         Instant {
             name: self.name.clone(),
@@ -229,11 +326,13 @@ impl Instant {
             inequalities,
             sliding: Vec::new(),
             sticking: Vec::new(),
-            factor: Arc::clone(&self.factor),
+            structure: fresh_structure(),
+            mirror: Arc::clone(&self.mirror),
         }
     }
 
-    /// A copy with another applied force (same `M`, same rows).
+    /// A copy with another applied force (same `M`, same rows, same
+    /// structure stamp).
     pub fn with_force(&self, force: Vec<f64>) -> Result<Instant, InstantError> {
         check_vector("force", &force, self.dim())?;
         let mut copy = self.clone();
@@ -300,8 +399,10 @@ impl InstantBuilder {
         check_vector("force", &self.force, n)?;
         let equalities = make_rows("equalities", self.equalities, n)?;
         let inequalities = make_rows("inequalities", self.inequalities, n)?;
-        let factor =
-            MassFactor::new(&mass).map_err(|index| InstantError::NotPositiveDefinite { index })?;
+        // Positive definiteness, checked by factoring once; the factor is
+        // dropped (the solvers keep their own).
+        MassFactor::new(&mass).map_err(|index| InstantError::NotPositiveDefinite { index })?;
+        let mirror = mirror_entries(&mass);
         let instant = Instant {
             name: self.name,
             mass,
@@ -310,11 +411,41 @@ impl InstantBuilder {
             inequalities,
             sliding: self.sliding,
             sticking: self.sticking,
-            factor: Arc::new(Mutex::new(factor)),
+            structure: fresh_structure(),
+            mirror,
         };
         check_contacts(&instant)?;
         Ok(instant)
     }
+}
+
+impl RowSet {
+    /// The key of the instant file (`equalities`, `inequalities`).
+    pub fn key(self) -> &'static str {
+        match self {
+            RowSet::Equalities => "equalities",
+            RowSet::Inequalities => "inequalities",
+        }
+    }
+}
+
+/// For each stored entry `(i, j)` of a compressed-row square matrix, the
+/// index of the stored entry `(j, i)`, or `usize::MAX`.
+fn mirror_entries(m: &CsMat<f64>) -> Arc<[usize]> {
+    let indptr = m.indptr();
+    let indices = m.indices();
+    let mut out = vec![usize::MAX; indices.len()];
+    for (i, range) in indptr.iter_outer_sz().enumerate() {
+        for e in range {
+            let j = indices[e];
+            let r = indptr.outer_inds_sz(j);
+            let row = &indices[r.clone()];
+            if let Ok(p) = row.binary_search(&i) {
+                out[e] = r.start + p;
+            }
+        }
+    }
+    out.into()
 }
 
 /// Builds a compressed-row matrix from zero-based triplets (duplicates are
@@ -381,6 +512,15 @@ fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
         }
     }
     Ok(())
+}
+
+/// [`check_vector`] with the key made only on failure, so that the value
+/// setters allocate nothing.
+fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), InstantError> {
+    if v.len() == len && v.iter().all(|x| x.is_finite()) {
+        return Ok(());
+    }
+    check_vector(&key(), v, len)
 }
 
 fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {

@@ -16,9 +16,24 @@ use sprs::CsMat;
 pub const MAX_DENSE_BLOCK: usize = 48;
 
 /// `M = L L^T`, either block by block or as one sparse factor.
+///
+/// The factor owns its scratch, so solving with it needs `&mut self` but no
+/// lock: the solvers keep one in their workspace, analysed once per
+/// sparsity pattern and refactored in place ([`MassFactor::refactor`]) when
+/// only the values of `M` change, without allocating.
 #[derive(Debug)]
 pub struct MassFactor {
     n: usize,
+    /// The pattern the analysis was made for (`indptr`, `indices` of the
+    /// compressed rows), compared on every refactor so that a matrix of
+    /// another pattern is re-analysed rather than misread.
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    /// Whether the last numeric factorization succeeded.
+    ok: bool,
+    /// The values of `M` the factor holds, so that a refactor with the same
+    /// values (a mass that is constant in time) costs one comparison.
+    seen: Vec<f64>,
     storage: Storage,
 }
 
@@ -39,6 +54,12 @@ struct BlockFactor {
     /// Block `k`'s inverse, row-major, begins at `offsets[k]`.
     offsets: Vec<usize>,
     inverse: Vec<f64>,
+    /// Where each stored entry of `M` goes in `values` (symbolic).
+    dest: Vec<usize>,
+    /// The blocks themselves, then their Cholesky factors (numeric scratch).
+    values: Vec<f64>,
+    /// One column of a block (scratch, as long as the largest block).
+    col: Vec<f64>,
 }
 
 #[derive(Debug)]
@@ -46,14 +67,26 @@ struct SparseMass {
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     vals: Vec<f64>,
+    /// For each entry of the upper triangle, the stored entry of `M` it is
+    /// copied from (symbolic).
+    src: Vec<usize>,
     chol: SparseCholesky,
 }
 
 impl MassFactor {
-    /// Factors `mass` (CSC or CSR, symmetric, full storage). Returns the
-    /// first coordinate whose pivot is not positive on failure.
+    /// Analyses and factors `mass` (CSC or CSR, symmetric, full storage).
+    /// Returns the first coordinate whose pivot is not positive on failure.
     pub fn new(mass: &CsMat<f64>) -> Result<Self, usize> {
+        let mut f = Self::analyze(mass);
+        f.refactor(mass)?;
+        Ok(f)
+    }
+
+    /// The symbolic analysis of `mass`'s pattern, with no numeric factor
+    /// yet (solving before a successful [`MassFactor::refactor`] gives NaN).
+    pub fn analyze(mass: &CsMat<f64>) -> Self {
         let n = mass.rows();
+        let (indptr, indices, _) = raw(mass);
         let starts = diagonal_blocks(mass);
         let largest = starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         let storage = if largest <= MAX_DENSE_BLOCK {
@@ -63,58 +96,157 @@ impl MassFactor {
                 offsets.push(total);
                 total += (w[1] - w[0]) * (w[1] - w[0]);
             }
-            let mut values = vec![0.0; total];
-            for (row, vec) in mass.outer_iterator().enumerate() {
+            let mut dest = Vec::with_capacity(indices.len());
+            for row in 0..n {
                 let b = starts.partition_point(|&s| s <= row) - 1;
                 let (s0, size) = (starts[b], starts[b + 1] - starts[b]);
-                for (col, &v) in vec.iter() {
+                for &col in &indices[indptr[row]..indptr[row + 1]] {
                     // Symmetric: row/column storage order does not matter.
-                    values[offsets[b] + (row - s0) * size + (col - s0)] += v;
-                }
-            }
-            let mut inverse = vec![0.0; total];
-            for (b, w) in starts.windows(2).enumerate() {
-                let size = w[1] - w[0];
-                let range = offsets[b]..offsets[b] + size * size;
-                let block = &mut values[range.clone()];
-                dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
-                // Column c of the inverse is M_b^-1 e_c (symmetric, so it is
-                // also row c).
-                let inv = &mut inverse[range];
-                let mut col = vec![0.0; size];
-                for c in 0..size {
-                    col.fill(0.0);
-                    col[c] = 1.0;
-                    dense::cholesky_solve_in_place(block, size, &mut col);
-                    for r in 0..size {
-                        inv[r * size + c] = col[r];
-                    }
+                    dest.push(offsets[b] + (row - s0) * size + (col - s0));
                 }
             }
             Storage::Blocks(BlockFactor {
                 starts,
                 offsets,
-                inverse,
+                inverse: vec![0.0; total],
+                dest,
+                values: vec![0.0; total],
+                col: vec![0.0; largest],
             })
         } else {
-            let (col_ptr, row_idx, vals) = upper_triangle(mass);
+            // Upper triangle in compressed columns: column j of the upper
+            // triangle is row j's entries at columns <= j (M is symmetric).
+            let mut col_ptr = Vec::with_capacity(n + 1);
+            let mut row_idx = Vec::new();
+            let mut src = Vec::new();
+            col_ptr.push(0);
+            for j in 0..n {
+                for e in indptr[j]..indptr[j + 1] {
+                    if indices[e] <= j {
+                        row_idx.push(indices[e]);
+                        src.push(e);
+                    }
+                }
+                col_ptr.push(row_idx.len());
+            }
             let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-            let mut chol = SparseCholesky::analyze(pattern);
-            let mat = SparseColMatRef::new(pattern, &vals);
-            chol.factor_llt(mat).map_err(|e| e.index)?;
+            let chol = SparseCholesky::analyze(pattern);
+            let vals = vec![0.0; src.len()];
             Storage::Sparse(Box::new(SparseMass {
                 col_ptr,
                 row_idx,
                 vals,
+                src,
                 chol,
             }))
         };
-        Ok(MassFactor { n, storage })
+        MassFactor {
+            n,
+            indptr: indptr.to_vec(),
+            indices: indices.to_vec(),
+            ok: false,
+            seen: Vec::new(),
+            storage,
+        }
+    }
+
+    /// Whether `mass` has the pattern this factor was analysed for.
+    pub fn same_pattern(&self, mass: &CsMat<f64>) -> bool {
+        let (indptr, indices, _) = raw(mass);
+        mass.rows() == self.n && indptr == self.indptr && indices == self.indices
+    }
+
+    /// The numeric factorization of `mass`, reusing the analysis (and
+    /// allocating nothing) when the pattern is the one analysed; another
+    /// pattern is analysed afresh. Returns the first coordinate whose pivot
+    /// is not positive on failure; the factor then solves to NaN until the
+    /// next successful refactor.
+    pub fn refactor(&mut self, mass: &CsMat<f64>) -> Result<(), usize> {
+        if !self.same_pattern(mass) {
+            *self = Self::analyze(mass);
+        }
+        self.update(mass).map(|_| ())
+    }
+
+    /// [`MassFactor::refactor`] for a caller that knows the pattern is the
+    /// analysed one (a solver keyed on the instant's structure stamp): the
+    /// pattern is not compared entry by entry, only its size (so that a
+    /// wrong pattern of another size is re-analysed; one of the same size
+    /// gives a wrong factor, never a panic). Returns whether the values
+    /// differed from the ones factored last (`false`: nothing was done).
+    pub fn update(&mut self, mass: &CsMat<f64>) -> Result<bool, usize> {
+        if mass.rows() != self.n || mass.nnz() != self.indices.len() {
+            *self = Self::analyze(mass);
+        }
+        let data = mass.data();
+        if self.ok && self.seen == data {
+            return Ok(false);
+        }
+        self.ok = false;
+        self.seen.clear();
+        self.seen.extend_from_slice(data);
+        match &mut self.storage {
+            Storage::Blocks(b) => {
+                b.values.fill(0.0);
+                for (&d, &v) in b.dest.iter().zip(data) {
+                    b.values[d] += v;
+                }
+                for (k, w) in b.starts.windows(2).enumerate() {
+                    let size = w[1] - w[0];
+                    let range = b.offsets[k]..b.offsets[k] + size * size;
+                    if size <= 3 {
+                        // Rigid bodies: closed-form inverses, checked by
+                        // their leading minors (the Cholesky pivots).
+                        let (block, inv) = (&b.values[range.clone()], &mut b.inverse[range]);
+                        small_inverse(block, size, inv).map_err(|i| w[0] + i)?;
+                        continue;
+                    }
+                    let block = &mut b.values[range.clone()];
+                    dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
+                    // Column c of the inverse is M_b^-1 e_c (symmetric, so
+                    // it is also row c).
+                    let inv = &mut b.inverse[range];
+                    let col = &mut b.col[..size];
+                    for c in 0..size {
+                        col.fill(0.0);
+                        col[c] = 1.0;
+                        dense::cholesky_solve_in_place(block, size, col);
+                        for r in 0..size {
+                            inv[r * size + c] = col[r];
+                        }
+                    }
+                }
+            }
+            Storage::Sparse(s) => {
+                for (v, &e) in s.vals.iter_mut().zip(&s.src) {
+                    *v = data[e];
+                }
+                let pattern = SymbolicSparseColMatRef::new_checked(
+                    self.n, self.n, &s.col_ptr, None, &s.row_idx,
+                );
+                s.chol
+                    .factor_llt(SparseColMatRef::new(pattern, &s.vals))
+                    .map_err(|e| e.index)?;
+            }
+        }
+        self.ok = true;
+        Ok(true)
+    }
+
+    /// Whether the factor holds a successful factorization of exactly these
+    /// values of `M` (stored entries, in order).
+    pub fn holds(&self, values: &[f64]) -> bool {
+        self.ok && self.seen == values
     }
 
     /// Number of coordinates.
     pub fn dim(&self) -> usize {
         self.n
+    }
+
+    /// Whether the last numeric factorization succeeded.
+    pub fn is_factored(&self) -> bool {
+        self.ok
     }
 
     /// The diagonal blocks `starts` (block `k` is `starts[k]..starts[k+1]`)
@@ -126,13 +258,21 @@ impl MassFactor {
         }
     }
 
-    /// Solves `M x = rhs` in place.
+    /// Solves `M x = rhs` in place (NaN everywhere when the last
+    /// factorization failed).
+    ///
+    /// # Panics
+    /// If `rhs` does not have [`MassFactor::dim`] entries.
     pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
         assert_eq!(
             rhs.len(),
             self.n,
             "MassFactor::solve_in_place: wrong length"
         );
+        if !self.ok {
+            rhs.fill(f64::NAN);
+            return;
+        }
         match &mut self.storage {
             Storage::Blocks(b) => {
                 for k in 0..b.starts.len() - 1 {
@@ -145,15 +285,14 @@ impl MassFactor {
     }
 
     /// Solves `M_k x = rhs` in place for diagonal block `k` (an index into
-    /// [`MassFactor::block_starts`]). Only for block-diagonal masses.
-    ///
-    /// # Panics
-    /// If the mass is not stored block by block.
+    /// [`MassFactor::block_starts`]). Only for block-diagonal masses; on
+    /// another factor, or before a successful factorization, `rhs` becomes
+    /// NaN.
     pub fn solve_block_in_place(&self, k: usize, rhs: &mut [f64]) {
-        let Storage::Blocks(b) = &self.storage else {
-            panic!("solve_block_in_place on a mass without small diagonal blocks");
-        };
-        b.apply(k, rhs);
+        match &self.storage {
+            Storage::Blocks(b) if self.ok => b.apply(k, rhs),
+            _ => rhs.fill(f64::NAN),
+        }
     }
 
     /// The stored upper triangle when the sparse path is used (for tests).
@@ -164,6 +303,71 @@ impl MassFactor {
             Storage::Blocks(_) => None,
         }
     }
+}
+
+/// The inverse of a symmetric positive definite `size x size` block,
+/// `size <= 3`, row-major, by the adjugate. Positive definiteness is
+/// checked by the leading principal minors (Sylvester's criterion; the
+/// `k`-th minor is positive exactly when the `k`-th Cholesky pivot is), and
+/// the index of the first that is not positive (or not a number) is the
+/// error.
+fn small_inverse(m: &[f64], size: usize, inv: &mut [f64]) -> Result<(), usize> {
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    match size {
+        1 => {
+            if !positive(m[0]) {
+                return Err(0);
+            }
+            inv[0] = 1.0 / m[0];
+        }
+        2 => {
+            let (a, b, c) = (m[0], m[1], m[3]);
+            let det = a * c - b * b;
+            if !positive(a) {
+                return Err(0);
+            }
+            if !positive(det) {
+                return Err(1);
+            }
+            let r = 1.0 / det;
+            inv.copy_from_slice(&[c * r, -b * r, -b * r, a * r]);
+        }
+        _ => {
+            let (a, b, c) = (m[0], m[1], m[2]);
+            let (d, e) = (m[4], m[5]);
+            let f = m[8];
+            if !positive(a) {
+                return Err(0);
+            }
+            if !positive(a * d - b * b) {
+                return Err(1);
+            }
+            let (c00, c01, c02) = (d * f - e * e, c * e - b * f, b * e - c * d);
+            let det = a * c00 + b * c01 + c * c02;
+            if !positive(det) {
+                return Err(2);
+            }
+            let r = 1.0 / det;
+            let (c11, c12, c22) = (a * f - c * c, b * c - a * e, a * d - b * b);
+            inv.copy_from_slice(&[
+                c00 * r,
+                c01 * r,
+                c02 * r,
+                c01 * r,
+                c11 * r,
+                c12 * r,
+                c02 * r,
+                c12 * r,
+                c22 * r,
+            ]);
+        }
+    }
+    Ok(())
+}
+
+/// The raw compressed arrays of a matrix (`indptr`, `indices`, `data`).
+fn raw(m: &CsMat<f64>) -> (&[usize], &[usize], &[f64]) {
+    (m.indptr().into_raw_storage(), m.indices(), m.data())
 }
 
 impl BlockFactor {
@@ -179,9 +383,10 @@ impl BlockFactor {
             3 => apply_fixed::<3>(inv, x),
             6 => apply_fixed::<6>(inv, x),
             _ => {
-                let xin = x.to_vec();
+                let mut xin = [0.0; MAX_DENSE_BLOCK];
+                xin[..size].copy_from_slice(x);
                 for (o, row) in x.iter_mut().zip(inv.chunks_exact(size)) {
-                    *o = row.iter().zip(&xin).map(|(m, v)| m * v).sum();
+                    *o = row.iter().zip(&xin[..size]).map(|(m, v)| m * v).sum();
                 }
             }
         }

@@ -8,7 +8,7 @@ use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
 use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, LdltRef, LltRef, SymbolicCholesky,
+    factorize_symbolic_cholesky, LdltRef, LltRef, SymbolicCholesky, SymbolicCholeskyRaw,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
@@ -66,6 +66,42 @@ impl SparseCholesky {
             scratch: MemBuffer::new(req),
             kind: Kind::None,
         }
+    }
+
+    /// Number of stored entries of the factor `L` (the fill of the
+    /// analysed pattern): the measure of cost the solvers compare paths by.
+    pub fn factor_nnz(&self) -> usize {
+        self.symbolic.len_val()
+    }
+
+    /// The smallest squared diagonal entry of `L` after a successful
+    /// `L L^T` (the smallest pivot of the elimination), when the analysis
+    /// chose the simplicial layout (the diagonal heads each column of `L`);
+    /// `None` for the supernodal layout or without an `L L^T`. The solvers
+    /// use it to tell a well-conditioned factor, exact without
+    /// regularization, from a nearly singular one.
+    pub fn min_pivot(&self) -> Option<f64> {
+        if self.kind != Kind::Llt {
+            return None;
+        }
+        match self.symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                let col_ptr = s.col_ptr();
+                let n = self.dim();
+                Some(
+                    (0..n)
+                        .map(|j| self.values[col_ptr[j]].powi(2))
+                        .fold(f64::INFINITY, f64::min),
+                )
+            }
+            SymbolicCholeskyRaw::Supernodal(_) => None,
+        }
+    }
+
+    /// Whether the analysis chose the simplicial layout (see
+    /// [`SparseCholesky::min_pivot`]).
+    pub fn is_simplicial(&self) -> bool {
+        matches!(self.symbolic.raw(), SymbolicCholeskyRaw::Simplicial(_))
     }
 
     /// Dimension of the factored matrix.
@@ -133,9 +169,12 @@ impl SparseCholesky {
 
     /// Solves `A x = rhs` in place with the last numeric factorization.
     ///
-    /// # Panics
-    /// If no numeric factorization succeeded before (a programming error).
+    /// Without a successful numeric factorization before, `rhs` becomes NaN.
     pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        if self.kind == Kind::None {
+            rhs.fill(f64::NAN);
+            return;
+        }
         let n = rhs.len();
         let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
         let stack = MemStack::new(&mut self.scratch);
@@ -152,9 +191,7 @@ impl SparseCholesky {
                 Par::Seq,
                 stack,
             ),
-            Kind::None => {
-                panic!("SparseCholesky::solve_in_place before a successful factorization")
-            }
+            Kind::None => {}
         }
     }
 }

@@ -56,6 +56,9 @@ pub struct ActiveSetBackend {
     sub: SubproblemSolver,
     /// Inequality rows active at the last answer.
     last_active: Vec<bool>,
+    /// Their multipliers (empty when unknown), the dual starting point.
+    last_multipliers: Vec<f64>,
+    scratch: Vec<f64>,
     // Work buffers, kept across instants.
     free: Vec<usize>,
     lambda: Vec<f64>,
@@ -73,7 +76,9 @@ impl ActiveSetBackend {
     /// Sets the active set to start the next solve from (one flag per
     /// inequality row).
     pub fn set_active_set(&mut self, active: &[bool]) {
-        self.last_active = active.to_vec();
+        self.last_active.clear();
+        self.last_active.extend_from_slice(active);
+        self.last_multipliers.clear();
     }
 
     /// The inequality rows active at the last answer.
@@ -87,10 +92,28 @@ impl Backend for ActiveSetBackend {
         "active-set"
     }
 
-    fn solve(&mut self, instant: &Instant) -> Solution {
+    fn warm_start(&mut self, active: &[bool], multipliers_in: &[f64]) {
+        self.set_active_set(active);
+        if multipliers_in.len() == active.len() {
+            self.last_multipliers.extend_from_slice(multipliers_in);
+        }
+    }
+
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let m = m_eq + m_in;
-        self.sub.prepare(instant);
+        out.reset(instant);
+        if !self.sub.prepare(instant) {
+            out.finish(
+                instant,
+                self.sub.free(),
+                Status::NumericalError,
+                "active-set",
+                0,
+                &mut self.scratch,
+            );
+            return;
+        }
         // Starting free set: the warm start, or every contact (closed
         // contacts usually push).
         let warm = self.settings.warm_start && self.last_active.len() == m_in;
@@ -101,9 +124,17 @@ impl Backend for ActiveSetBackend {
                 self.in_free[m_eq + i] = self.last_active[i];
             }
         }
-        // Dual iterate (feasible: zero on the contacts).
+        // Dual iterate (feasible: zero on the contacts, or the warm
+        // multipliers of the active contacts, clamped to be non-negative).
         self.lambda.clear();
         self.lambda.resize(m, 0.0);
+        if warm && self.last_multipliers.len() == m_in {
+            for i in 0..m_in {
+                if self.in_free[m_eq + i] {
+                    self.lambda[m_eq + i] = self.last_multipliers[i].max(0.0);
+                }
+            }
+        }
         let max_iter = self.settings.max_iter_per_row * m_in + 10;
         let mut status = Status::NotConverged;
         let mut iterations = 0;
@@ -172,17 +203,21 @@ impl Backend for ActiveSetBackend {
         self.last_active.clear();
         self.last_active
             .extend((m_eq..m).map(|k| self.in_free[k] && self.lambda[k] > 0.0));
-        let l_eq = self.lambda[..m_eq].to_vec();
-        let l_in = self.lambda[m_eq..].iter().map(|l| l.max(0.0)).collect();
-        Solution::assemble_with_free(
+        self.last_multipliers.clear();
+        self.last_multipliers
+            .extend(self.lambda[m_eq..].iter().map(|l| l.max(0.0)));
+        out.acceleration.copy_from_slice(&self.a);
+        out.multipliers_eq.copy_from_slice(&self.lambda[..m_eq]);
+        for (o, l) in out.multipliers_in.iter_mut().zip(&self.lambda[m_eq..]) {
+            *o = l.max(0.0);
+        }
+        out.finish(
             instant,
             self.sub.free(),
             status,
             "active-set",
             iterations,
-            self.a.clone(),
-            l_eq,
-            l_in,
-        )
+            &mut self.scratch,
+        );
     }
 }

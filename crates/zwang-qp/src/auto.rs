@@ -28,15 +28,18 @@ impl Backend for AutoBackend {
         "auto"
     }
 
-    fn solve(&mut self, instant: &Instant) -> Solution {
-        let fast = if self.direct.applies(instant) {
-            self.direct.solve(instant)
+    fn warm_start(&mut self, active: &[bool], multipliers_in: &[f64]) {
+        self.active_set.warm_start(active, multipliers_in);
+    }
+
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        if self.direct.applies(instant) {
+            self.direct.solve_into(instant, out);
         } else {
-            self.active_set.solve(instant)
-        };
-        match fast.status {
-            Status::NotConverged | Status::NumericalError => self.clarabel.solve(instant),
-            _ => fast,
+            self.active_set.solve_into(instant, out);
+        }
+        if matches!(out.status, Status::NotConverged | Status::NumericalError) {
+            self.clarabel.solve_into(instant, out);
         }
     }
 }

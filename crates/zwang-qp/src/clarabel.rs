@@ -86,7 +86,15 @@ impl Backend for ClarabelBackend {
         "clarabel"
     }
 
-    fn solve(&mut self, instant: &Instant) -> Solution {
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        *out = self.solve_fresh(instant);
+    }
+}
+
+impl ClarabelBackend {
+    /// One interior-point solve into a fresh solution (Clarabel allocates
+    /// its own workspace on every call anyway).
+    fn solve_fresh(&mut self, instant: &Instant) -> Solution {
         let n = instant.dim();
         let (eq, ineq) = (instant.equalities(), instant.inequalities());
         let (m_eq, m_in) = (eq.len(), ineq.len());

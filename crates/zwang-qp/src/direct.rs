@@ -2,26 +2,30 @@
 
 use crate::solution::{Solution, Status};
 use crate::subproblem::SubproblemSolver;
+use crate::tiny::TinySolver;
 use crate::Backend;
 use zwang_instant::Instant;
 
-/// The direct backend: equality rows only, solved by the KKT system (Schur
-/// complement `A M^-1 A^T` when `M` is block diagonal, quasi-definite sparse
-/// `LDL^T` otherwise), with proximal refinement for redundant rows.
+/// The direct backend: equality rows only. Tiny instants (`n + m <= 16`)
+/// take a fixed-size dense Cholesky on the stack; the others the Schur
+/// complement `A M^-1 A^T` or the quasi-definite sparse KKT `LDL^T`,
+/// whichever factors with less fill, with proximal refinement for
+/// redundant rows.
 ///
 /// Keep one `DirectBackend` across the instants of a simulation: the
-/// symbolic analysis is reused for as long as the sparsity pattern of `M`
-/// and of the rows stays the same, and its buffers are not reallocated.
+/// symbolic analysis is reused for as long as the structure stamp
+/// ([`Instant::structure_id`]) stays the same, and a warm
+/// [`Backend::solve_into`] allocates nothing.
 ///
 /// Instants with inequality rows are outside its reach
 /// ([`Backend::applies`] is false); solving one anyway returns
-/// [`Status::NotConverged`] without touching it.
+/// [`Status::NotApplicable`] without touching it.
 #[derive(Debug, Default)]
 pub struct DirectBackend {
     sub: SubproblemSolver,
+    tiny: TinySolver,
     sel: Vec<usize>,
-    a: Vec<f64>,
-    lambda: Vec<f64>,
+    scratch: Vec<f64>,
 }
 
 impl DirectBackend {
@@ -40,26 +44,45 @@ impl Backend for DirectBackend {
         instant.inequalities().is_empty()
     }
 
-    fn solve(&mut self, instant: &Instant) -> Solution {
-        let n = instant.dim();
-        let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
-        if m_in > 0 {
-            return Solution::assemble(
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        out.reset(instant);
+        if !self.applies(instant) {
+            out.status = Status::NotApplicable;
+            out.backend = "direct";
+            return;
+        }
+        if self.tiny.solve(instant, out) {
+            out.finish(
                 instant,
-                Status::NotConverged,
+                self.tiny.free(),
+                Status::Solved,
+                "direct",
+                1,
+                &mut self.scratch,
+            );
+            return;
+        }
+        let m_eq = instant.equalities().len();
+        if !self.sub.prepare(instant) {
+            let free = self.sub.free();
+            out.finish(
+                instant,
+                free,
+                Status::NumericalError,
                 "direct",
                 0,
-                vec![0.0; n],
-                vec![0.0; m_eq],
-                vec![0.0; m_in],
+                &mut self.scratch,
             );
+            return;
         }
-        self.sub.prepare(instant);
         self.sel.clear();
         self.sel.extend(0..m_eq);
-        let r = self
-            .sub
-            .solve(instant, &self.sel, &mut self.a, &mut self.lambda);
+        let r = self.sub.solve(
+            instant,
+            &self.sel,
+            &mut out.acceleration,
+            &mut out.multipliers_eq,
+        );
         let status = if r.failed {
             Status::NumericalError
         } else if r.consistent {
@@ -67,15 +90,13 @@ impl Backend for DirectBackend {
         } else {
             Status::Infeasible
         };
-        Solution::assemble_with_free(
+        out.finish(
             instant,
             self.sub.free(),
             status,
             "direct",
             1 + r.refinements,
-            self.a.clone(),
-            self.lambda.clone(),
-            Vec::new(),
-        )
+            &mut self.scratch,
+        );
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! | backend | applies to | method |
 //! |---|---|---|
-//! | [`DirectBackend`] | equality rows only | KKT system: Schur complement `A M^-1 A^T` when `M` is block diagonal, quasi-definite sparse `LDL^T` otherwise |
+//! | [`DirectBackend`] | equality rows only | fixed-size dense Cholesky when `n + m <= 16`; else the Schur complement `A M^-1 A^T` or the quasi-definite sparse KKT `LDL^T`, whichever has the smaller factor |
 //! | [`ActiveSetBackend`] | any instant | dual active set on the Schur complement, warm-started from the last contact set |
 //! | [`ClarabelBackend`] | any instant | interior point (the reference) |
 //! | [`AutoBackend`] | any instant | the fastest that applies, Clarabel when it does not converge |
@@ -22,6 +22,7 @@ mod clarabel;
 mod direct;
 mod solution;
 mod subproblem;
+mod tiny;
 
 pub use active_set::{ActiveSetBackend, ActiveSetSettings};
 pub use auto::AutoBackend;
@@ -30,9 +31,10 @@ pub use direct::DirectBackend;
 pub use solution::{Residuals, Solution, Status};
 pub use zwang_instant::Instant;
 
-/// A solver of the Gauss QP. `solve` takes `&mut self` so that a backend
-/// can keep what it learned (symbolic factorizations, the last active set)
-/// for the next instant.
+/// A solver of the Gauss QP. Solving takes `&mut self` because a backend
+/// owns its workspace: the factorizations of `M`, of the KKT system or of
+/// the Schur complement (symbolic once per structure stamp, numeric per
+/// solve), its scratch and the last active set, kept for the next instant.
 pub trait Backend {
     /// The backend's name, as `--backend` spells it.
     fn name(&self) -> &'static str;
@@ -42,8 +44,28 @@ pub trait Backend {
         let _ = instant;
         true
     }
-    /// Solves one instant.
-    fn solve(&mut self, instant: &Instant) -> Solution;
+    /// Solves one instant into `out`, reusing its vectors: every vector of
+    /// `out` is resized to the instant's sizes (`n`, `m_eq`, `m_in`),
+    /// whatever it held before. A warm backend on an instant whose
+    /// structure ([`Instant::structure_id`]) and active set did not change
+    /// allocates nothing.
+    fn solve_into(&mut self, instant: &Instant, out: &mut Solution);
+
+    /// Solves one instant into a fresh [`Solution`].
+    fn solve(&mut self, instant: &Instant) -> Solution {
+        let mut out = Solution::empty();
+        self.solve_into(instant, &mut out);
+        out
+    }
+
+    /// A warm start for the next solve: the inequality rows believed active
+    /// (`active[i]`, one per inequality row) and their multipliers
+    /// (`multipliers_in`, same length, or empty). Backends without a use for
+    /// it ignore it (the default); a length that does not match the next
+    /// instant is ignored too.
+    fn warm_start(&mut self, active: &[bool], multipliers_in: &[f64]) {
+        let _ = (active, multipliers_in);
+    }
 }
 
 /// The backends by name, as the command line spells them.

@@ -17,8 +17,12 @@ pub enum Status {
     Unbounded,
     /// The iteration limit was reached.
     NotConverged,
-    /// The linear algebra broke down.
+    /// The linear algebra broke down (also: a mass whose values were set in
+    /// place and are no longer positive definite).
     NumericalError,
+    /// The backend does not apply to this instant (the direct backend
+    /// given inequality rows); nothing was solved.
+    NotApplicable,
 }
 
 impl Status {
@@ -30,6 +34,7 @@ impl Status {
             Status::Unbounded => "unbounded",
             Status::NotConverged => "not_converged",
             Status::NumericalError => "numerical_error",
+            Status::NotApplicable => "not_applicable",
         }
     }
 }
@@ -72,10 +77,10 @@ impl Residuals {
             .max(self.complementarity)
     }
 
-    /// Evaluates the residuals of `(a, l_eq, l_in)` on `instant`.
+    /// Evaluates the residuals of `(a, l_eq, l_in)` on `instant` (factors
+    /// `M` afresh for the free acceleration).
     pub fn evaluate(instant: &Instant, a: &[f64], l_eq: &[f64], l_in: &[f64]) -> Residuals {
-        let mut free = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut free);
+        let free = free_acceleration(instant);
         Self::evaluate_with_free(instant, &free, a, l_eq, l_in).0
     }
 
@@ -90,30 +95,42 @@ impl Residuals {
         l_eq: &[f64],
         l_in: &[f64],
     ) -> (Residuals, f64) {
+        Self::evaluate_into(instant, free, a, l_eq, l_in, &mut Vec::new())
+    }
+
+    /// [`Residuals::evaluate_with_free`] with the caller's scratch vector
+    /// (resized to `n`), so that a warm solver allocates nothing.
+    pub fn evaluate_into(
+        instant: &Instant,
+        free: &[f64],
+        a: &[f64],
+        l_eq: &[f64],
+        l_in: &[f64],
+        scratch: &mut Vec<f64>,
+    ) -> (Residuals, f64) {
         let n = instant.dim();
         let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let tiny = f64::MIN_POSITIVE;
+        // The constraint force A^T l.
+        let force = scratch;
+        force.clear();
+        force.resize(n, 0.0);
+        instant.equalities().add_transpose_mul(l_eq, force);
+        instant.inequalities().add_transpose_mul(l_in, force);
         // Stationarity: r = (M a - Q) - A^T l, with the size of each term.
-        let mut r = vec![0.0; n];
-        let (mut ma_inf, mut compulsion) = (0.0f64, 0.0);
+        let (mut ma_inf, mut f_inf, mut r_inf, mut compulsion) = (0.0f64, 0.0f64, 0.0f64, 0.0);
         let (ptr, idx, val) = csr(instant.mass());
         for i in 0..n {
             let ma: f64 = (ptr[i]..ptr[i + 1]).map(|e| val[e] * a[idx[e]]).sum();
             ma_inf = ma_inf.max(ma.abs());
-            r[i] = ma - instant.force()[i];
-            compulsion += r[i] * (a[i] - free[i]);
+            let g = ma - instant.force()[i];
+            compulsion += g * (a[i] - free[i]);
+            f_inf = f_inf.max(force[i].abs());
+            r_inf = r_inf.max((g - force[i]).abs());
         }
         let compulsion = 0.5 * compulsion;
-        let mut force = vec![0.0; n];
-        instant.equalities().add_transpose_mul(l_eq, &mut force);
-        instant.inequalities().add_transpose_mul(l_in, &mut force);
-        let mut f_inf = 0.0f64;
-        for (ri, fi) in r.iter_mut().zip(&force) {
-            f_inf = f_inf.max(fi.abs());
-            *ri -= fi;
-        }
         let scale = ma_inf.max(inf(instant.force())).max(f_inf).max(tiny);
-        let stationarity = inf(&r) / scale;
+        let stationarity = r_inf / scale;
         // Feasibility, each row scaled by its own size: for every row, its
         // largest coefficient and its dimensionless slack.
         let a_inf = inf(a).max(inf(free));
@@ -186,7 +203,81 @@ pub struct Solution {
     pub residuals: Residuals,
 }
 
+/// `M^-1 Q` by a fresh factorization (NaN when `M` is not positive
+/// definite), for the paths that do not know it already.
+fn free_acceleration(instant: &Instant) -> Vec<f64> {
+    let mut free = instant.force().to_vec();
+    match instant.mass_factor() {
+        Ok(mut f) => f.solve_in_place(&mut free),
+        Err(_) => free.fill(f64::NAN),
+    }
+    free
+}
+
+impl Default for Solution {
+    fn default() -> Self {
+        Solution::empty()
+    }
+}
+
 impl Solution {
+    /// An empty solution (no vectors, status `not_applicable`), to be
+    /// filled by [`crate::Backend::solve_into`].
+    pub fn empty() -> Solution {
+        Solution {
+            status: Status::NotApplicable,
+            acceleration: Vec::new(),
+            multipliers_eq: Vec::new(),
+            multipliers_in: Vec::new(),
+            compulsion: 0.0,
+            backend: "",
+            iterations: 0,
+            residuals: Residuals::default(),
+        }
+    }
+
+    /// Resizes the three vectors to the instant's sizes (`n`, `m_eq`,
+    /// `m_in`) and zeroes them, keeping their allocations.
+    pub fn reset(&mut self, instant: &Instant) {
+        let fill = |v: &mut Vec<f64>, len: usize| {
+            v.clear();
+            v.resize(len, 0.0);
+        };
+        fill(&mut self.acceleration, instant.dim());
+        fill(&mut self.multipliers_eq, instant.equalities().len());
+        fill(&mut self.multipliers_in, instant.inequalities().len());
+        self.compulsion = 0.0;
+        self.iterations = 0;
+        self.residuals = Residuals::default();
+    }
+
+    /// Sets status, backend and iteration count and evaluates the residuals
+    /// and the compulsion of the vectors already written into `self`,
+    /// given the free acceleration `M^-1 Q`; `scratch` is reused.
+    pub fn finish(
+        &mut self,
+        instant: &Instant,
+        free: &[f64],
+        status: Status,
+        backend: &'static str,
+        iterations: usize,
+        scratch: &mut Vec<f64>,
+    ) {
+        let (residuals, compulsion) = Residuals::evaluate_into(
+            instant,
+            free,
+            &self.acceleration,
+            &self.multipliers_eq,
+            &self.multipliers_in,
+            scratch,
+        );
+        self.status = status;
+        self.backend = backend;
+        self.iterations = iterations;
+        self.residuals = residuals;
+        self.compulsion = compulsion;
+    }
+
     /// Assembles a solution and evaluates its compulsion and residuals.
     pub fn assemble(
         instant: &Instant,
@@ -197,8 +288,7 @@ impl Solution {
         multipliers_eq: Vec<f64>,
         multipliers_in: Vec<f64>,
     ) -> Solution {
-        let mut free = instant.force().to_vec();
-        instant.solve_mass_in_place(&mut free);
+        let free = free_acceleration(instant);
         Self::assemble_with_free(
             instant,
             &free,

@@ -6,14 +6,24 @@
 //!
 //! for a selection `F` of the instant's rows (all equalities for the
 //! direct backend, equalities plus the active contacts for the active-set
-//! backend). Two methods, chosen by the structure of `M`:
+//! backend). Two methods, chosen by cost once per structure stamp:
 //!
 //! - **Schur**: when `M` is block diagonal with small blocks, `M^-1` is block
 //!   diagonal too, so `S = A M^-1 A^T` is sparse. `S` is formed once per
 //!   instant for all rows (its pattern, once per sparsity pattern), and each
 //!   selection factors its principal submatrix `S_FF`.
-//! - **KKT**: otherwise, the quasi-definite system
-//!   `[M A_F^T; A_F -delta I]` by sparse `LDL^T` (no pivoting needed).
+//! - **KKT**: the quasi-definite system `[M A_F^T; A_F -delta I]` by sparse
+//!   `LDL^T` (no pivoting needed).
+//!
+//! Block diagonality is necessary for the Schur path but not sufficient:
+//! many rows on one body (a plate resting on 800 particles) make `S` dense
+//! in those rows, while the KKT system, ordered by AMD, eliminates the
+//! particles first and stays sparse. So the Schur path is taken only when
+//! its cost (the entries of `S`'s Cholesky factor plus the products that
+//! form `S`) is at most twice the fill of the KKT factor, both from faer's
+//! symbolic analysis with AMD ordering. The analysis happens once per
+//! structure stamp ([`Instant::structure_id`]); every later instant with
+//! the same stamp does numeric work only and allocates nothing.
 //!
 //! Both equilibrate (rows of `S` to unit diagonal, or a Jacobi scaling of
 //! the KKT system), so the answer does not depend on the units, and both
@@ -31,7 +41,7 @@
 
 use zwang_instant::dense;
 use zwang_instant::sparse_cholesky::SparseCholesky;
-use zwang_instant::Instant;
+use zwang_instant::{Instant, MassFactor};
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
@@ -59,12 +69,15 @@ pub(crate) struct AllRows {
     rhs: Vec<f64>,
     /// Largest `|A_kj|` of each row.
     amax: Vec<f64>,
+    /// The row values of the previous fill, to tell whether they changed.
+    prev_val: Vec<f64>,
     pub m_eq: usize,
 }
 
 impl AllRows {
-    /// Refills the table from `instant`, keeping the allocations.
-    fn fill(&mut self, instant: &Instant) {
+    /// Refills the table from `instant`, keeping the allocations. Returns
+    /// whether the row values differ from the previous fill's.
+    fn fill(&mut self, instant: &Instant) -> bool {
         self.ptr.clear();
         self.idx.clear();
         self.val.clear();
@@ -83,6 +96,11 @@ impl AllRows {
                     .push(row.data().iter().fold(0.0f64, |x, v| x.max(v.abs())));
             }
         }
+        let changed = self.prev_val != self.val;
+        if changed {
+            self.prev_val.clone_from(&self.val);
+        }
+        changed
     }
     pub fn len(&self) -> usize {
         self.rhs.len()
@@ -125,10 +143,14 @@ pub(crate) struct SubResult {
     pub failed: bool,
 }
 
-/// Solves equality subproblems for one instant after another, keeping the
-/// symbolic work for as long as the sparsity pattern stays the same.
+/// Solves equality subproblems for one instant after another. It owns the
+/// whole workspace: the factor of `M`, the Schur or KKT factors and every
+/// buffer, analysed once per structure stamp and refactored per instant.
 #[derive(Debug, Default)]
 pub(crate) struct SubproblemSolver {
+    /// The structure stamp the symbolic work below belongs to (0: none).
+    structure: u64,
+    mass: Option<MassFactor>,
     rows: AllRows,
     schur: Option<Schur>,
     kkt: Option<Kkt>,
@@ -141,39 +163,53 @@ pub(crate) struct SubproblemSolver {
 }
 
 impl SubproblemSolver {
-    /// Prepares for `instant`: the unconstrained acceleration and, on the
-    /// Schur path, the numeric `S` for all rows. Call once per instant.
-    pub fn prepare(&mut self, instant: &Instant) {
+    /// Prepares for `instant`: the factor of `M`, the unconstrained
+    /// acceleration and, on the Schur path, the numeric `S` for all rows.
+    /// Call once per instant. Returns `false` when `M` is not positive
+    /// definite (its values were set in place): nothing can be solved.
+    pub fn prepare(&mut self, instant: &Instant) -> bool {
         let n = instant.dim();
+        let rows_changed = self.rows.fill(instant);
+        let fresh = self.structure != instant.structure_id() || self.mass.is_none();
+        if fresh {
+            self.structure = 0;
+            self.schur = None;
+            self.kkt = None;
+            self.mass = Some(MassFactor::analyze(instant.mass()));
+        }
+        let mass = self.mass.as_mut().expect("just set");
+        // S (and the factor of the last selection) depend on the values of
+        // M and of the rows only: when neither changed (a constant mass,
+        // rows that did not move), they are kept.
+        let (ok, mass_changed) = match mass.update(instant.mass()) {
+            Ok(changed) => (true, changed),
+            Err(_) => (false, true),
+        };
+        let same_values = !fresh && !rows_changed && !mass_changed;
+        if fresh {
+            // The choice of path needs only the pattern.
+            let (schur, kkt) = choose_path(instant, &self.rows, mass);
+            self.schur = schur;
+            self.kkt = kkt;
+            self.structure = instant.structure_id();
+        }
         self.a_free.clear();
         self.a_free.extend_from_slice(instant.force());
-        instant.solve_mass_in_place(&mut self.a_free);
-        self.rows.fill(instant);
-        let rows = &self.rows;
-        let schur = &mut self.schur;
-        let block_diagonal = instant.with_mass_factor(|f| match f.block_starts() {
-            Some(starts) => {
-                let fresh = match schur {
-                    Some(s) => !s.same_pattern(rows, starts),
-                    None => true,
-                };
-                if fresh {
-                    *schur = Some(Schur::analyze(rows, starts, n));
-                }
-                schur.as_mut().expect("just set").numeric(rows, f);
-                true
-            }
-            None => false,
-        });
-        match block_diagonal {
-            true => self.kkt = None,
-            false => {
-                self.schur = None;
-                if self.kkt.is_none() {
-                    self.kkt = Some(Kkt::default());
-                }
+        if !ok {
+            self.a_free.fill(f64::NAN);
+            return false;
+        }
+        mass.solve_in_place(&mut self.a_free);
+        if let Some(schur) = self.schur.as_mut() {
+            debug_assert_eq!(schur.n, n);
+            if !same_values {
+                schur.numeric(&self.rows, mass);
             }
         }
+        if let Some(kkt) = self.kkt.as_mut() {
+            kkt.valid &= same_values;
+        }
+        true
     }
 
     /// `|M^-1 Q|`, the acceleration scale rows are measured against.
@@ -224,7 +260,10 @@ impl SubproblemSolver {
                 }
             }
         } else {
-            let kkt = self.kkt.as_mut().expect("prepared");
+            let Some(kkt) = self.kkt.as_mut() else {
+                result.failed = true;
+                return result;
+            };
             if kkt.factor(instant, rows, sel).is_err() {
                 result.failed = true;
                 return result;
@@ -265,12 +304,62 @@ impl SubproblemSolver {
                     result.consistent = true;
                     break;
                 }
-            } else {
-                let kkt = self.kkt.as_mut().expect("prepared");
+            } else if let Some(kkt) = self.kkt.as_mut() {
                 kkt.refine(instant, rows, sel, &self.res[..k], a, lambda);
             }
         }
         result
+    }
+}
+
+/// The Schur path or the KKT path for `instant`'s pattern, by cost (see the
+/// module docs). Exactly one of the two is `Some`.
+fn choose_path(
+    instant: &Instant,
+    rows: &AllRows,
+    mass: &MassFactor,
+) -> (Option<Schur>, Option<Kkt>) {
+    let n = instant.dim();
+    let Some(starts) = mass.block_starts() else {
+        return (None, Some(Kkt::default()));
+    };
+    if rows.len() == 0 {
+        return (Some(Schur::analyze(rows, starts, n)), None);
+    }
+    // The KKT system for all rows, analysed (kept: the direct backend
+    // selects all rows, so the analysis is reused by its first solve).
+    let all: Vec<usize> = (0..rows.len()).collect();
+    let mut kkt = Kkt::default();
+    kkt.analyze(instant, rows, &all);
+    let kkt_cost = kkt.chol.as_ref().map_or(usize::MAX, |c| c.factor_nnz());
+    // A cheap bound first: the products that form S (rows sharing a
+    // block, pairwise). When that alone is far above the KKT fill, S is
+    // not even formed.
+    let mut per_block = vec![0usize; starts.len() - 1];
+    for k in 0..rows.len() {
+        let (idx, _) = rows.row(k);
+        let mut last = usize::MAX;
+        for &j in idx {
+            let b = starts.partition_point(|&s| s <= j) - 1;
+            if b != last {
+                per_block[b] += 1;
+                last = b;
+            }
+        }
+    }
+    let products: usize = per_block.iter().map(|&r| r * (r + 1) / 2).sum();
+    if products > 2 * kkt_cost {
+        return (None, Some(kkt));
+    }
+    let schur = Schur::analyze(rows, starts, n);
+    let m = rows.len();
+    let s_pattern =
+        SymbolicSparseColMatRef::new_checked(m, m, &schur.s_colptr, None, &schur.s_rowidx);
+    let schur_cost = SparseCholesky::analyze(s_pattern).factor_nnz() + schur.contrib.len();
+    if schur_cost <= 2 * kkt_cost {
+        (Some(schur), None)
+    } else {
+        (None, Some(kkt))
     }
 }
 
@@ -291,9 +380,6 @@ struct Segment {
 struct Schur {
     // Symbolic: depends only on the pattern of the rows and the blocks.
     n: usize,
-    block_starts: Vec<usize>,
-    row_indptr: Vec<usize>,
-    row_indices: Vec<usize>,
     segments: Vec<Segment>,
     /// Segments of row `k`: `row_segs[k]..row_segs[k + 1]`.
     row_segs: Vec<usize>,
@@ -334,27 +420,8 @@ struct SparseSub {
 }
 
 impl Schur {
-    fn same_pattern(&self, rows: &AllRows, starts: &[usize]) -> bool {
-        if self.block_starts != starts || self.row_indptr.len() != rows.len() + 1 {
-            return false;
-        }
-        let mut t = 0;
-        for k in 0..rows.len() {
-            let (idx, _) = rows.row(k);
-            if self.row_indptr[k + 1] - self.row_indptr[k] != idx.len()
-                || self.row_indices[t..t + idx.len()] != *idx
-            {
-                return false;
-            }
-            t += idx.len();
-        }
-        true
-    }
-
     fn analyze(rows: &AllRows, starts: &[usize], n: usize) -> Schur {
         let m = rows.len();
-        let mut row_indptr = vec![0];
-        let mut row_indices = Vec::new();
         let mut segments: Vec<Segment> = Vec::new();
         let mut row_segs = vec![0];
         let mut off = 0;
@@ -362,8 +429,6 @@ impl Schur {
         let mut by_block: Vec<Vec<(usize, usize)>> = vec![Vec::new(); starts.len() - 1];
         for k in 0..m {
             let (idx, _) = rows.row(k);
-            row_indices.extend_from_slice(idx);
-            row_indptr.push(row_indices.len());
             let mut blocks: Vec<usize> = idx
                 .iter()
                 .map(|&j| starts.partition_point(|&s| s <= j) - 1)
@@ -420,9 +485,6 @@ impl Schur {
         let nnz = s_rowidx.len();
         Schur {
             n,
-            block_starts: starts.to_vec(),
-            row_indptr,
-            row_indices,
             segments,
             row_segs,
             s_colptr,
@@ -440,7 +502,7 @@ impl Schur {
     }
 
     /// Forms `W = M^-1 A^T` segment by segment and `S = A W`.
-    fn numeric(&mut self, rows: &AllRows, mass: &zwang_instant::MassFactor) {
+    fn numeric(&mut self, rows: &AllRows, mass: &MassFactor) {
         debug_assert_eq!(mass.dim(), self.n);
         for k in 0..rows.len() {
             let (idx, val) = rows.row(k);
@@ -515,40 +577,62 @@ impl Schur {
                 return Err(());
             }
         } else {
+            // The selection's pattern is analysed when the selection
+            // changes (the Schur itself is rebuilt when the structure does);
+            // otherwise the buffers are refilled in place.
             let reuse = matches!(&sub.sparse, Some(s) if s.sel == sel);
-            let mut colptr = Vec::with_capacity(k + 1);
-            let mut rowidx = Vec::new();
-            let mut vals = Vec::new();
-            colptr.push(0);
-            for &j in sel {
-                for e in self.s_colptr[j]..self.s_colptr[j + 1] {
-                    let ti = sub.pos[self.s_rowidx[e]];
-                    if ti != usize::MAX {
-                        let v = self.scale[j] * self.s_vals[e] * self.scale[self.s_rowidx[e]];
-                        rowidx.push(ti);
-                        vals.push(if self.s_rowidx[e] == j { v + DELTA } else { v });
-                    }
-                }
-                colptr.push(rowidx.len());
-            }
             if !reuse {
+                let mut colptr = Vec::with_capacity(k + 1);
+                let mut rowidx = Vec::new();
+                colptr.push(0);
+                for &j in sel {
+                    for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                        let ti = sub.pos[self.s_rowidx[e]];
+                        if ti != usize::MAX {
+                            rowidx.push(ti);
+                        }
+                    }
+                    colptr.push(rowidx.len());
+                }
                 let pattern = SymbolicSparseColMatRef::new_checked(k, k, &colptr, None, &rowidx);
+                let chol = SparseCholesky::analyze(pattern);
+                let vals = vec![0.0; rowidx.len()];
                 sub.sparse = Some(SparseSub {
                     sel: sel.to_vec(),
-                    chol: SparseCholesky::analyze(pattern),
-                    colptr: Vec::new(),
-                    rowidx: Vec::new(),
-                    vals: Vec::new(),
+                    chol,
+                    colptr,
+                    rowidx,
+                    vals,
                 });
             }
             let s = sub.sparse.as_mut().expect("just set");
-            s.colptr = colptr;
-            s.rowidx = rowidx;
-            s.vals = vals;
-            let pattern = SymbolicSparseColMatRef::new_checked(k, k, &s.colptr, None, &s.rowidx);
-            s.chol
-                .factor_llt(SparseColMatRef::new(pattern, &s.vals))
-                .map_err(|_| ())?;
+            // As on the dense path: without regularization first, kept when
+            // every pivot is healthy (one solve is then exact), else with.
+            let first = if s.chol.is_simplicial() { 0 } else { 1 };
+            for delta in [0.0, DELTA].into_iter().skip(first) {
+                let mut t = 0;
+                for &j in sel {
+                    for e in self.s_colptr[j]..self.s_colptr[j + 1] {
+                        let i = self.s_rowidx[e];
+                        if sub.pos[i] != usize::MAX {
+                            let v = self.scale[j] * self.s_vals[e] * self.scale[i];
+                            s.vals[t] = if i == j { v + delta } else { v };
+                            t += 1;
+                        }
+                    }
+                }
+                let pattern =
+                    SymbolicSparseColMatRef::new_checked(k, k, &s.colptr, None, &s.rowidx);
+                let factored = s.chol.factor_llt(SparseColMatRef::new(pattern, &s.vals));
+                if delta == 0.0 {
+                    if factored.is_ok() && s.chol.min_pivot().is_some_and(|p| p >= HEALTHY_PIVOT) {
+                        sub.exact = true;
+                        break;
+                    }
+                } else {
+                    factored.map_err(|_| ())?;
+                }
+            }
         }
         sub.valid = true;
         Ok(sub.exact)
@@ -564,12 +648,10 @@ impl Schur {
         if k <= DENSE_MAX {
             dense::cholesky_solve_in_place(&self.sub.dense, k, x);
         } else {
-            self.sub
-                .sparse
-                .as_mut()
-                .expect("factored")
-                .chol
-                .solve_in_place(x);
+            match self.sub.sparse.as_mut() {
+                Some(s) => s.chol.solve_in_place(x),
+                None => x.fill(f64::NAN),
+            }
         }
         for (t, &r) in sel.iter().enumerate() {
             x[t] *= self.scale[r];
@@ -596,8 +678,15 @@ impl Schur {
 /// `[Dc M Dc, (Dr A_F Dc)^T; Dr A_F Dc, -delta I]` by sparse `LDL^T`,
 /// with the column scaling `Dc = diag(M)^-1/2` and the row scaling `Dr`
 /// that gives each row of `A_F Dc` unit length.
+///
+/// The pattern is analysed when the selection changes (the whole `Kkt` is
+/// dropped when the structure stamp does); a factorization with the same
+/// selection only refills the values, in the order the pattern was built.
 #[derive(Debug, Default)]
 struct Kkt {
+    /// The numeric factor matches the current values of `M` and the rows
+    /// for the selection `sel`.
+    valid: bool,
     sel: Vec<usize>,
     colptr: Vec<usize>,
     rowidx: Vec<usize>,
@@ -606,16 +695,65 @@ struct Kkt {
     dc: Vec<f64>,
     dr: Vec<f64>,
     rhs: Vec<f64>,
+    /// Stationarity residual (scratch).
+    g: Vec<f64>,
 }
 
 impl Kkt {
+    /// The pattern of the upper triangle for the selection `sel` and its
+    /// symbolic analysis: `M`'s upper triangle column by column (row `j` of
+    /// the symmetric `M` at columns `<= j`), then one column per selected
+    /// row with its entries and the diagonal.
+    fn analyze(&mut self, instant: &Instant, rows: &AllRows, sel: &[usize]) {
+        let n = instant.dim();
+        let mass = instant.mass();
+        let (ptr, idx) = (mass.indptr().into_raw_storage(), mass.indices());
+        self.colptr.clear();
+        self.rowidx.clear();
+        self.colptr.push(0);
+        for j in 0..n {
+            for &i in &idx[ptr[j]..ptr[j + 1]] {
+                if i <= j {
+                    self.rowidx.push(i);
+                }
+            }
+            self.colptr.push(self.rowidx.len());
+        }
+        for (t, &r) in sel.iter().enumerate() {
+            let (ridx, _) = rows.row(r);
+            self.rowidx.extend_from_slice(ridx);
+            self.rowidx.push(n + t);
+            self.colptr.push(self.rowidx.len());
+        }
+        let dim = n + sel.len();
+        let pattern =
+            SymbolicSparseColMatRef::new_checked(dim, dim, &self.colptr, None, &self.rowidx);
+        self.chol = Some(SparseCholesky::analyze(pattern));
+        self.sel.clear();
+        self.sel.extend_from_slice(sel);
+        self.vals.clear();
+        self.vals.resize(self.rowidx.len(), 0.0);
+    }
+
     fn factor(&mut self, instant: &Instant, rows: &AllRows, sel: &[usize]) -> Result<(), ()> {
         let n = instant.dim();
-        let k = sel.len();
         let mass = instant.mass();
+        if self.valid && self.chol.is_some() && self.sel == sel {
+            return Ok(());
+        }
+        self.valid = false;
+        if self.chol.is_none() || self.sel != sel {
+            self.analyze(instant, rows, sel);
+        }
+        let (ptr, idx, data) = (
+            mass.indptr().into_raw_storage(),
+            mass.indices(),
+            mass.data(),
+        );
         self.dc.clear();
         self.dc.extend((0..n).map(|i| {
-            let d = mass.get(i, i).copied().unwrap_or(0.0);
+            let row = &idx[ptr[i]..ptr[i + 1]];
+            let d = row.binary_search(&i).map_or(0.0, |p| data[ptr[i] + p]);
             if d > 0.0 {
                 1.0 / d.sqrt()
             } else {
@@ -633,46 +771,37 @@ impl Kkt {
                 .sqrt();
             self.dr.push(if norm > 0.0 { 1.0 / norm } else { 1.0 });
         }
-        // Upper triangle, column by column: M's columns, then one column
-        // per selected row holding its entries and -delta on the diagonal.
-        let pattern_same = self.sel == sel && self.chol.is_some();
-        self.colptr.clear();
-        self.rowidx.clear();
-        self.vals.clear();
-        self.colptr.push(0);
-        let csc = mass.to_csc();
-        for (j, col) in csc.outer_iterator().enumerate() {
-            for (i, &v) in col.iter() {
+        // Values in the order `analyze` laid out the pattern.
+        let mut t = 0;
+        for j in 0..n {
+            for e in ptr[j]..ptr[j + 1] {
+                let i = idx[e];
                 if i <= j {
-                    self.rowidx.push(i);
-                    self.vals.push(self.dc[i] * v * self.dc[j]);
+                    self.vals[t] = self.dc[i] * data[e] * self.dc[j];
+                    t += 1;
                 }
             }
-            self.colptr.push(self.rowidx.len());
         }
-        for (t, &r) in sel.iter().enumerate() {
-            let (idx, val) = rows.row(r);
-            for (&j, &v) in idx.iter().zip(val) {
-                self.rowidx.push(j);
-                self.vals.push(self.dr[t] * v * self.dc[j]);
+        for (s, &r) in sel.iter().enumerate() {
+            let (ridx, val) = rows.row(r);
+            for (&j, &v) in ridx.iter().zip(val) {
+                self.vals[t] = self.dr[s] * v * self.dc[j];
+                t += 1;
             }
-            self.rowidx.push(n + t);
-            self.vals.push(-DELTA);
-            self.colptr.push(self.rowidx.len());
+            self.vals[t] = -DELTA;
+            t += 1;
         }
-        let dim = n + k;
+        let dim = n + sel.len();
         let pattern =
             SymbolicSparseColMatRef::new_checked(dim, dim, &self.colptr, None, &self.rowidx);
-        if !pattern_same {
-            self.chol = Some(SparseCholesky::analyze(pattern));
-            self.sel.clear();
-            self.sel.extend_from_slice(sel);
+        match self.chol.as_mut() {
+            Some(chol) => chol
+                .factor_ldlt(SparseColMatRef::new(pattern, &self.vals))
+                .map_err(|_| ())?,
+            None => return Err(()),
         }
-        self.chol
-            .as_mut()
-            .expect("just set")
-            .factor_ldlt(SparseColMatRef::new(pattern, &self.vals))
-            .map_err(|_| ())
+        self.valid = true;
+        Ok(())
     }
 
     /// One proximal refinement step from the primal residual `res` of the
@@ -689,8 +818,10 @@ impl Kkt {
     ) {
         let n = instant.dim();
         // Stationarity residual g = Q + A^T lambda - M a.
-        let mut g = vec![0.0; n];
-        instant.mass_mul_into(a, &mut g);
+        let g = &mut self.g;
+        g.clear();
+        g.resize(n, 0.0);
+        instant.mass_mul_into(a, g);
         for (gi, q) in g.iter_mut().zip(instant.force()) {
             *gi = q - *gi;
         }
@@ -705,10 +836,10 @@ impl Kkt {
         self.rhs.extend(g.iter().zip(&self.dc).map(|(x, d)| x * d));
         self.rhs
             .extend(res.iter().zip(&self.dr).map(|(x, d)| x * d));
-        self.chol
-            .as_mut()
-            .expect("factored")
-            .solve_in_place(&mut self.rhs);
+        match self.chol.as_mut() {
+            Some(chol) => chol.solve_in_place(&mut self.rhs),
+            None => return,
+        }
         for j in 0..n {
             a[j] += self.dc[j] * self.rhs[j];
         }

@@ -1,0 +1,195 @@
+//! A fixed-size dense path for tiny equality-only instants (`n + m <= 16`,
+//! a pendulum, a few linked bodies): every matrix on the stack, no sparse
+//! bookkeeping, no allocation.
+//!
+//! `M = L L^T`, `W = L^-1 A^T`, `S = W^T W = A M^-1 A^T` equilibrated to
+//! unit diagonal, `S = R R^T`; then `lambda = S^-1 (b - A M^-1 Q)` and
+//! `a = M^-1 (Q + A^T lambda)`. Only rows far from redundant are taken
+//! (every pivot of the equilibrated `S` at least [`HEALTHY_PIVOT`]); anything
+//! else (redundant or inconsistent rows, a mass that is not positive
+//! definite) falls back to the general path, which regularizes, refines and
+//! reports the status.
+
+use crate::solution::Solution;
+use zwang_instant::{dense, Instant};
+
+/// Largest `n + m` taken by the dense path.
+pub(crate) const TINY: usize = 16;
+/// Smallest squared pivot of the equilibrated `S` accepted (as on the
+/// dense Schur path).
+const HEALTHY_PIVOT: f64 = 1e-4;
+
+/// The dense path's state: the factors of the last instant, kept while its
+/// structure stamp and values stay the same (a constant mass and rows that
+/// did not move cost no refactorization), and the free acceleration of the
+/// last solve (the residuals need it).
+#[derive(Debug, Clone)]
+pub(crate) struct TinySolver {
+    free: [f64; TINY],
+    n: usize,
+    /// Structure stamp of the factors below (0: none).
+    structure: u64,
+    /// `L` of `M` (row-major, stride `n`) and the values of `M` it is for.
+    l: [f64; TINY * TINY],
+    mass_seen: [f64; TINY * TINY],
+    l_valid: bool,
+    /// `W = L^-1 A^T` (one row per constraint row), the equilibration `d`,
+    /// the factor of the equilibrated `S`, and the row values they are for.
+    w: [f64; TINY * TINY],
+    d: [f64; TINY],
+    s: [f64; TINY * TINY],
+    rows_seen: [f64; TINY * TINY],
+    s_valid: bool,
+}
+
+impl Default for TinySolver {
+    fn default() -> Self {
+        TinySolver {
+            free: [0.0; TINY],
+            n: 0,
+            structure: 0,
+            l: [0.0; TINY * TINY],
+            mass_seen: [0.0; TINY * TINY],
+            l_valid: false,
+            w: [0.0; TINY * TINY],
+            d: [0.0; TINY],
+            s: [0.0; TINY * TINY],
+            rows_seen: [0.0; TINY * TINY],
+            s_valid: false,
+        }
+    }
+}
+
+impl TinySolver {
+    /// `M^-1 Q` of the last successful solve.
+    pub fn free(&self) -> &[f64] {
+        &self.free[..self.n]
+    }
+
+    /// Solves `instant` into `out` (vectors already sized) when it is tiny,
+    /// equality-only and well posed; returns `false` (leaving `out` to the
+    /// general path) otherwise.
+    pub fn solve(&mut self, instant: &Instant, out: &mut Solution) -> bool {
+        let n = instant.dim();
+        let rows = instant.equalities();
+        let m = rows.len();
+        if n + m > TINY || !instant.inequalities().is_empty() {
+            return false;
+        }
+        let mass = instant.mass();
+        let a = rows.matrix();
+        if self.structure != instant.structure_id() {
+            self.structure = instant.structure_id();
+            self.l_valid = false;
+            self.s_valid = false;
+        }
+        let mvals = mass.data();
+        if !(self.l_valid && self.mass_seen[..mvals.len()] == *mvals) {
+            self.l_valid = false;
+            self.s_valid = false;
+            if !self.factor_mass(instant) {
+                return false;
+            }
+            self.mass_seen[..mvals.len()].copy_from_slice(mvals);
+            self.l_valid = true;
+        }
+        let avals = a.data();
+        if !(self.s_valid && self.rows_seen[..avals.len()] == *avals) {
+            self.s_valid = false;
+            if !self.factor_schur(instant) {
+                return false;
+            }
+            self.rows_seen[..avals.len()].copy_from_slice(avals);
+            self.s_valid = true;
+        }
+        let (l, w, d, s) = (&self.l[..n * n], &self.w, &self.d, &self.s[..m * m]);
+        let free = &mut self.free[..n];
+        free.copy_from_slice(instant.force());
+        dense::cholesky_solve_in_place(l, n, free);
+        // r = b - A M^-1 Q, equilibrated.
+        let (aptr, aidx, aval) = (a.indptr().into_raw_storage(), a.indices(), a.data());
+        let mut y = [0.0; TINY];
+        for k in 0..m {
+            let dot: f64 = (aptr[k]..aptr[k + 1])
+                .map(|e| aval[e] * free[aidx[e]])
+                .sum();
+            y[k] = d[k] * (rows.rhs()[k] - dot);
+        }
+        dense::cholesky_solve_in_place(s, m, &mut y[..m]);
+        // a = free + L^-T (W^T lambda).
+        let mut z = [0.0; TINY];
+        for k in 0..m {
+            let lambda = d[k] * y[k];
+            out.multipliers_eq[k] = lambda;
+            for (zj, wj) in z[..n].iter_mut().zip(&w[k * n..(k + 1) * n]) {
+                *zj += lambda * wj;
+            }
+        }
+        dense::upper_solve_in_place(l, n, &mut z[..n]);
+        for j in 0..n {
+            out.acceleration[j] = free[j] + z[j];
+        }
+        self.n = n;
+        true
+    }
+
+    /// `L` of `M`; `false` when `M` is not positive definite.
+    fn factor_mass(&mut self, instant: &Instant) -> bool {
+        let n = instant.dim();
+        let mass = instant.mass();
+        let (ptr, idx, val) = (
+            mass.indptr().into_raw_storage(),
+            mass.indices(),
+            mass.data(),
+        );
+        let l = &mut self.l[..n * n];
+        l.fill(0.0);
+        for i in 0..n {
+            for e in ptr[i]..ptr[i + 1] {
+                if idx[e] <= i {
+                    l[i * n + idx[e]] += val[e];
+                }
+            }
+        }
+        dense::cholesky_in_place(l, n).is_ok()
+    }
+
+    /// `W`, `d` and the factor of the equilibrated `S`; `false` when a row
+    /// is empty or the rows are nearly dependent.
+    fn factor_schur(&mut self, instant: &Instant) -> bool {
+        let n = instant.dim();
+        let rows = instant.equalities();
+        let m = rows.len();
+        let l = &self.l[..n * n];
+        let a = rows.matrix();
+        let (aptr, aidx, aval) = (a.indptr().into_raw_storage(), a.indices(), a.data());
+        let w = &mut self.w[..m * n];
+        w.fill(0.0);
+        for k in 0..m {
+            let wk = &mut w[k * n..(k + 1) * n];
+            for e in aptr[k]..aptr[k + 1] {
+                wk[aidx[e]] += aval[e];
+            }
+            dense::lower_solve_in_place(l, n, wk);
+            let s: f64 = wk.iter().map(|x| x * x).sum();
+            if !(s > 0.0 && s.is_finite()) {
+                return false;
+            }
+            self.d[k] = 1.0 / s.sqrt();
+        }
+        // Equilibrated S, lower triangle.
+        let s = &mut self.s[..m * m];
+        for i in 0..m {
+            for j in 0..=i {
+                let dot: f64 = w[i * n..(i + 1) * n]
+                    .iter()
+                    .zip(&w[j * n..(j + 1) * n])
+                    .map(|(x, y)| x * y)
+                    .sum();
+                s[i * m + j] = self.d[i] * dot * self.d[j];
+            }
+        }
+        dense::cholesky_in_place(s, m).is_ok()
+            && (0..m).all(|i| s[i * m + i] * s[i * m + i] >= HEALTHY_PIVOT)
+    }
+}
