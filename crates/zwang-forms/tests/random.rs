@@ -256,7 +256,7 @@ fn closed_contacts() {
     let mut tried = 0;
     for (seed, n, coupled) in cases().filter(|c| c.0 % 2 == 0 && c.1 < 100) {
         let instant = random_instant(seed, n, coupled, false);
-        let lambda = MultiplierForm.solve(&instant).multipliers_eq;
+        let lambda = MultiplierForm::new().solve(&instant).multipliers_eq;
         if lambda.len() < 2 {
             continue;
         }
@@ -264,9 +264,14 @@ fn closed_contacts() {
         let pushing = with_contacts(&instant, &lambda, 1.0);
         let qp = ClarabelBackend::new().solve(&pushing);
         assert_eq!(qp.status, Status::Solved);
-        assert!(NullSpaceForm.not_applicable_reason(&pushing).is_some());
+        assert!(NullSpaceForm::new()
+            .not_applicable_reason(&pushing)
+            .is_some());
         let pulling = with_contacts(&instant, &lambda, -1.0);
-        for form in [&mut MultiplierForm as &mut dyn Form, &mut UdwadiaKalabaForm] {
+        for form in [
+            &mut MultiplierForm::new() as &mut dyn Form,
+            &mut UdwadiaKalabaForm::new(),
+        ] {
             let s = form.solve(&pushing);
             let ctx = format!("seed {seed}, n {n}, {}", s.backend);
             assert_eq!(s.status, Status::Solved, "{ctx}");
