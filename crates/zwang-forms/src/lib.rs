@@ -37,7 +37,8 @@
 //!   and are checked. The answer is `Solved` only if no closed contact
 //!   pulls (`lambda_i >= 0`) and no open contact is gone through
 //!   (`A_i a >= b_i`), both up to [`FEASIBILITY_TOL`], `Infeasible`
-//!   otherwise: the given set is then not the motion. Choosing the contact
+//!   otherwise: the given set is then not the motion (the null-space form,
+//!   without multipliers, checks the open contacts only). Choosing the contact
 //!   set is the QP's job; a harness passes the set the QP found
 //!   ([`contact_set_of`] reads it off a solution) and the forms check it
 //!   independently (they call no QP code). Without a contact set every

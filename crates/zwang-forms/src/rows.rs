@@ -41,7 +41,7 @@ impl<'a> ClosedRows<'a> {
         }
     }
 
-    /// Number of rows solved as equalities, `m_eq + ` closed contacts.
+    /// Number of rows solved as equalities: `m_eq` plus the closed contacts.
     pub(crate) fn len(&self) -> usize {
         self.eq.len() + self.closed.len()
     }
