@@ -1,7 +1,8 @@
 //! The multiplier form: the KKT system by block elimination.
 
 use crate::rows::{
-    breakdown, column_ref, dot, finish, free_acceleration, rank_tol, too_large, ClosedRows,
+    breakdown, column_ref, contact_set_mismatch, dot, finish, free_acceleration, rank_tol,
+    too_large, ClosedRows,
 };
 use crate::Form;
 use faer::{Mat, Side};
@@ -27,23 +28,51 @@ use zwang_qp::{Backend, Solution};
 /// the rows as written, then least compulsion), reported `Infeasible` with
 /// its residual.
 ///
-/// Inequality rows are taken as closed contacts (equalities); the answer is
-/// `Solved` only if no contact pulls (`lambda_in >= 0` up to round-off),
-/// else `Infeasible` with the all-closed answer filled in: choosing the
-/// contact set is the QP's job. Friction entries are ignored.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MultiplierForm;
+/// The contact set is taken as given ([`Form::set_contact_set`]; without
+/// one every contact is closed): closed contacts are solved as equalities,
+/// open ones get multiplier 0. The answer is `Solved` only if no closed
+/// contact pulls (`lambda_in >= 0` up to round-off) and every open contact
+/// holds (`A_i a >= b_i` up to round-off), else `Infeasible` with that
+/// answer filled in: choosing the contact set is the QP's job, checking it
+/// is this form's. Friction entries are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MultiplierForm {
+    contacts: Option<Vec<bool>>,
+}
 
 impl MultiplierForm {
-    /// The form (it keeps nothing between instants).
+    /// The form without a contact set (every contact closed); it keeps
+    /// nothing between instants but the contact set.
     pub fn new() -> Self {
-        MultiplierForm
+        Self::default()
+    }
+
+    /// The form with the contact set `active` (one flag per inequality
+    /// row, `true` = closed): see [`Form::set_contact_set`].
+    pub fn with_contact_set(active: Vec<bool>) -> Self {
+        Self {
+            contacts: Some(active),
+        }
     }
 }
 
 impl Form for MultiplierForm {
+    fn set_contact_set(&mut self, active: Option<Vec<bool>>) {
+        self.contacts = active;
+    }
+
+    fn contact_set(&self) -> Option<&[bool]> {
+        self.contacts.as_deref()
+    }
+
     fn not_applicable_reason(&self, instant: &Instant) -> Option<String> {
-        let (n, m) = (instant.dim(), ClosedRows::new(instant).len());
+        if let Some(reason) = contact_set_mismatch(instant, self.contact_set()) {
+            return Some(reason);
+        }
+        let (n, m) = (
+            instant.dim(),
+            ClosedRows::new(instant, self.contact_set()).len(),
+        );
         too_large(n * m.max(1), "M^-1 A^T")
             .or_else(|| too_large(m * m, "the Schur complement A M^-1 A^T"))
     }
@@ -64,10 +93,10 @@ impl Backend for MultiplierForm {
 
     fn solve(&mut self, instant: &Instant) -> Solution {
         let name = self.name();
-        let rows = ClosedRows::new(instant);
+        let rows = ClosedRows::new(instant, self.contacts.as_deref());
         let (n, m) = (instant.dim(), rows.len());
         if m == 0 {
-            return finish(instant, name, free_acceleration(instant), Vec::new());
+            return finish(instant, &rows, name, free_acceleration(instant), Vec::new());
         }
         let a0 = free_acceleration(instant);
         // W = M^-1 A^T, column by column.
@@ -100,7 +129,7 @@ impl Backend for MultiplierForm {
             }
         }
         let Ok(evd) = s.self_adjoint_eigen(Side::Lower) else {
-            return breakdown(instant, name);
+            return breakdown(instant, name, 0.0);
         };
         let (u, eig) = (evd.U(), evd.S().column_vector());
         let largest = (0..m).fold(0.0f64, |l, k| l.max(eig[k].abs()));
@@ -152,6 +181,6 @@ impl Backend for MultiplierForm {
                 }
             }
         }
-        finish(instant, name, a, lambda)
+        finish(instant, &rows, name, a, lambda)
     }
 }

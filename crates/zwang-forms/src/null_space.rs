@@ -2,8 +2,8 @@
 //! reduced equations.
 
 use crate::rows::{
-    breakdown, column_ref, dot, finish, free_acceleration, inf_norm, rank_tol, too_large,
-    ClosedRows,
+    breakdown, column_ref, contact_set_mismatch, dot, free_acceleration, inf_norm, rank_tol,
+    too_large, ClosedRows,
 };
 use crate::{Form, FEASIBILITY_TOL};
 use faer::linalg::solvers::Solve;
@@ -27,35 +27,70 @@ use zwang_qp::{Backend, Solution, Status};
 ///
 /// **No multipliers come out**: embedding the constraints removes the
 /// constraint forces (seed 004), so `multipliers_eq` and `multipliers_in`
-/// are empty. The stationarity residual is then the reduced gradient
+/// have one entry per row, each `f64::NAN` ("the null-space form gives no
+/// multipliers: NaN"; [`Form::gives_multipliers`] is `false`). The
+/// stationarity residual is then the reduced gradient
 /// `|N^T (M a - Q)| / max(|M a|, |Q|, |M a - Q|)` (infinity norms), the
-/// feasibility residuals are the usual ones.
+/// feasibility residuals are the usual ones, and the complementarity
+/// residual is 0 (open contacts carry no force by definition, closed ones
+/// have no gap).
 ///
 /// Redundant rows are harmless (they only lower the rank); inconsistent
 /// rows give the same least-squares answer as
 /// [`UdwadiaKalabaForm`](crate::UdwadiaKalabaForm), with status
-/// `Infeasible`. The form applies to equality rows only: with contacts it
-/// cannot tell a pushing contact from a pulling one, having no multipliers.
-/// Asked anyway, it returns the all-contacts-closed answer with status
-/// `NotConverged` (it cannot certify it); see
-/// [`Form::not_applicable_reason`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NullSpaceForm;
+/// `Infeasible`. With contact rows the form needs the contact set
+/// ([`Form::set_contact_set`]): closed contacts are embedded as equalities
+/// and open ones checked (`Infeasible` if the answer goes through one); it
+/// cannot tell a pushing contact from a pulling one, having no multipliers,
+/// so a `Solved` here certifies the open contacts only (the multiplier
+/// forms check the closed ones). Without a contact set (or with one of the
+/// wrong length) it does not apply; asked anyway, it returns the
+/// all-contacts-closed answer with status `NotConverged` (it cannot
+/// certify it); see [`Form::not_applicable_reason`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NullSpaceForm {
+    contacts: Option<Vec<bool>>,
+}
 
 impl NullSpaceForm {
-    /// The form (it keeps nothing between instants).
+    /// The form without a contact set (it does not apply to contacts
+    /// then); it keeps nothing between instants but the contact set.
     pub fn new() -> Self {
-        NullSpaceForm
+        Self::default()
+    }
+
+    /// The form with the contact set `active` (one flag per inequality
+    /// row, `true` = closed): see [`Form::set_contact_set`].
+    pub fn with_contact_set(active: Vec<bool>) -> Self {
+        Self {
+            contacts: Some(active),
+        }
     }
 }
 
 impl Form for NullSpaceForm {
+    fn set_contact_set(&mut self, active: Option<Vec<bool>>) {
+        self.contacts = active;
+    }
+
+    fn contact_set(&self) -> Option<&[bool]> {
+        self.contacts.as_deref()
+    }
+
+    fn gives_multipliers(&self) -> bool {
+        false
+    }
+
     fn not_applicable_reason(&self, instant: &Instant) -> Option<String> {
+        if let Some(reason) = contact_set_mismatch(instant, self.contact_set()) {
+            return Some(reason);
+        }
         let m_in = instant.inequalities().len();
-        if m_in > 0 {
+        if m_in > 0 && self.contacts.is_none() {
             return Some(format!(
-                "{m_in} contact row(s): the null-space form gives no multipliers, so it cannot \
-                 check that the contacts push"
+                "{m_in} contact row(s) and no contact set given: the null-space form gives no \
+                 multipliers, so it cannot tell which contacts push; give it the contact set \
+                 (the one the QP found) to compare"
             ));
         }
         let n = instant.dim();
@@ -78,12 +113,12 @@ impl Backend for NullSpaceForm {
 
     fn solve(&mut self, instant: &Instant) -> Solution {
         let name = self.name();
-        let rows = ClosedRows::new(instant);
+        let rows = ClosedRows::new(instant, self.contacts.as_deref());
         let (n, m) = (instant.dim(), rows.len());
         if m == 0 {
             // Nothing to embed: Newton's `M a = Q`, and the full gradient
             // is the reduced one.
-            return finish(instant, name, free_acceleration(instant), Vec::new());
+            return verdict(instant, &rows, name, free_acceleration(instant), None);
         }
         let (rank, basis, a_p) = {
             let mut at = Mat::<f64>::zeros(n, m);
@@ -99,7 +134,7 @@ impl Backend for NullSpaceForm {
             // residual (A^+ (b - A A^+ b) = 0: the refinement keeps the
             // least-squares meaning).
             let Ok(svd) = at.svd() else {
-                return breakdown(instant, name);
+                return breakdown(instant, name, f64::NAN);
             };
             let (u, v, sigma) = (svd.U(), svd.V(), svd.S().column_vector());
             let tol = rank_tol(m, n, sigma[0]);
@@ -136,7 +171,7 @@ impl Backend for NullSpaceForm {
         let mut z = project(&basis, &rhs);
         if k > 0 {
             let Ok(llt) = reduced_mass.llt(Side::Lower) else {
-                return breakdown(instant, name);
+                return breakdown(instant, name, f64::NAN);
             };
             llt.solve_in_place(faer::MatMut::from_column_major_slice_mut(&mut z, k, 1));
         }
@@ -146,17 +181,50 @@ impl Backend for NullSpaceForm {
                 *x += zj * nj;
             }
         }
-        let status = if rows.violation(instant, &a) > FEASIBILITY_TOL {
-            Status::Infeasible
-        } else if m > rows.len_eq() {
-            Status::NotConverged
-        } else {
-            Status::Solved
-        };
-        let mut solution = Solution::assemble(instant, status, name, 1, a, Vec::new(), Vec::new());
-        solution.residuals.stationarity = reduced_gradient(instant, &basis, &solution.acceleration);
-        solution
+        verdict(instant, &rows, name, a, Some(&basis))
     }
+}
+
+/// The null-space answer `a`: `Infeasible` if the closed rows are violated
+/// or an open contact is gone through, `NotConverged` if contacts were
+/// closed without a (valid) contact set, `Solved` otherwise; multipliers
+/// NaN, stationarity the reduced gradient on `basis` (the full gradient
+/// without one).
+fn verdict(
+    instant: &Instant,
+    rows: &ClosedRows<'_>,
+    name: &'static str,
+    a: Vec<f64>,
+    basis: Option<&Mat<f64>>,
+) -> Solution {
+    let status = if rows.violation(instant, &a) > FEASIBILITY_TOL
+        || rows.open_violation(instant, &a) > FEASIBILITY_TOL
+    {
+        Status::Infeasible
+    } else if rows.mismatch() || (!instant.inequalities().is_empty() && !rows.given()) {
+        Status::NotConverged
+    } else {
+        Status::Solved
+    };
+    // The residuals with zero multipliers (stationarity is replaced below,
+    // complementarity is then 0), the multipliers NaN.
+    let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
+    let mut s = Solution::assemble(
+        instant,
+        status,
+        name,
+        1,
+        a,
+        vec![0.0; m_eq],
+        vec![0.0; m_in],
+    );
+    s.multipliers_eq.fill(f64::NAN);
+    s.multipliers_in.fill(f64::NAN);
+    s.residuals.stationarity = match basis {
+        Some(basis) => reduced_gradient(instant, basis, &s.acceleration),
+        None => full_gradient(instant, &s.acceleration),
+    };
+    s
 }
 
 /// `N^T x`.
@@ -170,6 +238,18 @@ fn project(basis: &Mat<f64>, x: &[f64]) -> Vec<f64> {
 /// the admissible accelerations, scaled like [`zwang_qp::Residuals`] (the
 /// constraint force `M a - Q` stands in for `A^T lambda`).
 fn reduced_gradient(instant: &Instant, basis: &Mat<f64>, a: &[f64]) -> f64 {
+    let (constraint_force, scale) = constraint_force(instant, a);
+    inf_norm(&project(basis, &constraint_force)) / scale
+}
+
+/// `|M a - Q|_inf / max(|M a|, |Q|)`: stationarity without rows to embed.
+fn full_gradient(instant: &Instant, a: &[f64]) -> f64 {
+    let (constraint_force, scale) = constraint_force(instant, a);
+    inf_norm(&constraint_force) / scale
+}
+
+/// `M a - Q` and the scale `max(|M a|, |Q|, |M a - Q|)`.
+fn constraint_force(instant: &Instant, a: &[f64]) -> (Vec<f64>, f64) {
     let mut ma = vec![0.0; instant.dim()];
     instant.mass_mul_into(a, &mut ma);
     let constraint_force: Vec<f64> = ma.iter().zip(instant.force()).map(|(x, q)| x - q).collect();
@@ -177,7 +257,7 @@ fn reduced_gradient(instant: &Instant, basis: &Mat<f64>, a: &[f64]) -> f64 {
         .max(inf_norm(instant.force()))
         .max(inf_norm(&constraint_force))
         .max(f64::MIN_POSITIVE);
-    inf_norm(&project(basis, &constraint_force)) / scale
+    (constraint_force, scale)
 }
 
 #[cfg(test)]
@@ -196,7 +276,7 @@ mod tests {
         )
         .unwrap();
         let instant = Instant::builder(mass, vec![3.0, 3.0]).build().unwrap();
-        let s = NullSpaceForm.solve(&instant);
+        let s = NullSpaceForm::new().solve(&instant);
         assert_eq!(s.status, Status::Solved);
         for x in &s.acceleration {
             assert!((x - 1.0).abs() < 1e-15);

@@ -1,29 +1,49 @@
-//! What the three forms share: the rows with every contact closed, the free
+//! What the three forms share: the rows a contact set closes, the free
 //! motion, and the verdict on an answer.
 
 use crate::FEASIBILITY_TOL;
 use zwang_instant::{Instant, Rows};
 use zwang_qp::{Solution, Status};
 
-/// The equality rows followed by the inequality rows, every contact
-/// treated as closed (`A_in a = b_in`): the variational forms take the
-/// contact set as given.
+/// The rows a form solves as equalities: the equality rows, then the
+/// inequality rows its contact set closes (`A_i a = b_i`), in their order.
+/// The contact rows it leaves open get multiplier 0 and are only checked
+/// (`A_i a >= b_i`). Without a contact set, or with one of the wrong length,
+/// every contact is closed (the latter is [`ClosedRows::mismatch`]).
 pub(crate) struct ClosedRows<'a> {
     eq: &'a Rows,
     ineq: &'a Rows,
+    /// Indices (into the inequality rows) of the closed contacts.
+    closed: Vec<usize>,
+    /// Indices of the open contacts.
+    open: Vec<usize>,
+    /// A contact set of the right length was given.
+    given: bool,
+    /// A contact set of the wrong length was given (and ignored).
+    mismatch: bool,
 }
 
 impl<'a> ClosedRows<'a> {
-    pub(crate) fn new(instant: &'a Instant) -> Self {
+    pub(crate) fn new(instant: &'a Instant, contacts: Option<&[bool]>) -> Self {
+        let ineq = instant.inequalities();
+        let valid = contacts.filter(|c| c.len() == ineq.len());
+        let (closed, open) = match valid {
+            Some(c) => (0..ineq.len()).partition(|&i| c[i]),
+            None => ((0..ineq.len()).collect(), Vec::new()),
+        };
         ClosedRows {
             eq: instant.equalities(),
-            ineq: instant.inequalities(),
+            ineq,
+            closed,
+            open,
+            given: valid.is_some(),
+            mismatch: contacts.is_some() && valid.is_none(),
         }
     }
 
-    /// Number of rows `m = m_eq + m_in`.
+    /// Number of rows solved as equalities: `m_eq` plus the closed contacts.
     pub(crate) fn len(&self) -> usize {
-        self.eq.len() + self.ineq.len()
+        self.eq.len() + self.closed.len()
     }
 
     /// Number of equality rows (they come first).
@@ -31,11 +51,22 @@ impl<'a> ClosedRows<'a> {
         self.eq.len()
     }
 
+    /// Whether a contact set of the right length was given.
+    pub(crate) fn given(&self) -> bool {
+        self.given
+    }
+
+    /// Whether a contact set of the wrong length was given: the form then
+    /// closes every contact and never reports `Solved`.
+    pub(crate) fn mismatch(&self) -> bool {
+        self.mismatch
+    }
+
     fn locate(&self, i: usize) -> (&'a Rows, usize) {
         if i < self.eq.len() {
             (self.eq, i)
         } else {
-            (self.ineq, i - self.eq.len())
+            (self.ineq, self.closed[i - self.eq.len()])
         }
     }
 
@@ -62,15 +93,6 @@ impl<'a> ClosedRows<'a> {
         }
     }
 
-    /// Largest `|A_ij|` of row `i`.
-    fn row_inf_norm(&self, i: usize) -> f64 {
-        let (rows, k) = self.locate(i);
-        rows.matrix()
-            .outer_view(k)
-            .map(|r| r.data().iter().fold(0.0f64, |m, v| m.max(v.abs())))
-            .unwrap_or(0.0)
-    }
-
     /// `b - A x`.
     pub(crate) fn residual(&self, x: &[f64]) -> Vec<f64> {
         (0..self.len())
@@ -78,27 +100,68 @@ impl<'a> ClosedRows<'a> {
             .collect()
     }
 
-    /// Largest `|A_i a - b_i| / max(|A_i| max(|a|, |M^-1 Q|), |b_i|)`: the
-    /// scaling of [`zwang_qp::Residuals`], but two-sided on the contact rows
-    /// too.
+    /// Largest `|A_i a - b_i| / max(|A_i| max(|a|, |M^-1 Q|), |b_i|)` over
+    /// the closed rows: the scaling of [`zwang_qp::Residuals`], two-sided on
+    /// the closed contacts too.
     pub(crate) fn violation(&self, instant: &Instant, a: &[f64]) -> f64 {
         let a_inf = inf_norm(a).max(inf_norm(&free_acceleration(instant)));
         (0..self.len())
             .map(|i| {
-                let scale = (self.row_inf_norm(i) * a_inf)
-                    .max(self.rhs(i).abs())
-                    .max(f64::MIN_POSITIVE);
-                (self.row_dot(i, a) - self.rhs(i)).abs() / scale
+                let (rows, k) = self.locate(i);
+                scaled_slack(rows, k, a, a_inf).abs()
             })
             .fold(0.0, f64::max)
     }
 
-    /// Whether some contact pulls: `-lambda_i |A_i|` beyond round-off of
-    /// the force scale `max(|M a|, |Q|)` (both `|.|_inf`).
-    fn some_contact_pulls(&self, force_scale: f64, lambda: &[f64]) -> bool {
-        (self.len_eq()..self.len())
-            .any(|i| -lambda[i] * self.row_inf_norm(i) > FEASIBILITY_TOL * force_scale)
+    /// Largest `max(0, b_i - A_i a)`, scaled as in
+    /// [`violation`](Self::violation), over the open contacts: how far the
+    /// answer goes through a contact the set leaves open.
+    pub(crate) fn open_violation(&self, instant: &Instant, a: &[f64]) -> f64 {
+        if self.open.is_empty() {
+            return 0.0;
+        }
+        let a_inf = inf_norm(a).max(inf_norm(&free_acceleration(instant)));
+        self.open
+            .iter()
+            .map(|&k| -scaled_slack(self.ineq, k, a, a_inf))
+            .fold(0.0, f64::max)
     }
+
+    /// Whether some closed contact pulls: `-lambda_i |A_i|` beyond
+    /// round-off of the force scale `max(|M a|, |Q|)` (both `|.|_inf`).
+    fn some_contact_pulls(&self, force_scale: f64, lambda: &[f64]) -> bool {
+        (self.len_eq()..self.len()).any(|i| {
+            let (rows, k) = self.locate(i);
+            -lambda[i] * row_inf_norm(rows, k) > FEASIBILITY_TOL * force_scale
+        })
+    }
+
+    /// One multiplier per inequality row from those of the closed contacts
+    /// (`lambda_closed`, in their order): 0 on the open ones.
+    fn scatter_in(&self, lambda_closed: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.ineq.len()];
+        for (&k, &l) in self.closed.iter().zip(lambda_closed) {
+            out[k] = l;
+        }
+        out
+    }
+}
+
+/// Largest `|A_kj|` of row `k`.
+fn row_inf_norm(rows: &Rows, k: usize) -> f64 {
+    rows.matrix()
+        .outer_view(k)
+        .map(|r| r.data().iter().fold(0.0f64, |m, v| m.max(v.abs())))
+        .unwrap_or(0.0)
+}
+
+/// `(A_k a - b_k) / max(|A_k| a_inf, |b_k|)`.
+fn scaled_slack(rows: &Rows, k: usize, a: &[f64], a_inf: f64) -> f64 {
+    let b = rows.rhs()[k];
+    let scale = (row_inf_norm(rows, k) * a_inf)
+        .max(b.abs())
+        .max(f64::MIN_POSITIVE);
+    (rows.row_dot(k, a) - b) / scale
 }
 
 /// Largest absolute entry.
@@ -114,44 +177,64 @@ pub(crate) fn free_acceleration(instant: &Instant) -> Vec<f64> {
 }
 
 /// The answer of the two forms that give multipliers (`lambda` stacked as
-/// the rows of [`ClosedRows`]): `Infeasible` when the rows are violated
-/// beyond round-off (inconsistent rows, least-squares answer) or when a
-/// closed contact pulls (the all-closed answer is not the motion), `Solved`
-/// otherwise.
+/// the rows of `rows`): `Infeasible` when the closed rows are violated
+/// beyond round-off (inconsistent rows, least-squares answer), when a
+/// closed contact pulls, or when the answer goes through an open contact
+/// (the contact set is not the motion); `Solved` otherwise, except with a
+/// contact set of the wrong length (`NotConverged`: not certified).
 pub(crate) fn finish(
     instant: &Instant,
+    rows: &ClosedRows<'_>,
     backend: &'static str,
     acceleration: Vec<f64>,
     mut lambda: Vec<f64>,
 ) -> Solution {
-    let rows = ClosedRows::new(instant);
     let mut ma = vec![0.0; instant.dim()];
     instant.mass_mul_into(&acceleration, &mut ma);
     let force_scale = inf_norm(&ma).max(inf_norm(instant.force()));
     let status = if rows.violation(instant, &acceleration) > FEASIBILITY_TOL
         || rows.some_contact_pulls(force_scale, &lambda)
+        || rows.open_violation(instant, &acceleration) > FEASIBILITY_TOL
     {
         Status::Infeasible
+    } else if rows.mismatch() {
+        Status::NotConverged
     } else {
         Status::Solved
     };
-    let lambda_in = lambda.split_off(rows.len_eq());
+    let lambda_in = rows.scatter_in(&lambda.split_off(rows.len_eq()));
     Solution::assemble(instant, status, backend, 1, acceleration, lambda, lambda_in)
 }
 
-/// The answer when the linear algebra failed: the free acceleration, zero
-/// multipliers, [`Status::NumericalError`].
-pub(crate) fn breakdown(instant: &Instant, backend: &'static str) -> Solution {
-    let rows = ClosedRows::new(instant);
-    Solution::assemble(
+/// The answer when the linear algebra failed: the free acceleration,
+/// multipliers `fill` (0, or NaN for the null-space form),
+/// [`Status::NumericalError`].
+pub(crate) fn breakdown(instant: &Instant, backend: &'static str, fill: f64) -> Solution {
+    let mut s = Solution::assemble(
         instant,
         Status::NumericalError,
         backend,
         1,
         free_acceleration(instant),
-        vec![0.0; rows.len_eq()],
-        vec![0.0; rows.len() - rows.len_eq()],
-    )
+        vec![0.0; instant.equalities().len()],
+        vec![0.0; instant.inequalities().len()],
+    );
+    s.multipliers_eq.fill(fill);
+    s.multipliers_in.fill(fill);
+    s
+}
+
+/// Why a form does not apply with the contact set `contacts`, if its
+/// length is not the number of inequality rows.
+pub(crate) fn contact_set_mismatch(instant: &Instant, contacts: Option<&[bool]>) -> Option<String> {
+    let m_in = instant.inequalities().len();
+    contacts.filter(|c| c.len() != m_in).map(|c| {
+        format!(
+            "the contact set has {} flag(s) for {m_in} inequality row(s); it is ignored \
+             (every contact closed) and the answer is not certified",
+            c.len()
+        )
+    })
 }
 
 /// Rank tolerance for singular values (or eigenvalues) of a matrix with

@@ -2,7 +2,8 @@
 
 use crate::mass_root::InverseMassRoot;
 use crate::rows::{
-    breakdown, column_ref, dot, finish, free_acceleration, rank_tol, too_large, ClosedRows,
+    breakdown, column_ref, contact_set_mismatch, dot, finish, free_acceleration, rank_tol,
+    too_large, ClosedRows,
 };
 use crate::Form;
 use faer::Mat;
@@ -29,22 +30,48 @@ use zwang_qp::{Backend, Solution};
 /// (for the rows as written: scaling a row reweights it), and among those
 /// accelerations the least compulsion; status `Infeasible`. The multipliers
 /// are the minimum-norm ones, `lambda = (B B^T)^+ (b - A M^-1 Q)`, computed
-/// as `(B^T)^+ y` from the same SVD. Inequality rows are closed contacts,
-/// as in the multiplier form (`Solved` only if no contact pulls). Friction
-/// entries are ignored.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct UdwadiaKalabaForm;
+/// as `(B^T)^+ y` from the same SVD. The contact set is taken as given, as
+/// in the multiplier form: closed contacts are equalities, open ones get
+/// multiplier 0, and the answer is `Solved` only if no closed contact pulls
+/// and no open contact is violated. Friction entries are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UdwadiaKalabaForm {
+    contacts: Option<Vec<bool>>,
+}
 
 impl UdwadiaKalabaForm {
-    /// The form (it keeps nothing between instants).
+    /// The form without a contact set (every contact closed); it keeps
+    /// nothing between instants but the contact set.
     pub fn new() -> Self {
-        UdwadiaKalabaForm
+        Self::default()
+    }
+
+    /// The form with the contact set `active` (one flag per inequality
+    /// row, `true` = closed): see [`Form::set_contact_set`].
+    pub fn with_contact_set(active: Vec<bool>) -> Self {
+        Self {
+            contacts: Some(active),
+        }
     }
 }
 
 impl Form for UdwadiaKalabaForm {
+    fn set_contact_set(&mut self, active: Option<Vec<bool>>) {
+        self.contacts = active;
+    }
+
+    fn contact_set(&self) -> Option<&[bool]> {
+        self.contacts.as_deref()
+    }
+
     fn not_applicable_reason(&self, instant: &Instant) -> Option<String> {
-        let (n, m) = (instant.dim(), ClosedRows::new(instant).len());
+        if let Some(reason) = contact_set_mismatch(instant, self.contact_set()) {
+            return Some(reason);
+        }
+        let (n, m) = (
+            instant.dim(),
+            ClosedRows::new(instant, self.contact_set()).len(),
+        );
         too_large(n * m.max(1), "A M^-1/2")
     }
 }
@@ -64,13 +91,13 @@ impl Backend for UdwadiaKalabaForm {
 
     fn solve(&mut self, instant: &Instant) -> Solution {
         let name = self.name();
-        let rows = ClosedRows::new(instant);
+        let rows = ClosedRows::new(instant, self.contacts.as_deref());
         let (n, m) = (instant.dim(), rows.len());
         if m == 0 {
-            return finish(instant, name, free_acceleration(instant), Vec::new());
+            return finish(instant, &rows, name, free_acceleration(instant), Vec::new());
         }
         let Some(mut root) = InverseMassRoot::new(instant.mass()) else {
-            return breakdown(instant, name);
+            return breakdown(instant, name, 0.0);
         };
         // B^T = F^T A^T, column i = F^T A_i^T, each column scaled to unit
         // length (D B, D = diag(1 / |B_i|)): rows written in different units
@@ -92,7 +119,7 @@ impl Backend for UdwadiaKalabaForm {
             }
         }
         let Ok(svd) = bt.thin_svd() else {
-            return breakdown(instant, name);
+            return breakdown(instant, name, 0.0);
         };
         // D B = V S U^T: (D B)^+ = U S^+ V^T.
         let (u, v, sigma) = (svd.U(), svd.V(), svd.S().column_vector());
@@ -161,6 +188,6 @@ impl Backend for UdwadiaKalabaForm {
             }
         }
         onto_range(&mut lambda);
-        finish(instant, name, a, lambda)
+        finish(instant, &rows, name, a, lambda)
     }
 }

@@ -71,7 +71,10 @@ fn particle_on_an_incline() {
             // Z = 1/2 f^T M^-1 f with f = lambda n, |n| = 1.
             assert!((s.compulsion - 0.5 * lambda * lambda / m).abs() < 1e-12 * s.compulsion);
             if form.name() == "null_space" {
-                assert!(s.multipliers_eq.is_empty() && s.multipliers_in.is_empty());
+                // No multipliers: one NaN per row.
+                assert!(!form.gives_multipliers());
+                assert!(s.multipliers_eq.len() == 1 && s.multipliers_eq[0].is_nan());
+                assert!(s.multipliers_in.is_empty());
             } else {
                 close(&s.multipliers_eq, &[lambda], 1e-14);
             }
@@ -85,8 +88,8 @@ fn particle_on_an_incline() {
 fn resting_contact_is_solved_by_closing_it() {
     let (instant, a, lambda) = incline(2.0, 0.4, true);
     for mut form in [
-        Box::new(MultiplierForm) as Box<dyn Form>,
-        Box::new(UdwadiaKalabaForm),
+        Box::new(MultiplierForm::new()) as Box<dyn Form>,
+        Box::new(UdwadiaKalabaForm::new()),
     ] {
         let s = form.solve(&instant);
         assert_eq!(s.status, Status::Solved);
@@ -94,12 +97,21 @@ fn resting_contact_is_solved_by_closing_it() {
         assert!(s.multipliers_eq.is_empty());
         close(&s.multipliers_in, &[lambda], 1e-14);
     }
-    let reason = NullSpaceForm.not_applicable_reason(&instant).unwrap();
-    assert!(reason.contains("contact"), "{reason}");
+    let reason = NullSpaceForm::new()
+        .not_applicable_reason(&instant)
+        .unwrap();
+    assert!(reason.contains("no contact set"), "{reason}");
     // Asked anyway, it closes the contact but cannot certify the answer.
-    let s = NullSpaceForm.solve(&instant);
+    let s = NullSpaceForm::new().solve(&instant);
     assert_eq!(s.status, Status::NotConverged);
     close(&s.acceleration, &a, 1e-14);
+    // Given the contact set [closed], it applies and solves.
+    let mut form = NullSpaceForm::with_contact_set(vec![true]);
+    assert!(form.not_applicable_reason(&instant).is_none());
+    let s = form.solve(&instant);
+    assert_eq!(s.status, Status::Solved);
+    close(&s.acceleration, &a, 1e-14);
+    assert!(s.multipliers_in.len() == 1 && s.multipliers_in[0].is_nan());
 }
 
 /// A unit mass on a floor pulled up by `Q = (0, 5)` with `a_y >= 0`: the
@@ -113,8 +125,8 @@ fn pulling_contact_is_not_the_motion() {
         .build()
         .unwrap();
     for mut form in [
-        Box::new(MultiplierForm) as Box<dyn Form>,
-        Box::new(UdwadiaKalabaForm),
+        Box::new(MultiplierForm::new()) as Box<dyn Form>,
+        Box::new(UdwadiaKalabaForm::new()),
     ] {
         let s = form.solve(&instant);
         assert_eq!(s.status, Status::Infeasible);
@@ -288,6 +300,158 @@ fn zero_rows() {
             assert_eq!(s.status, status, "{}", form.name());
             close(&s.acceleration, &[1.0, 2.0], 1e-15);
         }
+    }
+}
+
+/// A particle of mass 2 on a floor pulled up: `M = 2 I`, `Q = (1, 6)`,
+/// row `A_in = [0 1]`, `b_in = 0` (`a_y >= 0`).
+///
+/// Contact set [open]: `a = M^-1 Q = (0.5, 3)`, `lambda_in = 0`, and the
+/// open row holds (`a_y = 3 >= 0`): `Solved` in every form.
+/// Contact set [closed]: `a_y = 0`, so `2 a = Q + (0, lambda)` gives
+/// `a = (0.5, 0)`, `lambda = -6 < 0`: the contact would pull, `Infeasible`
+/// in the two forms with multipliers. The null-space form, which has no
+/// multipliers, cannot see the pull: it solves the closed row (its `Solved`
+/// certifies only the open contacts).
+fn floor_pulled_up() -> Instant {
+    Instant::builder(mass(2, &[(0, 0, 2.0), (1, 1, 2.0)]), vec![1.0, 6.0])
+        .inequalities(rows(1, 2, &[(0, 1, 1.0)]), vec![0.0])
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn open_contact_with_its_contact_set() {
+    let instant = floor_pulled_up();
+    for mut form in all_forms() {
+        form.set_contact_set(Some(vec![false]));
+        assert_eq!(form.contact_set(), Some(&[false][..]));
+        assert!(form.not_applicable_reason(&instant).is_none());
+        let s = form.solve(&instant);
+        assert_eq!(s.status, Status::Solved, "{}", form.name());
+        close(&s.acceleration, &[0.5, 3.0], 1e-15);
+        assert!(s.residuals.max() < 1e-15, "{:?}", s.residuals);
+        assert_eq!(s.multipliers_in.len(), 1);
+        if form.gives_multipliers() {
+            assert_eq!(s.multipliers_in, [0.0]);
+        } else {
+            assert!(s.multipliers_in[0].is_nan());
+        }
+
+        form.set_contact_set(Some(vec![true]));
+        let s = form.solve(&instant);
+        close(&s.acceleration, &[0.5, 0.0], 1e-15);
+        if form.gives_multipliers() {
+            assert_eq!(s.status, Status::Infeasible, "{}", form.name());
+            close(&s.multipliers_in, &[-6.0], 1e-15);
+        } else {
+            assert_eq!(s.status, Status::Solved);
+        }
+    }
+}
+
+/// A box of mass 1 and width 1 on two corners, coordinates
+/// `(x, y, theta)`: `M = diag(1, 1, 5/12)`, corner rows
+/// `A_in = [0 1 -0.5; 0 1 0.5]`, `b_in = 0` (each corner's normal
+/// acceleration `a_y -/+ a_theta / 2 >= 0`), `Q = (1, -8, 10)`: the torque
+/// lifts the right corner.
+///
+/// Contact set [closed, open]: `a_x = 1`, `a_y = -8 + l1`,
+/// `(5/12) a_theta = 10 - l1 / 2`, and the closed row
+/// `a_y = a_theta / 2 = (6/5)(10 - l1 / 2) = 12 - 0.6 l1` gives
+/// `1.6 l1 = 20`, `l1 = 12.5 >= 0`, so `a = (1, 4.5, 9)`; the open corner
+/// moves at `a_y + a_theta / 2 = 9 >= 0`. The motion: `Solved`,
+/// `lambda_in = (12.5, 0)`.
+///
+/// Contact set [open, closed]: `a_y = -8 + l2`, `a_theta = 24 + 1.2 l2`,
+/// `a_y + a_theta / 2 = 0` gives `1.6 l2 = -4`, `l2 = -2.5 < 0` (pulls),
+/// `a = (1, -10.5, 21)`, and the open corner goes through the floor at
+/// `a_y - a_theta / 2 = -21`: `Infeasible` in every form.
+///
+/// Contact set [closed, closed]: `a_y = a_theta = 0`, `l1 + l2 = 8`,
+/// `l1 - l2 = 20`: `lambda = (14, -6)`, the right corner pulls:
+/// `Infeasible` in the two forms with multipliers (the null-space form
+/// cannot see a pull).
+fn box_on_two_corners() -> Instant {
+    Instant::builder(
+        mass(3, &[(0, 0, 1.0), (1, 1, 1.0), (2, 2, 5.0 / 12.0)]),
+        vec![1.0, -8.0, 10.0],
+    )
+    .inequalities(
+        rows(2, 3, &[(0, 1, 1.0), (0, 2, -0.5), (1, 1, 1.0), (1, 2, 0.5)]),
+        vec![0.0, 0.0],
+    )
+    .build()
+    .unwrap()
+}
+
+#[test]
+fn box_tips_onto_one_corner() {
+    let instant = box_on_two_corners();
+    for mut form in all_forms() {
+        let name = form.name();
+        form.set_contact_set(Some(vec![true, false]));
+        let s = form.solve(&instant);
+        assert_eq!(s.status, Status::Solved, "{name}");
+        close(&s.acceleration, &[1.0, 4.5, 9.0], 1e-14);
+        assert!(s.residuals.max() < 1e-14, "{name}: {:?}", s.residuals);
+        if form.gives_multipliers() {
+            close(&s.multipliers_in, &[12.5, 0.0], 1e-14);
+        } else {
+            assert!(s.multipliers_in.len() == 2 && s.multipliers_in.iter().all(|l| l.is_nan()));
+        }
+
+        form.set_contact_set(Some(vec![false, true]));
+        let s = form.solve(&instant);
+        assert_eq!(s.status, Status::Infeasible, "{name}");
+        close(&s.acceleration, &[1.0, -10.5, 21.0], 1e-14);
+        if form.gives_multipliers() {
+            close(&s.multipliers_in, &[0.0, -2.5], 1e-14);
+        }
+
+        form.set_contact_set(Some(vec![true, true]));
+        let s = form.solve(&instant);
+        close(&s.acceleration, &[1.0, 0.0, 0.0], 1e-14);
+        if form.gives_multipliers() {
+            assert_eq!(s.status, Status::Infeasible, "{name}");
+            close(&s.multipliers_in, &[14.0, -6.0], 1e-14);
+        }
+    }
+    // The QP finds the same motion and the same contact set.
+    let qp = ClarabelBackend::new().solve(&instant);
+    close(&qp.acceleration, &[1.0, 4.5, 9.0], 1e-7);
+    assert_eq!(zwang_forms::contact_set_of(&instant, &qp), [true, false]);
+}
+
+/// A contact set of the wrong length does not panic: the form says why it
+/// does not apply, closes every contact, and never says `Solved`; on the
+/// floor pulled up the all-closed answer is `a = (0.5, 0)` (see
+/// [`floor_pulled_up`]).
+#[test]
+fn contact_set_of_the_wrong_length() {
+    let instant = floor_pulled_up();
+    let (no_contacts, _, _) = incline(1.0, 0.3, false);
+    for mut form in all_forms() {
+        for set in [vec![], vec![false, false]] {
+            form.set_contact_set(Some(set.clone()));
+            let reason = form.not_applicable_reason(&instant).unwrap();
+            assert!(reason.contains("contact set has"), "{reason}");
+            let s = form.solve(&instant);
+            assert_ne!(s.status, Status::Solved, "{}", form.name());
+            close(&s.acceleration, &[0.5, 0.0], 1e-15);
+            assert_eq!(s.multipliers_in.len(), 1);
+        }
+        // Flags for an instant without contacts: wrong length too; the
+        // motion is still the incline's but not certified.
+        form.set_contact_set(Some(vec![true]));
+        assert!(form.not_applicable_reason(&no_contacts).is_some());
+        let s = form.solve(&no_contacts);
+        assert_eq!(s.status, Status::NotConverged, "{}", form.name());
+        assert_eq!(s.multipliers_eq.len(), 1);
+        // An empty set is the right length for no contacts.
+        form.set_contact_set(Some(Vec::new()));
+        assert!(form.not_applicable_reason(&no_contacts).is_none());
+        assert!(form.solve(&no_contacts).is_solved());
     }
 }
 

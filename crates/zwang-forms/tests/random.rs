@@ -1,5 +1,6 @@
-//! Seeded random equality-only instants: the three forms and Clarabel give
-//! the same motion, and the forms satisfy their equations to round-off.
+//! Seeded random instants: the three forms and Clarabel give the same
+//! motion, and the forms satisfy their equations to round-off; with
+//! contacts, the forms given the contact set Clarabel found certify it.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -256,7 +257,7 @@ fn closed_contacts() {
     let mut tried = 0;
     for (seed, n, coupled) in cases().filter(|c| c.0 % 2 == 0 && c.1 < 100) {
         let instant = random_instant(seed, n, coupled, false);
-        let lambda = MultiplierForm.solve(&instant).multipliers_eq;
+        let lambda = MultiplierForm::new().solve(&instant).multipliers_eq;
         if lambda.len() < 2 {
             continue;
         }
@@ -264,9 +265,14 @@ fn closed_contacts() {
         let pushing = with_contacts(&instant, &lambda, 1.0);
         let qp = ClarabelBackend::new().solve(&pushing);
         assert_eq!(qp.status, Status::Solved);
-        assert!(NullSpaceForm.not_applicable_reason(&pushing).is_some());
+        assert!(NullSpaceForm::new()
+            .not_applicable_reason(&pushing)
+            .is_some());
         let pulling = with_contacts(&instant, &lambda, -1.0);
-        for form in [&mut MultiplierForm as &mut dyn Form, &mut UdwadiaKalabaForm] {
+        for form in [
+            &mut MultiplierForm::new() as &mut dyn Form,
+            &mut UdwadiaKalabaForm::new(),
+        ] {
             let s = form.solve(&pushing);
             let ctx = format!("seed {seed}, n {n}, {}", s.backend);
             assert_eq!(s.status, Status::Solved, "{ctx}");
@@ -413,4 +419,116 @@ fn answers_do_not_depend_on_the_units() {
             }
         }
     }
+}
+
+/// A random instant with contacts: `m_eq` equality rows and `m_in`
+/// inequality rows, all of them of full rank together (distinct pivots,
+/// so every contact set is feasible), right-hand sides in `[-1, 1]`
+/// and forces in `[-10, 10]`, so that some contacts open and some close.
+fn random_instant_with_contacts(seed: u64, n: usize, coupled: bool) -> Instant {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed + 5000);
+    let m = rng.gen_range(1..n.max(2)).min(n);
+    let m_eq = rng.gen_range(0..=m / 2);
+    let m_in = m - m_eq;
+    let mass = matrix_from_triplets("mass", (n, n), random_mass(&mut rng, n, coupled)).unwrap();
+    let force = (0..n).map(|_| rng.gen_range(-10.0..10.0)).collect();
+    let all = random_rows(&mut rng, n, m);
+    let rhs: Vec<f64> = (0..m).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let eq: Vec<_> = all.iter().copied().filter(|e| e.0 < m_eq).collect();
+    let ineq: Vec<_> = all
+        .iter()
+        .filter(|e| e.0 >= m_eq)
+        .map(|&(i, j, v)| (i - m_eq, j, v))
+        .collect();
+    Instant::builder(mass, force)
+        .equalities(
+            matrix_from_triplets("equalities.A", (m_eq, n), eq).unwrap(),
+            rhs[..m_eq].to_vec(),
+        )
+        .inequalities(
+            matrix_from_triplets("inequalities.A", (m_in, n), ineq).unwrap(),
+            rhs[m_eq..].to_vec(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// Contacts that open and close: the contact set Clarabel finds, handed
+/// to every form, is certified (`Solved`) by each of them, and the forms
+/// agree with Clarabel on the accelerations (all three) and on every
+/// multiplier (the two that give them; zero on the open contacts) to
+/// `1e-7` relative. Flipping one contact of the set makes the two forms
+/// with multipliers say `Infeasible` (a closed contact pulls or an open
+/// one is gone through), the null-space form too when the flipped contact
+/// was closed (it is then gone through).
+#[test]
+fn forms_check_the_contact_set_of_the_qp() {
+    let (mut open, mut closed) = (0, 0);
+    for (seed, n, coupled) in cases().filter(|c| c.1 < 150) {
+        let instant = random_instant_with_contacts(seed, n, coupled);
+        let qp = ClarabelBackend::new().solve(&instant);
+        assert_eq!(qp.status, Status::Solved, "seed {seed}");
+        let set = zwang_forms::contact_set_of(&instant, &qp);
+        closed += set.iter().filter(|&&c| c).count();
+        open += set.iter().filter(|&&c| !c).count();
+        let forms: [&mut dyn Form; 3] = [
+            &mut MultiplierForm::with_contact_set(set.clone()),
+            &mut UdwadiaKalabaForm::with_contact_set(set.clone()),
+            &mut NullSpaceForm::with_contact_set(set.clone()),
+        ];
+        let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
+        for form in forms {
+            let ctx = format!(
+                "seed {seed}, n {n}, m_eq {m_eq}, set {set:?}, {}",
+                form.name()
+            );
+            assert!(form.not_applicable_reason(&instant).is_none(), "{ctx}");
+            let s = form.solve(&instant);
+            assert_eq!(s.status, Status::Solved, "{ctx}: {:?}", s.residuals);
+            assert!(s.residuals.max() < 1e-12, "{ctx}: {:?}", s.residuals);
+            let da = rel_diff(&s.acceleration, &qp.acceleration);
+            assert!(da < 1e-7, "{ctx}: acceleration differs by {da:e}");
+            assert_eq!(
+                (s.multipliers_eq.len(), s.multipliers_in.len()),
+                (m_eq, m_in)
+            );
+            if form.gives_multipliers() {
+                let mut got = s.multipliers_eq.clone();
+                got.extend(&s.multipliers_in);
+                let mut want = qp.multipliers_eq.clone();
+                want.extend(&qp.multipliers_in);
+                // Relative to the multipliers, or to the forces where
+                // every contact is open (the QP's multipliers then sit at
+                // its tolerance, the forms' are 0); the rows' entries are
+                // of order 1.
+                let scale = inf(&want).max(inf(instant.force()));
+                let dl = inf(&got
+                    .iter()
+                    .zip(&want)
+                    .map(|(x, y)| x - y)
+                    .collect::<Vec<_>>())
+                    / scale;
+                assert!(dl < 1e-7, "{ctx}: multipliers differ by {dl:e}");
+                for (l, &c) in s.multipliers_in.iter().zip(&set) {
+                    assert!(c || *l == 0.0, "{ctx}");
+                }
+            } else {
+                assert!(s
+                    .multipliers_eq
+                    .iter()
+                    .chain(&s.multipliers_in)
+                    .all(|l| l.is_nan()));
+            }
+            // One contact flipped: the set is no longer the motion.
+            let flip = (seed as usize) % m_in;
+            let mut wrong = set.clone();
+            wrong[flip] = !wrong[flip];
+            form.set_contact_set(Some(wrong));
+            let s = form.solve(&instant);
+            if form.gives_multipliers() || set[flip] {
+                assert_eq!(s.status, Status::Infeasible, "{ctx}: flipped {flip}");
+            }
+        }
+    }
+    assert!(open >= 10 && closed >= 10, "{open} open, {closed} closed");
 }
