@@ -15,22 +15,29 @@ use zwang_harness::{CompareJson, Comparison};
 /// `udwadia_kalaba` and `null_space` (the variational forms of
 /// `zwang-forms`). These four solve the instant's rows as they stand: they
 /// cannot see `friction` entries, so on a friction instant they answer the
-/// frictionless problem. With `friction` entries three more take the
-/// friction into account: `frozen_qp` (friction frozen at the frictionless
-/// normal force, then the QP), `fixed_point` (the QP re-solved with updated
-/// friction until the normal forces settle; it reaches the Newton answer
-/// iff the coupling is below 1, at that rate) and `variational` (the
-/// coupled multiplier equations: the Newton answer).
+/// frictionless problem (sticking rows held). The three variational forms
+/// take the contact set the QP found (`contact_set` {`from`: "qp",
+/// `closed`: one flag per inequality row}) and check it: closed contacts
+/// must push, open ones must not be crossed. With `friction` or `sticking`
+/// entries three more take the friction into account: `frozen_qp`
+/// (friction frozen at the frictionless normal force, then the QP; a
+/// sticking entry whose force leaves its cone slips), `fixed_point` (the QP
+/// re-solved with updated friction until the normal forces settle; it
+/// reaches the Newton answer iff the coupling is below 1, at that rate) and
+/// `variational` (the Coulomb contact problem solved as it is: the Newton
+/// answer).
 ///
 /// With `--json`, one object: `forms` {name: {`status`, `acceleration`,
 /// `multipliers` {`equalities`, `inequalities`}, `compulsion`, `backend`,
 /// `residuals`, `iterations`, `time_us`}}, where `frozen_qp` adds
 /// `frozen_normal_forces` and `friction_force`, `fixed_point` adds
 /// `converged` and `rate` (the measured contraction, null when too few
-/// steps), `variational` adds `normal_forces`, `friction_force` and
-/// `separating`; `null_space` gives no multipliers (empty lists). A form
-/// that does not apply is {`status`: "not_applicable", `reason`}: the
-/// null-space form with contact rows, `frozen_qp` and `fixed_point` on a
+/// steps), `variational` adds `modes`, `answers`, `normal_forces`,
+/// `tangential_forces` and `friction_force` (as `zwang solve`);
+/// `null_space` gives no multipliers (`null` for each). A form that did not
+/// solve has a `reason`. A form that does not apply is {`status`:
+/// "not_applicable", `reason`}: the null-space form with contact rows and
+/// no contact set (the QP found none), `frozen_qp` and `fixed_point` on a
 /// Painleve instant (there is no rigid answer for a QP to approach).
 /// Then:
 ///

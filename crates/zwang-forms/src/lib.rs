@@ -160,7 +160,7 @@ pub fn contact_set_of(instant: &Instant, solution: &zwang_qp::Solution) -> Vec<b
     instant.mass_mul_into(a, &mut ma);
     let force_scale = inf(&ma).max(inf(instant.force())).max(f64::MIN_POSITIVE);
     let mut free = instant.force().to_vec();
-    instant.solve_mass_in_place(&mut free);
+    instant.mass_factor_or_nan().solve_in_place(&mut free);
     let a_inf = inf(a).max(inf(&free));
     let rows = instant.inequalities();
     (0..rows.len())

@@ -7,7 +7,7 @@ use crate::table::{self, Run, NOT_APPLICABLE};
 use serde::ser::{Serialize, Serializer};
 use std::fmt::Write as _;
 use zwang_coulomb::{fixed_point, frozen_qp, variational, Difference, FixedPointOptions, Verdict};
-use zwang_forms::{form_by_name, FORM_NAMES};
+use zwang_forms::{contact_set_of, form_by_name, FORM_NAMES};
 use zwang_instant::Instant;
 use zwang_qp::{AutoBackend, Backend, Solution, Status};
 
@@ -41,6 +41,10 @@ pub const ALL_FORMS: [&str; 7] = [
 pub struct FormRun {
     /// The form's name, one of [`ALL_FORMS`].
     pub name: &'static str,
+    /// The contact set the form was given (one flag per inequality row,
+    /// `true` = closed): the QP's, for the variational forms on an instant
+    /// with contacts; `None` otherwise.
+    pub contact_set: Option<Vec<bool>>,
     /// Its answer and time, or why it does not apply.
     pub outcome: Outcome,
 }
@@ -109,6 +113,7 @@ impl FormRun {
         let (solution, extra) = solve();
         FormRun {
             name,
+            contact_set: None,
             outcome: Outcome::Ran {
                 solution,
                 time_us: start.elapsed().as_secs_f64() * 1e6,
@@ -140,10 +145,15 @@ impl FormRun {
         let status = solution.status;
         let why = match (self.name, status) {
             ("qp", Status::Infeasible) => "the constraint rows admit no acceleration".into(),
-            ("multiplier" | "udwadia_kalaba" | "null_space", Status::Infeasible) => {
+            ("multiplier" | "udwadia_kalaba" | "null_space", Status::Infeasible)
+                if self.contact_set.is_some() =>
+            {
                 "with the contact set given (the QP's) a closed contact pulls or an open one is \
                  crossed, or the rows are inconsistent"
                     .into()
+            }
+            ("multiplier" | "udwadia_kalaba" | "null_space", Status::Infeasible) => {
+                "the rows are inconsistent, or (every contact taken closed) a contact pulls".into()
             }
             ("fixed_point", Status::NotConverged) => {
                 "the normal forces did not settle: re-solving with updated friction diverges \
@@ -202,15 +212,27 @@ impl Comparison {
     pub fn of(instant: &Instant) -> Comparison {
         let checked = checked(instant);
         let mut backend = AutoBackend::new();
-        let mut forms = vec![FormRun::timed("qp", || (backend.solve(instant), None))];
+        let qp = FormRun::timed("qp", || (backend.solve(instant), None));
+        // The variational forms take the contact set as given: hand them
+        // the QP's, so that they check it and compare on every instant
+        // with an answer, contacts that open included.
+        let contact_set = qp
+            .solution()
+            .filter(|s| s.is_solved() && !instant.inequalities().is_empty())
+            .map(|s| contact_set_of(instant, s));
+        let mut forms = vec![qp];
         for mut form in FORM_NAMES.into_iter().filter_map(form_by_name) {
-            forms.push(match form.not_applicable_reason(instant) {
+            form.set_contact_set(contact_set.clone());
+            let mut run = match form.not_applicable_reason(instant) {
                 Some(reason) => FormRun {
                     name: form.name(),
+                    contact_set: None,
                     outcome: Outcome::NotApplicable(reason),
                 },
                 None => FormRun::timed(form.name(), || (form.solve(instant), None)),
-            });
+            };
+            run.contact_set = form.contact_set().map(<[bool]>::to_vec);
+            forms.push(run);
         }
         let friction = !instant.sliding().is_empty() || !instant.sticking().is_empty();
         if friction {
@@ -270,6 +292,7 @@ fn friction_forms(instant: &Instant, verdict: Verdict) -> Vec<FormRun> {
             match &painleve {
                 Some(reason) => FormRun {
                     name,
+                    contact_set: None,
                     outcome: Outcome::NotApplicable(reason.clone()),
                 },
                 None => FormRun::timed(name, solve),
@@ -376,9 +399,19 @@ struct RanJson<'a> {
     /// Why the form did not solve (absent when it did).
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The contact set the form was given: the QP's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contact_set: Option<ContactSetJson<'a>>,
     time_us: f64,
     #[serde(flatten)]
     extra: Option<&'a Extra>,
+}
+
+/// Where a form's contact set came from, and the set (`true` = closed).
+#[derive(serde::Serialize)]
+struct ContactSetJson<'a> {
+    from: &'static str,
+    closed: &'a [bool],
 }
 
 impl<'a> From<&'a FormRun> for FormJson<'a> {
@@ -391,6 +424,10 @@ impl<'a> From<&'a FormRun> for FormJson<'a> {
             } => FormJson::Ran(RanJson {
                 solution: solution.into(),
                 reason: f.reason(),
+                contact_set: f
+                    .contact_set
+                    .as_deref()
+                    .map(|closed| ContactSetJson { from: "qp", closed }),
                 time_us: *time_us,
                 extra: extra.as_ref(),
             }),

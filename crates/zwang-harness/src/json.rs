@@ -93,10 +93,16 @@ pub fn cone_checks(instant: &Instant, solution: &Solution) -> Vec<StickingCheck>
     zwang_coulomb::sticking_checks(instant, solution)
 }
 
-/// Whether `solution` has one multiplier per row of `instant`.
+/// Whether `solution` has one multiplier per row of `instant`, each a
+/// number (the null-space form gives NaN: it has no multipliers).
 fn has_every_multiplier(instant: &Instant, solution: &Solution) -> bool {
     solution.multipliers_eq.len() == instant.equalities().len()
         && solution.multipliers_in.len() == instant.inequalities().len()
+        && solution
+            .multipliers_eq
+            .iter()
+            .chain(&solution.multipliers_in)
+            .all(|l| !l.is_nan())
 }
 
 /// The largest absolute differences between answers to one instant.
