@@ -1,4 +1,4 @@
-//! The Painleve map of the rigid rod of seed 003: the checker's verdict
+//! The Painleve map of the rigid rod of Yao & Gao: the checker's verdict
 //! over the rod angle `theta` and the friction `mu`, for the contact end
 //! trailing and leading, computed by `zwang_coulomb::check` on the rod's
 //! instant (not by the closed form), with the analytic boundary
@@ -150,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(&path, (1950, 720)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(
-        "Rigid rod sliding on a rough plane (seed 003): the checker's verdict over rod angle θ and friction μ",
+        "Rigid rod sliding on a rough plane (Yao & Gao): the checker's verdict over rod angle θ and friction μ",
         (FONT, 28),
     )?;
     let d_theta = 90.0 / N_THETA as f64;

@@ -703,7 +703,7 @@ fn no_arguments_runs_the_demonstration() {
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
     let out = stdout(&o);
     for needle in [
-        "The rigid rod of seed 003 (Yao & Gao)",
+        "The rigid rod of Yao & Gao",
         "frozen_qp - variational",
         "checker: painleve_inconsistent",
         "`zwang --help`",

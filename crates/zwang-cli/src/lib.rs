@@ -1,7 +1,7 @@
 //! The `zwang` command line.
 //!
 //! ```text
-//! zwang                                      the rigid rod of seed 003: every form side by side
+//! zwang                                      the rigid rod of Yao & Gao: every form side by side
 //! zwang solve FILE [--json] [--backend NAME|all]
 //! zwang check FILE [--json]
 //! zwang compare FILE|DIR [--json] [--csv OUT]
@@ -55,7 +55,7 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 
 /// Gauss's principle of least constraint, one instant at a time.
 ///
-/// Without a command: the rigid rod of seed 003 (Yao & Gao) on a rough
+/// Without a command: the rigid rod of Yao & Gao (Yao & Gao) on a rough
 /// plane, every form side by side, with the checker's verdicts.
 #[derive(Debug, Parser)]
 #[command(name = "zwang", version)]
@@ -231,7 +231,7 @@ mod tests {
     fn no_subcommand_runs_the_demonstration() {
         let (code, out, err) = run_captured(&["zwang"]);
         assert_eq!(code, EXIT_OK);
-        assert!(out.starts_with("The rigid rod of seed 003"));
+        assert!(out.starts_with("The rigid rod of Yao & Gao"));
         assert!(out.contains("painleve_inconsistent") && out.ends_with(HINT));
         assert!(err.is_empty());
     }

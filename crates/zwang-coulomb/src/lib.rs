@@ -1,6 +1,6 @@
 //! Coulomb friction at sliding and sticking contacts, and the checker that
 //! says when the minimum form of Gauss's principle stops giving the Newton
-//! answer (design notes, section 3; seed 003, Yao & Gao).
+//! answer (Yao & Gao, see below).
 //!
 //! # When to use it
 //!
@@ -10,10 +10,16 @@
 //! crate on an [`Instant`](zwang_instant::Instant) with `friction` entries
 //! (`Instant::sliding()`) or `sticking` entries:
 //!
+//! - [`variational`]: the Newton answer, the Coulomb contact problem
+//!   solved as it is: every frictional contact open, sliding, sticking or
+//!   starting to slip ([`Mode`]), with the number of answers ([`Answers`]).
+//!   Each independent part of the instant is solved on its own, by
+//!   enumerating its mode combinations (exact, and it tells one answer from
+//!   none or several) up to [`MAX_ENUMERATED_MODES`], by Lemke's method
+//!   beyond ([`ContactSettings`]).
 //! - [`check`]: is the frozen-friction QP exact here, and does a rigid
-//!   answer exist at all? Cheap (no QP), the first thing to call.
-//! - [`variational`]: the Newton answer, the coupled multiplier equations
-//!   solved directly.
+//!   answer exist at all? It judges the contacts in the modes of the Newton
+//!   answer, part by part.
 //! - [`frozen_qp`]: the minimum form with friction frozen at the
 //!   frictionless normal force; [`fixed_point`]: the same re-solved with
 //!   updated friction until the normal forces settle. Both take the QP
@@ -21,11 +27,20 @@
 //!   comparing solvers.
 //! - [`sticking`] / [`sticking_checks`]: sticking contacts as ideal
 //!   tangential rows, and whether their force stays in the cone.
-//! - [`rod`]: the rigid rod of seed 003 as a model, with closed forms.
+//! - [`rod`]: the rigid rod of Yao & Gao as a model, with closed forms.
 //!
 //! Every solver returns the common [`zwang_qp::Solution`] (backends
 //! `"variational"`, `"frozen_qp"`, `"fixed_point"`); answers that do not
 //! exist come back as statuses, never panics.
+//!
+//! # Reference
+//!
+//! Yao Wenli and Gao Junping, "A discussion on the equivalence of two forms
+//! of Gauss' principle" (in Chinese, with an English abstract; Qingdao
+//! University of Technology, 2025): the minimum and the variational forms
+//! agree for ideal constraints and for non-ideal forces that depend on the
+//! state only, and not for Coulomb friction whose normal force moves under
+//! the Gauss variation; its rigid rod (eqs 18-25) is [`rod`].
 //!
 //! # Sign conventions
 //!

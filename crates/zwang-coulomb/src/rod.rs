@@ -1,11 +1,11 @@
-//! The rigid rod of seed 003 (Yao & Gao): a rod of mass `m` and length
+//! The rigid rod of Yao & Gao: a rod of mass `m` and length
 //! `2l` whose end `A` slides on a rough horizontal plane, the smallest
 //! system where the minimum and the variational forms of Gauss's principle
 //! part ways, and where Painleve's paradox lives.
 //!
 //! Coordinates `q = (x, y, theta)`: the centre and the angle to the ground;
 //! `J = m l^2 / 3`; the contact end is `A = (x - l cos th, y - l sin th)`,
-//! so (differentiating `y_A` twice) the normal row is seed 003 eq 18,
+//! so (differentiating `y_A` twice) the normal row is Yao & Gao eq 18,
 //!
 //! ```text
 //! y_A'' = y'' - l cos th th'' + l sin th th'^2 >= 0
@@ -64,7 +64,7 @@ pub struct RodState {
 pub enum FrictionLaw {
     /// No tangential force.
     Smooth,
-    /// `F_t = -k x_A'`: a state function, folded into `Q` (seed 003 case 1).
+    /// `F_t = -k x_A'`: a state function, folded into `Q` (Yao & Gao, case 1).
     Viscous,
     /// `F_t = -mu s |F_n|`, `s = sign(x_A')`: a sliding contact entry.
     Coulomb,
@@ -78,7 +78,7 @@ pub enum FrictionLaw {
 pub enum NormalRow {
     /// `y_A'' >= 0`: a closed unilateral contact (the physical one).
     Unilateral,
-    /// `y_A'' = 0`: the end held on the plane both ways, as seed 003
+    /// `y_A'' = 0`: the end held on the plane both ways, as Yao & Gao
     /// assumes for simplicity.
     Bilateral,
 }
@@ -218,7 +218,7 @@ impl RigidRod {
             eq.extend([(row, 0, 1.0), (row, 2, l * s)]);
             eq_rhs.push(-l * c * w2);
         }
-        let mut builder = Instant::builder(mass, force).name("rigid rod (seed 003)");
+        let mut builder = Instant::builder(mass, force).name("rigid rod (Yao & Gao)");
         if !eq_rhs.is_empty() {
             builder = builder.equalities(
                 matrix_from_triplets("equalities.A", (eq_rhs.len(), 3), eq)?,
@@ -266,7 +266,7 @@ impl RigidRod {
         }
     }
 
-    /// The rod's accelerations and forces from Newton-Euler (seed 003
+    /// The rod's accelerations and forces from Newton-Euler (Yao & Gao
     /// eqs 21-22) and the contact row, by hand: with
     /// `r = m (g - l sin th th'^2)`,
     /// `F_n (1 + 3 cos^2 th) - 3 sin th cos th F_t = r`; Coulomb
@@ -354,7 +354,7 @@ impl RigidRod {
         answer
     }
 
-    /// Largest residual of seed 003 eqs 21-22 at `answer`, relative to the
+    /// Largest residual of Yao & Gao eqs 21-22 at `answer`, relative to the
     /// largest force in them (at least `m g`).
     pub fn equations_residual(&self, state: &RodState, answer: &RodAnswer) -> f64 {
         let (m, l, g) = (self.mass, self.half_length, self.gravity);
@@ -430,7 +430,7 @@ impl RigidRod {
     }
 }
 
-/// A readable side-by-side of every form on the rod of seed 003 at a
+/// A readable side-by-side of every form on the rod of Yao & Gao at a
 /// default state, with the checker's verdicts, the check of eqs 21-22 and
 /// a Painleve case. Self-contained and fast (a few milliseconds).
 pub fn demonstration() -> String {
@@ -447,11 +447,28 @@ pub fn demonstration() -> String {
     let w = &mut out;
     let _ = writeln!(
         w,
-        "The rigid rod of seed 003 (Yao & Gao) sliding on a rough plane\n  \
+        "The rigid rod of Yao & Gao sliding on a rough plane\n  \
+         (Yao Wenli and Gao Junping, \"A discussion on the equivalence of two forms of Gauss' \
+         principle\", 2025)\n  \
          m = {}, l = {} (length 2l, J = m l^2/3), g = {}, theta = 60 deg, theta' = {thetad} rad/s\n  \
          q = (x, y, theta); contact end A = (x - l cos th, y - l sin th), closed (unilateral row)\n  \
          eq 18: y'' - l cos th th'' + l sin th th'^2 >= 0; slip s = sign(x_A'), x_A' = x' + l sin th th'",
         rod.mass, rod.half_length, rod.gravity
+    );
+    let _ = writeln!(
+        w,
+        "\nWhat the symbols mean:\n  \
+         F_n, F_t  normal force of the plane on the rod end, and friction force along the plane\n  \
+         D         how much the end's normal acceleration grows per unit of normal force (an inverse mass)\n  \
+         C         how much the friction that comes with that normal force changes the same acceleration\n  \
+         G = D - C the normal acceleration per unit of normal force once friction is counted; G <= 0: Painleve\n  \
+         kappa     |C| / D, the share of the normal response that friction takes back (1 or more: Painleve band)\n  \
+         coupling  rho(D^-1 C), the largest such share over coupled contacts; frozen friction re-solved\n            \
+         converges to the Newton answer at this rate when it is below 1\n  \
+         P-matrix  every principal minor of G positive: the contact problem has exactly one answer\n  \
+         qp         the minimum form with friction left out; frozen_qp: friction frozen at the\n             \
+         frictionless F_n, then the minimum form; fixed_point: frozen_qp repeated until F_n settles;\n             \
+         variational: the equations of motion with friction coupled to F_n (the Newton answer)"
     );
     let mut backend = AutoBackend::new();
     for (label, xd) in [("trailing", 2.0), ("leading", -2.0)] {
@@ -555,7 +572,7 @@ fn sliding_section(
         .expect("valid");
     row(
         w,
-        "seed 003 eqs 21-22 (closed form)",
+        "Yao & Gao eqs 21-22 (closed form)",
         "-",
         &seed.closed_form,
     );

@@ -1,6 +1,6 @@
-//! The rigid rod of seed 003 against its closed forms (design notes,
+//! The rigid rod of Yao & Gao against its closed forms (design notes,
 //! section 3): `D = (1 + 3 cos^2 th)/m`, `C = -3 mu s sin th cos th / m`,
-//! `G = D - C`, `kappa = |C| / D`, and seed 003 eqs 21-22.
+//! `G = D - C`, `kappa = |C| / D`, and Yao & Gao eqs 21-22.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

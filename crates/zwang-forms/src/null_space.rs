@@ -26,7 +26,7 @@ use zwang_qp::{Backend, Solution, Status};
 /// sparse rank-revealing QR of `A^T`, which faer does not offer.
 ///
 /// **No multipliers come out**: embedding the constraints removes the
-/// constraint forces (seed 004), so `multipliers_eq` and `multipliers_in`
+/// constraint forces (Liu Caishan 2016), so `multipliers_eq` and `multipliers_in`
 /// have one entry per row, each `f64::NAN` ("the null-space form gives no
 /// multipliers: NaN"; [`Form::gives_multipliers`] is `false`). The
 /// stationarity residual is then the reduced gradient

@@ -1,4 +1,4 @@
-//! The Udwadia-Kalaba explicit form (seed 004, eq 29).
+//! The Udwadia-Kalaba explicit form (Liu Caishan 2016, eq 29; Udwadia & Kalaba 1992).
 
 use crate::mass_root::InverseMassRoot;
 use crate::rows::{
