@@ -11,7 +11,9 @@ use std::path::Path;
 use std::time::Duration;
 use zwang::coulomb::{check, fixed_point, frozen_qp, variational, FixedPointOptions};
 use zwang::forms::{form_by_name, FORM_NAMES};
-use zwang::instant::{parse_instant, Instant};
+use zwang::instant::{
+    matrix_from_triplets, parse_instant, Instant, RowRef, RowSet, SlidingContact,
+};
 use zwang::qp::{backend_by_name, AutoBackend, BACKEND_NAMES};
 
 /// The instants of a folder (skipping the `*.expected.json` sidecars).
@@ -83,6 +85,103 @@ fn forms_on_the_suite(c: &mut Criterion) {
     }
 }
 
+/// `k` boxes `(x, y, th)` each sliding on one corner (`C != 0`: not
+/// equivalent), all independent: the checker and the contact problem must
+/// cost `O(k)`.
+fn sliding_boxes(k: usize) -> Instant {
+    let n = 3 * k;
+    let (mut mass, mut rows, mut force) = (Vec::new(), Vec::new(), vec![0.0; n]);
+    let mut contacts = Vec::new();
+    for i in 0..k {
+        let (x, y, t) = (3 * i, 3 * i + 1, 3 * i + 2);
+        mass.extend([(x, x, 1.0), (y, y, 1.0), (t, t, 0.4)]);
+        rows.extend([(i, y, 1.0), (i, t, -0.5)]);
+        force[y] = -9.81;
+        let mut tangent = vec![0.0; n];
+        tangent[x] = 1.0;
+        tangent[t] = 1.0;
+        contacts.push(SlidingContact {
+            normal: RowRef {
+                set: RowSet::Inequalities,
+                row: i,
+            },
+            tangent,
+            mu: 0.3,
+            slip: 1.0,
+        });
+    }
+    let mut b = Instant::builder(matrix_from_triplets("mass", (n, n), mass).unwrap(), force)
+        .inequalities(
+            matrix_from_triplets("inequalities.A", (k, n), rows).unwrap(),
+            vec![0.0; k],
+        );
+    for c in contacts {
+        b = b.sliding(c);
+    }
+    b.build().unwrap()
+}
+
+/// One plate `(x, y, th)` sliding on `k` contacts spread under it: one
+/// coupled group, beyond the enumeration from 13 contacts (Lemke).
+fn plate_on_contacts(k: usize) -> Instant {
+    let rows: Vec<(usize, usize, f64)> = (0..k)
+        .flat_map(|i| [(i, 1, 1.0), (i, 2, -1.0 + 2.0 * i as f64 / (k - 1) as f64)])
+        .collect();
+    let mut b = Instant::builder(
+        matrix_from_triplets("mass", (3, 3), [(0, 0, 2.0), (1, 1, 2.0), (2, 2, 1.0)]).unwrap(),
+        vec![10.0, -19.62, 0.5],
+    )
+    .inequalities(
+        matrix_from_triplets("inequalities.A", (k, 3), rows).unwrap(),
+        vec![0.0; k],
+    );
+    for row in 0..k {
+        b = b.sliding(SlidingContact {
+            normal: RowRef {
+                set: RowSet::Inequalities,
+                row,
+            },
+            tangent: vec![1.0, 0.0, 0.1],
+            mu: 0.4,
+            slip: 1.0,
+        });
+    }
+    b.build().unwrap()
+}
+
+/// The Coulomb contact problem and the checker at scale, with Clarabel on
+/// the same instant (friction ignored) as the yardstick.
+fn contacts_at_scale(c: &mut Criterion) {
+    let mut group = c.benchmark_group("coulomb_scale");
+    for (name, instant) in [
+        ("boxes_100", sliding_boxes(100)),
+        ("boxes_800", sliding_boxes(800)),
+        ("plate_8", plate_on_contacts(8)),
+        ("plate_32", plate_on_contacts(32)),
+    ] {
+        group.bench_function(BenchmarkId::new("checker", name), |b| {
+            b.iter(|| check(&instant))
+        });
+        group.bench_function(BenchmarkId::new("variational", name), |b| {
+            b.iter(|| variational(&instant))
+        });
+        let mut clarabel = backend_by_name("clarabel").expect("known backend");
+        group.bench_function(BenchmarkId::new("clarabel", name), |b| {
+            b.iter(|| clarabel.solve(&instant))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = scale;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(10);
+    targets = contacts_at_scale
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -91,4 +190,4 @@ criterion_group! {
         .sample_size(15);
     targets = forms_on_the_suite
 }
-criterion_main!(benches);
+criterion_main!(benches, scale);

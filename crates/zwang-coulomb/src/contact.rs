@@ -207,6 +207,7 @@ pub(crate) fn solve_parts(
         normal_forces: vec![0.0; k_slide + k_stick],
         tangential_forces: vec![0.0; k_stick],
         sliding_friction: vec![0.0; k_slide],
+        friction_force: vec![0.0; n],
         slipping: vec![false; k_stick],
         status: Status::Solved,
         answers: Answers::One,
@@ -270,6 +271,8 @@ struct PartAnswer {
     tangential_forces: Vec<f64>,
     /// `mu s |lambda_n|` per sliding entry (the friction magnitude times slip).
     sliding_friction: Vec<f64>,
+    /// `-sum_i J_t,i mu_i s_i |lambda_n,i|`, length `n` (local).
+    friction_force: Vec<f64>,
     slipping: Vec<bool>,
     iterations: usize,
 }
@@ -282,6 +285,8 @@ struct Assembly {
     normal_forces: Vec<f64>,
     tangential_forces: Vec<f64>,
     sliding_friction: Vec<f64>,
+    /// The generalized friction force of the sliding entries.
+    friction_force: Vec<f64>,
     slipping: Vec<bool>,
     status: Status,
     answers: Answers,
@@ -334,6 +339,7 @@ impl Assembly {
         self.lemke_size = self.lemke_size.max(p.lemke_size);
         for (k, &j) in part.coords.iter().enumerate() {
             self.a[j] = p.a[k];
+            self.friction_force[j] = p.friction_force[k];
         }
         for (k, &r) in part.eq_rows.iter().enumerate() {
             self.l_eq[r] = p.l_eq[k];
@@ -357,13 +363,7 @@ impl Assembly {
     }
 
     fn finish(self, instant: &Instant) -> Variational {
-        let n = instant.dim();
-        let mut friction_force = vec![0.0; n];
-        for (c, &f) in instant.sliding().iter().zip(&self.sliding_friction) {
-            for (x, t) in friction_force.iter_mut().zip(&c.tangent) {
-                *x -= f * t;
-            }
-        }
+        let friction_force = self.friction_force;
         let (residuals, compulsion) = effective_residuals(
             instant,
             &friction_force,
@@ -1284,6 +1284,7 @@ impl<'a> Space<'a> {
             normal_forces: vec![0.0; k_slide + k_stick],
             tangential_forces: vec![0.0; k_stick],
             sliding_friction: vec![0.0; k_slide],
+            friction_force: vec![0.0; n],
             slipping: vec![false; k_stick],
             iterations: self.iterations,
         };
@@ -1302,8 +1303,13 @@ impl<'a> Space<'a> {
         for (i, (sc, &(nc, mu_s))) in inst.sliding().iter().zip(&self.sliding).enumerate() {
             let f = self.sliding_magnitude(&c, nc, mu_s);
             ans.sliding_friction[i] = f;
-            for (x, t) in total.iter_mut().zip(&sc.tangent) {
+            for ((x, t), ff) in total
+                .iter_mut()
+                .zip(&sc.tangent)
+                .zip(&mut ans.friction_force)
+            {
                 *x -= f * t;
+                *ff -= f * t;
             }
         }
         let iterations = self.iterations;

@@ -78,9 +78,15 @@ pub(crate) fn parts(instant: &Instant) -> Vec<Part> {
     let anchor = |r: RowRef| first_column(instant, r).unwrap_or(0);
     for c in instant.sliding() {
         let a = anchor(c.normal);
-        for (j, &t) in c.tangent.iter().enumerate() {
-            if t != 0.0 {
-                union(&mut parent, a, j);
+        // Tangents are dense: skip zero stretches a chunk at a time.
+        for (k, chunk) in c.tangent.chunks(16).enumerate() {
+            if chunk.iter().all(|&t| t == 0.0) {
+                continue;
+            }
+            for (j, &t) in chunk.iter().enumerate() {
+                if t != 0.0 {
+                    union(&mut parent, a, 16 * k + j);
+                }
             }
         }
     }

@@ -364,7 +364,9 @@ fn operators_agree_with_the_qp_on_random_constrained_systems() {
         let var = variational(&instant);
         let l0 = &qp.multipliers_in;
         if l0.iter().any(|&l| l <= 1e-6) || var.solution.status != Status::Solved {
-            continue; // a contact opens: the identities are for closed ones
+            // A contact opens: these identities are for two closed contacts
+            // (`contact_problem.rs` checks the laws where contacts open).
+            continue;
         }
         let l1 = &frozen.solution.multipliers_in;
         let ls = &var.normal_forces;
