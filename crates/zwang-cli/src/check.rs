@@ -44,11 +44,15 @@ pub(crate) struct CheckArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Read keys the instant format does not define as warnings (by
+    /// default an unknown key is an error, exit code 2).
+    #[arg(long)]
+    allow_unknown: bool,
 }
 
 /// Runs `zwang check`; returns the exit code.
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let Some(instant) = load(&args.file, err) else {
+    let Some(instant) = load(&args.file, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
     let checked = checked(&instant);

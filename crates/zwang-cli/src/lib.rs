@@ -43,7 +43,8 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
-use zwang_instant::{parse_instant, Instant, InstantError, ParsedInstant};
+use zwang_instant::file::{parse_instant_with, ParseOptions};
+use zwang_instant::{Instant, InstantError, ParsedInstant};
 
 /// Exit code: solved, any verdict checked, forms compared, or help,
 /// version or the demonstration printed.
@@ -120,7 +121,7 @@ where
 
 /// Reads and validates the file; every failure, reading included, is an
 /// [`InstantError`] so that it is reported in the same one-line form.
-fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
+fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
     let mut text = String::new();
     let read = if path == Path::new("-") {
         std::io::stdin().read_to_string(&mut text).map(|_| ())
@@ -131,14 +132,14 @@ fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
         key: "file".into(),
         what: format!("cannot read {}: {e}", path.display()),
     })?;
-    parse_instant(&text)
+    parse_instant_with(&text, options)
 }
 
-/// [`read_instant`], with the warnings (ignored keys) written to `err`; a
-/// failure is written there as the one-line error, and `None` means exit
-/// code [`EXIT_BAD_INPUT`].
-fn load(path: &Path, err: &mut dyn Write) -> Option<Instant> {
-    match read_instant(path) {
+/// [`read_instant`], with the warnings (keys ignored under
+/// `--allow-unknown`) written to `err`; a failure is written there as the
+/// one-line error, and `None` means exit code [`EXIT_BAD_INPUT`].
+fn load(path: &Path, allow_unknown: bool, err: &mut dyn Write) -> Option<Instant> {
+    match read_instant(path, ParseOptions { allow_unknown }) {
         Ok(parsed) => {
             for warning in &parsed.warnings {
                 emit(err, &one_line("warning: ", warning));
@@ -146,9 +147,20 @@ fn load(path: &Path, err: &mut dyn Write) -> Option<Instant> {
             Some(parsed.instant)
         }
         Err(e) => {
-            emit(err, &one_line("error: ", &e.to_string()));
+            emit(err, &one_line("error: ", &error_message(&e)));
             None
         }
+    }
+}
+
+/// The one-line message of a file error; an unknown key also says how to
+/// read the file anyway.
+fn error_message(e: &InstantError) -> String {
+    match e {
+        InstantError::UnknownKey { .. } => {
+            format!("{e}; `--allow-unknown` ignores it with a warning")
+        }
+        _ => e.to_string(),
     }
 }
 
