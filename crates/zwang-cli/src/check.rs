@@ -16,8 +16,8 @@ use zwang_harness::{checked, CheckJson};
 ///
 /// With `--json`, prints one object with the keys `verdict`, `coupling`,
 /// `contacts` [{`index`, `verdict`, `coupling`, `reason`}] (one per
-/// `friction` entry) and `reason`, as `shared/spec/instant-format.md`
-/// specifies, plus the matrices it was decided from: `d`, `c`, `g`
+/// `friction` entry) and `reason`, as `docs/instant-format.md` specifies,
+/// plus the matrices it was decided from: `d`, `c`, `g`
 /// (per contact), `free_normal_acceleration`, `p_matrix` (null when a group
 /// of coupled contacts is too large to enumerate) and `frozen_exact`
 /// (friction frozen at the frictionless normal force happens to be exact).
