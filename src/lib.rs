@@ -4,7 +4,8 @@
 //! This facade re-exports the member crates, one per concept, in the order
 //! the data flows:
 //! - [`instant`]: one frozen instant (`M`, `Q`, constraint rows), validated,
-//!   and the JSON instant file;
+//!   and the JSON instant file (specified in `docs/instant-format.md` at the
+//!   root of the repository);
 //! - [`qp`]: the solvers of the Gauss QP (direct KKT, active set, Clarabel,
 //!   auto);
 //! - [`forms`]: the variational forms (multipliers, Udwadia-Kalaba, null

@@ -9,7 +9,7 @@ mod common;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 
 /// Each file of `tests/data/malformed` and the key its error must name.
-const MALFORMED: [(&str, &str); 28] = [
+const MALFORMED: [(&str, &str); 36] = [
     ("not_json", "file"),
     ("top_level_array", "file"),
     ("missing_mass", "mass"),
@@ -38,6 +38,14 @@ const MALFORMED: [(&str, &str); 28] = [
     ("friction_negative_mu", "friction[0].mu"),
     ("friction_tangent_length", "friction[0].tangent"),
     ("name_not_a_string", "name"),
+    ("mass_vector_not_a_number", "mass[1]"),
+    ("mass_vector_not_positive", "mass"),
+    ("unknown_top_level_key", "inequality"),
+    ("unknown_key_in_rows", "equalities.units"),
+    ("unknown_key_in_sparse_matrix", "mass.nnz"),
+    ("unknown_key_in_friction", "friction[0].mu_s"),
+    ("unknown_key_in_row_reference", "friction[0].normal.index"),
+    ("unknown_key_in_sticking", "sticking[0].mu_k"),
 ];
 
 /// Bad input: exit code 2, nothing on stdout, one line on stderr naming
@@ -290,24 +298,65 @@ fn help_version_and_no_subcommand_exit_0() {
     }
 }
 
-/// Unknown keys are warnings, one line each; the instant is still solved.
+/// A misspelled key is an error (it would silently change the physics):
+/// `"inequality"` for `inequalities` would drop the floor and solve a free
+/// fall. `--allow-unknown` on `solve`, `check` and `compare` reads the
+/// unknown keys as warnings, one line each, and the instant is solved.
 #[test]
-fn unknown_keys_warn_and_solve() {
+fn unknown_keys_are_errors_unless_allowed() {
     let path = scratch(
         "unknown_keys.json",
         r#"{"mass": [[2.0]], "force": [4.0], "comment": "hi",
             "equalities": {"A": [], "b": [], "units": "SI"}}"#,
     );
-    let (o, v) = solve_json(path.to_str().unwrap(), &[]);
+    let file = path.to_str().unwrap();
+    for command in ["solve", "check", "compare"] {
+        let o = zwang(&[command, file, "--json"]);
+        assert_bad_input(&o, "comment", command);
+        assert!(stderr(&o).contains("--allow-unknown"), "{}", stderr(&o));
+
+        let o = zwang(&[command, file, "--json", "--allow-unknown"]);
+        assert_eq!(o.status.code(), Some(0), "{command}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v.is_object(), "{command}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 2, "{command}: {err}");
+        assert!(err.lines().all(|l| l.starts_with("warning: ")), "{err}");
+        assert!(
+            err.contains("`comment`") && err.contains("`equalities.units`"),
+            "{err}"
+        );
+    }
+    let (o, v) = solve_json(file, &["--allow-unknown"]);
     assert_eq!(o.status.code(), Some(0));
     assert_vec("a", &v["acceleration"], &[2.0]);
-    let err = stderr(&o);
-    assert_eq!(err.lines().count(), 2, "{err}");
-    assert!(err.lines().all(|l| l.starts_with("warning: ")), "{err}");
-    assert!(
-        err.contains("`comment`") && err.contains("`equalities.units`"),
-        "{err}"
+
+    // A folder: the file is an error row unless allowed.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unknown_keys_dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&path, dir.join("unknown_keys.json")).unwrap();
+    let dir = dir.to_str().unwrap();
+    let o = zwang(&["compare", dir]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).contains("error: `comment`: unknown key"));
+    let o = zwang(&["compare", dir, "--allow-unknown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| equivalent "), "{}", stdout(&o));
+}
+
+/// A diagonal mass may be given as a plain vector: `[2, 4]` is
+/// `diag(2, 4)`, so `a = Q / m` entry by entry, `(3 / 2, -8 / 4)`.
+#[test]
+fn diagonal_mass_as_a_vector() {
+    let path = scratch(
+        "vector_mass.json",
+        r#"{"mass": [2.0, 4.0], "force": [3.0, -8.0]}"#,
     );
+    let (o, v) = solve_json(path.to_str().unwrap(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert_vec("a", &v["acceleration"], &[1.5, -2.0]);
+    assert_vec("Z", &Value::Array(vec![v["compulsion"].clone()]), &[0.0]);
 }
 
 /// `-` reads the instant from standard input.

@@ -16,8 +16,8 @@ use zwang_harness::{checked, CheckJson};
 ///
 /// With `--json`, prints one object with the keys `verdict`, `coupling`,
 /// `contacts` [{`index`, `verdict`, `coupling`, `reason`}] (one per
-/// `friction` entry) and `reason`, as `shared/spec/instant-format.md`
-/// specifies, plus the matrices it was decided from: `d`, `c`, `g`
+/// `friction` entry) and `reason`, as `docs/instant-format.md` specifies,
+/// plus the matrices it was decided from: `d`, `c`, `g`
 /// (per contact), `free_normal_acceleration`, `p_matrix` (null when a group
 /// of coupled contacts is too large to enumerate) and `frozen_exact`
 /// (friction frozen at the frictionless normal force happens to be exact).
@@ -44,11 +44,15 @@ pub(crate) struct CheckArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Read keys the instant format does not define as warnings (by
+    /// default an unknown key is an error, exit code 2).
+    #[arg(long)]
+    allow_unknown: bool,
 }
 
 /// Runs `zwang check`; returns the exit code.
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let Some(instant) = load(&args.file, err) else {
+    let Some(instant) = load(&args.file, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
     let checked = checked(&instant);

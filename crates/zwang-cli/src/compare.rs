@@ -8,6 +8,7 @@ use zwang_harness::json::pretty;
 use zwang_harness::suite::{write_csv, Row};
 use zwang_harness::table;
 use zwang_harness::{CompareJson, Comparison};
+use zwang_instant::file::ParseOptions;
 
 /// Run every form on one instant (or a folder of them); report the differences.
 ///
@@ -85,6 +86,10 @@ pub(crate) struct CompareArgs {
     /// Print JSON instead of text (for a folder: an array, one per file).
     #[arg(long)]
     json: bool,
+    /// Read keys the instant format does not define as warnings (by
+    /// default an unknown key is an error, exit code 2).
+    #[arg(long)]
+    allow_unknown: bool,
     /// Also write the table, one row per instant, as CSV to this file.
     #[arg(long, value_name = "OUT")]
     csv: Option<PathBuf>,
@@ -93,9 +98,19 @@ pub(crate) struct CompareArgs {
 /// Runs `zwang compare`; returns the exit code.
 pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if args.path.is_dir() {
-        return suite::run(&args.path, args.json, args.csv.as_deref(), out, err);
+        let options = ParseOptions {
+            allow_unknown: args.allow_unknown,
+        };
+        return suite::run(
+            &args.path,
+            options,
+            args.json,
+            args.csv.as_deref(),
+            out,
+            err,
+        );
     }
-    let Some(instant) = load(&args.path, err) else {
+    let Some(instant) = load(&args.path, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
     let comparison = Comparison::of(&instant);

@@ -1,14 +1,16 @@
 //! The `zwang` command line.
 //!
 //! ```text
-//! zwang                                      the rigid rod of Yao & Gao: every form side by side
-//! zwang solve FILE [--json] [--backend NAME|all]
-//! zwang check FILE [--json]
-//! zwang compare FILE|DIR [--json] [--csv OUT]
+//! zwang                                      the rigid rod of Yao and Gao: every form side by side
+//! zwang solve FILE [--json] [--backend NAME|all] [--allow-unknown]
+//! zwang check FILE [--json] [--allow-unknown]
+//! zwang compare FILE|DIR [--json] [--csv OUT] [--allow-unknown]
 //! ```
 //!
-//! Every command reads the instant file of `shared/spec/instant-format.md`
-//! ([`zwang_instant::parse_instant`]):
+//! Every command reads the instant file specified in
+//! `docs/instant-format.md` at the root of the repository
+//! ([`zwang_instant::file::parse_instant_with`]); a key the format does
+//! not define is an error unless `--allow-unknown` makes it a warning:
 //!
 //! - `solve` solves the Gauss QP and prints the accelerations, the
 //!   multipliers, the compulsion `Z` and the optimality residuals; an
@@ -31,8 +33,11 @@
 //! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status; what is known is still printed |
 //! | [`EXIT_BAD_INPUT`] (2) | malformed file, unreadable file, unknown flag or backend: one line on stderr, nothing on stdout (`compare DIR` still prints its table, with the malformed files as error rows) |
 //!
-//! The binary is a one-line `main` around [`run`], so that the whole command
-//! line can be tested in-process.
+//! The comparisons, verdicts and tables come from the library
+//! `zwang-harness`; this crate parses the arguments and prints. The binary
+//! (`src/main.rs`, installed by `cargo install --path crates/zwang-cli`) is
+//! a one-line `main` around [`run`], so that the whole command line can be
+//! tested in-process.
 
 mod check;
 mod compare;
@@ -43,7 +48,8 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
-use zwang_instant::{parse_instant, Instant, InstantError, ParsedInstant};
+use zwang_instant::file::{parse_instant_with, ParseOptions};
+use zwang_instant::{Instant, InstantError, ParsedInstant};
 
 /// Exit code: solved, any verdict checked, forms compared, or help,
 /// version or the demonstration printed.
@@ -55,8 +61,9 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 
 /// Gauss's principle of least constraint, one instant at a time.
 ///
-/// Without a command: the rigid rod of Yao & Gao (Yao & Gao) on a rough
-/// plane, every form side by side, with the checker's verdicts.
+/// Without a command: the rigid rod of Yao Wenli and Gao Junping ("A
+/// discussion on the equivalence of two forms of Gauss' principle", 2026)
+/// on a rough plane, every form side by side, with the checker's verdicts.
 #[derive(Debug, Parser)]
 #[command(name = "zwang", version)]
 struct Cli {
@@ -120,7 +127,7 @@ where
 
 /// Reads and validates the file; every failure, reading included, is an
 /// [`InstantError`] so that it is reported in the same one-line form.
-fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
+fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
     let mut text = String::new();
     let read = if path == Path::new("-") {
         std::io::stdin().read_to_string(&mut text).map(|_| ())
@@ -131,14 +138,14 @@ fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
         key: "file".into(),
         what: format!("cannot read {}: {e}", path.display()),
     })?;
-    parse_instant(&text)
+    parse_instant_with(&text, options)
 }
 
-/// [`read_instant`], with the warnings (ignored keys) written to `err`; a
-/// failure is written there as the one-line error, and `None` means exit
-/// code [`EXIT_BAD_INPUT`].
-fn load(path: &Path, err: &mut dyn Write) -> Option<Instant> {
-    match read_instant(path) {
+/// [`read_instant`], with the warnings (keys ignored under
+/// `--allow-unknown`) written to `err`; a failure is written there as the
+/// one-line error, and `None` means exit code [`EXIT_BAD_INPUT`].
+fn load(path: &Path, allow_unknown: bool, err: &mut dyn Write) -> Option<Instant> {
+    match read_instant(path, ParseOptions { allow_unknown }) {
         Ok(parsed) => {
             for warning in &parsed.warnings {
                 emit(err, &one_line("warning: ", warning));
@@ -146,9 +153,20 @@ fn load(path: &Path, err: &mut dyn Write) -> Option<Instant> {
             Some(parsed.instant)
         }
         Err(e) => {
-            emit(err, &one_line("error: ", &e.to_string()));
+            emit(err, &one_line("error: ", &error_message(&e)));
             None
         }
+    }
+}
+
+/// The one-line message of a file error; an unknown key also says how to
+/// read the file anyway.
+fn error_message(e: &InstantError) -> String {
+    match e {
+        InstantError::UnknownKey { .. } => {
+            format!("{e}; `--allow-unknown` ignores it with a warning")
+        }
+        _ => e.to_string(),
     }
 }
 
@@ -231,7 +249,7 @@ mod tests {
     fn no_subcommand_runs_the_demonstration() {
         let (code, out, err) = run_captured(&["zwang"]);
         assert_eq!(code, EXIT_OK);
-        assert!(out.starts_with("The rigid rod of Yao & Gao"));
+        assert!(out.starts_with("The rigid rod"));
         assert!(out.contains("painleve_inconsistent") && out.ends_with(HINT));
         assert!(err.is_empty());
     }

@@ -68,8 +68,10 @@ const ALL: &str = "all";
 ///
 /// Exit code 0 when solved (for `all`: when `auto` solved), 1 for any other
 /// status (the answer known is still printed), 2 for a malformed or
-/// unreadable file (one line on stderr, nothing on stdout). Unknown keys in
-/// the file are reported as warnings on stderr and otherwise ignored.
+/// unreadable file (one line on stderr, nothing on stdout). A key the
+/// instant format does not define is such an error (a misspelled key would
+/// change the physics); with `--allow-unknown` it is a warning on stderr
+/// and otherwise ignored.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct SolveArgs {
@@ -79,6 +81,10 @@ pub(crate) struct SolveArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Read keys the instant format does not define as warnings (by
+    /// default an unknown key is an error, exit code 2).
+    #[arg(long)]
+    allow_unknown: bool,
     /// The QP solver (default `auto`), or `all` to run every one and
     /// compare them. Not for an instant with `friction` entries.
     #[arg(long, value_name = "NAME",
@@ -104,7 +110,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         };
         backends.push((name, backend));
     }
-    let Some(instant) = load(&args.file, err) else {
+    let Some(instant) = load(&args.file, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
     if !instant.sliding().is_empty() || !instant.sticking().is_empty() {

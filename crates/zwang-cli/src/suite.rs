@@ -1,21 +1,23 @@
 //! `zwang compare DIR`: every instant of a folder, one table row each, as
 //! Markdown (stdout) and CSV (`--csv`), through [`zwang_harness::suite`].
 
-use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK};
+use crate::{emit, error_message, one_line, EXIT_BAD_INPUT, EXIT_OK};
 use std::io::Write;
 use std::path::Path;
 use zwang_harness::json::pretty;
 use zwang_harness::suite::{compare_folder, markdown, write_csv, Entry, Row};
+use zwang_instant::file::ParseOptions;
 
 /// Runs `zwang compare DIR`; returns the exit code.
 pub(crate) fn run(
     dir: &Path,
+    options: ParseOptions,
     json: bool,
     csv: Option<&Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let entries = match compare_folder(dir) {
+    let entries = match compare_folder(dir, options) {
         Ok(entries) => entries,
         Err(e) => {
             emit(err, &one_line("error: ", &e));
@@ -33,7 +35,10 @@ pub(crate) fn run(
             }
             Err(e) => {
                 malformed = true;
-                emit(err, &one_line(&format!("error: {file}: "), &e.to_string()));
+                emit(
+                    err,
+                    &one_line(&format!("error: {file}: "), &error_message(e)),
+                );
             }
         }
     }

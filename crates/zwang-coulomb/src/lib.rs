@@ -37,7 +37,7 @@
 //!
 //! Yao Wenli and Gao Junping, "A discussion on the equivalence of two forms
 //! of Gauss' principle" (in Chinese, with an English abstract; Qingdao
-//! University of Technology, 2025): the minimum and the variational forms
+//! University of Technology, 2026): the minimum and the variational forms
 //! agree for ideal constraints and for non-ideal forces that depend on the
 //! state only, and not for Coulomb friction whose normal force moves under
 //! the Gauss variation; its rigid rod (eqs 18-25) is [`rod`].

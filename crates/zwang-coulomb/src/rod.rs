@@ -449,7 +449,7 @@ pub fn demonstration() -> String {
         w,
         "The rigid rod of Yao & Gao sliding on a rough plane\n  \
          (Yao Wenli and Gao Junping, \"A discussion on the equivalence of two forms of Gauss' \
-         principle\", 2025)\n  \
+         principle\", 2026)\n  \
          m = {}, l = {} (length 2l, J = m l^2/3), g = {}, theta = 60 deg, theta' = {thetad} rad/s\n  \
          q = (x, y, theta); contact end A = (x - l cos th, y - l sin th), closed (unilateral row)\n  \
          eq 18: y'' - l cos th th'' + l sin th th'^2 >= 0; slip s = sign(x_A'), x_A' = x' + l sin th th'",

@@ -5,7 +5,8 @@
 //! use std::path::Path;
 //! use zwang_harness::suite;
 //!
-//! let entries = suite::compare_folder(Path::new("tests/data/friction")).unwrap();
+//! let options = Default::default(); // unknown keys are errors
+//! let entries = suite::compare_folder(Path::new("tests/data/friction"), options).unwrap();
 //! let rows: Vec<suite::Row> = entries.iter().map(suite::Entry::row).collect();
 //! print!("{}", suite::markdown(&rows));
 //! suite::write_csv(Path::new("suite.csv"), &rows).unwrap();
@@ -16,7 +17,8 @@ use crate::json::MaxDifference;
 use crate::table;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use zwang_instant::{parse_instant, InstantError, ParsedInstant};
+use zwang_instant::file::{parse_instant_with, ParseOptions};
+use zwang_instant::{InstantError, ParsedInstant};
 
 /// The columns before the time per form (then one `<form>_us` column per
 /// entry of [`ALL_FORMS`]).
@@ -241,12 +243,12 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<(), String> {
 
 /// Reads and parses one instant file; every failure, reading included, is
 /// an [`InstantError`] (key `file` for an unreadable file).
-pub fn read_instant(path: &Path) -> Result<ParsedInstant, InstantError> {
+pub fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
     let text = std::fs::read_to_string(path).map_err(|e| InstantError::File {
         key: "file".into(),
         what: format!("cannot read {}: {e}", path.display()),
     })?;
-    parse_instant(&text)
+    parse_instant_with(&text, options)
 }
 
 /// The instant files of a folder: `*.json` but not the `*.expected.json`
@@ -287,8 +289,8 @@ pub struct Entry {
 
 impl Entry {
     /// Reads `file` and, when it parses, runs every form on it.
-    pub fn compare(file: PathBuf) -> Entry {
-        let outcome = read_instant(&file).map(|parsed| {
+    pub fn compare(file: PathBuf, options: ParseOptions) -> Entry {
+        let outcome = read_instant(&file, options).map(|parsed| {
             let comparison = Comparison::of(&parsed.instant);
             (parsed, comparison)
         });
@@ -326,9 +328,9 @@ impl Entry {
 /// Every instant file of `dir` ([`instant_files`]) through
 /// [`Entry::compare`], in order. A malformed file is an entry with its
 /// error; the others still run.
-pub fn compare_folder(dir: &Path) -> Result<Vec<Entry>, String> {
+pub fn compare_folder(dir: &Path, options: ParseOptions) -> Result<Vec<Entry>, String> {
     Ok(instant_files(dir)?
         .into_iter()
-        .map(Entry::compare)
+        .map(|file| Entry::compare(file, options))
         .collect())
 }

@@ -53,6 +53,18 @@ pub enum InstantError {
         /// What is wrong.
         what: String,
     },
+    /// A key the instant file format does not define (a misspelling would
+    /// otherwise change the physics silently: `"inequality"` for
+    /// `"inequalities"` drops every contact). Read with
+    /// `ParseOptions { allow_unknown: true }` to make it a warning.
+    #[error("`{key}`: unknown key (known here: {known})")]
+    UnknownKey {
+        /// The path of the unknown key, for example `inequality` or
+        /// `friction[0].mu_s`.
+        key: String,
+        /// The keys defined at that place, in words.
+        known: String,
+    },
     /// The instant file could not be read or parsed.
     #[error("`{key}`: {what}")]
     File {
@@ -73,6 +85,7 @@ impl InstantError {
             InstantError::Dimension { key, .. }
             | InstantError::NonFinite { key, .. }
             | InstantError::Friction { key, .. }
+            | InstantError::UnknownKey { key, .. }
             | InstantError::File { key, .. } => key,
         }
     }

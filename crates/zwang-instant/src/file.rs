@@ -1,7 +1,11 @@
-//! The instant file (`shared/spec/instant-format.md`): one Gauss QP as JSON.
+//! The instant file: one Gauss QP as JSON, specified in
+//! `docs/instant-format.md` at the root of the repository.
 //!
 //! Reading never panics: every problem becomes an [`InstantError`] naming
-//! the key. Unknown keys are allowed and returned as warnings.
+//! the key. A key the format does not define, anywhere in the file, is an
+//! error ([`InstantError::UnknownKey`]), because a misspelled key would
+//! silently change the physics; [`parse_instant_with`] and
+//! [`ParseOptions::allow_unknown`] turn such keys into warnings.
 
 use crate::error::InstantError;
 use crate::instant::{
@@ -11,7 +15,7 @@ use serde_json::{json, Map, Value};
 use sprs::CsMat;
 
 /// The keys the format defines at the top level.
-const KNOWN_KEYS: [&str; 7] = [
+const TOP_LEVEL_KEYS: [&str; 7] = [
     "name",
     "mass",
     "force",
@@ -21,13 +25,72 @@ const KNOWN_KEYS: [&str; 7] = [
     "sticking",
 ];
 
+/// The keys of an `equalities` or `inequalities` object.
+const ROW_KEYS: [&str; 2] = ["A", "b"];
+/// The keys of a sparse matrix object.
+const SPARSE_KEYS: [&str; 4] = ["shape", "rows", "cols", "vals"];
+/// The keys of a reference to a row.
+const ROW_REF_KEYS: [&str; 2] = ["set", "row"];
+/// The keys of a `friction` entry.
+const FRICTION_KEYS: [&str; 4] = ["normal", "tangent", "mu", "slip"];
+/// The keys of a `sticking` entry.
+const STICKING_KEYS: [&str; 3] = ["normal", "tangent", "mu"];
+
 /// An instant read from a file, with the warnings (ignored keys) met.
 #[derive(Debug)]
 pub struct ParsedInstant {
     /// The validated instant.
     pub instant: Instant,
-    /// One line per ignored key.
+    /// One line per ignored key (only with
+    /// [`ParseOptions::allow_unknown`]; otherwise an unknown key is an
+    /// error).
     pub warnings: Vec<String>,
+}
+
+/// How strictly an instant file is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Read keys the format does not define as warnings
+    /// ([`ParsedInstant::warnings`]) instead of an
+    /// [`InstantError::UnknownKey`]. Off by default.
+    pub allow_unknown: bool,
+}
+
+/// Where the parser stands on unknown keys: refuse them, or collect one
+/// warning each.
+struct Unknown<'w> {
+    allow: bool,
+    warnings: &'w mut Vec<String>,
+}
+
+impl Unknown<'_> {
+    /// Checks the keys of `object`, found at `path` (`""` at the top
+    /// level), against the `known` ones.
+    fn check(
+        &mut self,
+        path: &str,
+        object: &Map<String, Value>,
+        known: &[&str],
+    ) -> Result<(), InstantError> {
+        for key in object.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let key = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            if !self.allow {
+                return Err(InstantError::UnknownKey {
+                    key,
+                    known: known.join(", "),
+                });
+            }
+            self.warnings.push(format!("ignoring unknown key `{key}`"));
+        }
+        Ok(())
+    }
 }
 
 fn err(key: &str, what: impl Into<String>) -> InstantError {
@@ -37,8 +100,29 @@ fn err(key: &str, what: impl Into<String>) -> InstantError {
     }
 }
 
-/// Parses and validates an instant from JSON text.
+/// Parses and validates an instant from JSON text; a key the format does
+/// not define is an error ([`parse_instant_with`] can allow them).
 pub fn parse_instant(text: &str) -> Result<ParsedInstant, InstantError> {
+    parse_instant_with(text, ParseOptions::default())
+}
+
+/// [`parse_instant`] with the given [`ParseOptions`].
+///
+/// ```
+/// use zwang_instant::file::{parse_instant_with, ParseOptions};
+///
+/// let text = r#"{"mass": [2.0], "force": [4.0], "inequality": {"A": [[1.0]], "b": [0.0]}}"#;
+/// let e = parse_instant_with(text, ParseOptions::default()).unwrap_err();
+/// assert_eq!(e.key(), "inequality");
+/// let parsed = parse_instant_with(text, ParseOptions { allow_unknown: true }).unwrap();
+/// assert_eq!(parsed.warnings, ["ignoring unknown key `inequality`"]);
+/// assert_eq!(parsed.instant.inequalities().len(), 0);
+/// ```
+pub fn parse_instant_with(
+    text: &str,
+    options: ParseOptions,
+) -> Result<ParsedInstant, InstantError> {
+    let parse_value = |value: &Value| parse_value_with(value, options);
     match serde_json::from_str(text) {
         Ok(value) => parse_value(&value),
         Err(e) => {
@@ -106,23 +190,50 @@ fn non_finite_as_strings(text: &str) -> Option<String> {
     replaced.then_some(out)
 }
 
-/// Parses and validates an instant from a JSON value.
+/// Parses and validates an instant from a JSON value; a key the format
+/// does not define is an error.
 pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
+    parse_value_with(value, ParseOptions::default())
+}
+
+/// [`parse_value`] with the given [`ParseOptions`].
+pub fn parse_value_with(
+    value: &Value,
+    options: ParseOptions,
+) -> Result<ParsedInstant, InstantError> {
     let obj = value
         .as_object()
         .ok_or_else(|| err("file", "the top level must be a JSON object"))?;
     let mut warnings = Vec::new();
-    for key in obj.keys() {
-        if !KNOWN_KEYS.contains(&key.as_str()) {
-            warnings.push(format!("ignoring unknown key `{key}`"));
-        }
-    }
+    let mut unknown = Unknown {
+        allow: options.allow_unknown,
+        warnings: &mut warnings,
+    };
+    unknown.check("", obj, &TOP_LEVEL_KEYS)?;
     let mass_value = obj.get("mass").ok_or_else(|| err("mass", "missing"))?;
     let force = parse_vector(
         "force",
         obj.get("force").ok_or_else(|| err("force", "missing"))?,
     )?;
-    let mass = parse_matrix("mass", mass_value, None, ("force", force.len()))?;
+    let mass = match mass_value {
+        // A diagonal mass as a plain vector: `"mass": [2.0, 2.0, 1.0]`.
+        Value::Array(entries) if entries.first().is_some_and(|e| !e.is_array()) => {
+            let diagonal = parse_vector("mass", mass_value)?;
+            let n = diagonal.len();
+            matrix_from_triplets(
+                "mass",
+                (n, n),
+                diagonal.into_iter().enumerate().map(|(i, m)| (i, i, m)),
+            )?
+        }
+        _ => parse_matrix(
+            "mass",
+            mass_value,
+            None,
+            ("force", force.len()),
+            &mut unknown,
+        )?,
+    };
     let n = mass.rows();
     if n == 0 {
         return Err(InstantError::Empty);
@@ -140,7 +251,7 @@ pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
         if rows.is_null() {
             continue;
         }
-        let (a, b) = parse_rows(set, rows, n, &mut warnings)?;
+        let (a, b) = parse_rows(set, rows, n, &mut unknown)?;
         builder = if key {
             builder.equalities(a, b)
         } else {
@@ -152,7 +263,7 @@ pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
             .as_array()
             .ok_or_else(|| err("friction", "must be an array of contacts"))?;
         for (k, entry) in list.iter().enumerate() {
-            builder = builder.sliding(parse_sliding(k, entry)?);
+            builder = builder.sliding(parse_sliding(k, entry, &mut unknown)?);
         }
     }
     if let Some(list) = obj.get("sticking") {
@@ -160,7 +271,7 @@ pub fn parse_value(value: &Value) -> Result<ParsedInstant, InstantError> {
             .as_array()
             .ok_or_else(|| err("sticking", "must be an array of contacts"))?;
         for (k, entry) in list.iter().enumerate() {
-            builder = builder.sticking(parse_sticking(k, entry)?);
+            builder = builder.sticking(parse_sticking(k, entry, &mut unknown)?);
         }
     }
     let instant = builder.build()?;
@@ -229,6 +340,7 @@ fn parse_matrix(
     v: &Value,
     cols: Option<usize>,
     rows_from: (&str, usize),
+    unknown: &mut Unknown,
 ) -> Result<CsMat<f64>, InstantError> {
     match v {
         Value::Array(rows) => {
@@ -260,7 +372,10 @@ fn parse_matrix(
             }
             matrix_from_triplets(key, (rows.len(), width), triplets)
         }
-        Value::Object(o) => parse_triplets(key, o, rows_from),
+        Value::Object(o) => {
+            unknown.check(key, o, &SPARSE_KEYS)?;
+            parse_triplets(key, o, rows_from)
+        }
         _ => Err(err(
             key,
             format!(
@@ -347,7 +462,7 @@ fn parse_rows(
     set: &str,
     v: &Value,
     n: usize,
-    warnings: &mut Vec<String>,
+    unknown: &mut Unknown,
 ) -> Result<(CsMat<f64>, Vec<f64>), InstantError> {
     let o = v.as_object().ok_or_else(|| {
         err(
@@ -355,16 +470,12 @@ fn parse_rows(
             format!("expected an object with A and b, found {}", kind(v)),
         )
     })?;
-    for k in o.keys() {
-        if k != "A" && k != "b" {
-            warnings.push(format!("ignoring unknown key `{set}.{k}`"));
-        }
-    }
+    unknown.check(set, o, &ROW_KEYS)?;
     let akey = format!("{set}.A");
     let bkey = format!("{set}.b");
     let a_value = o.get("A").ok_or_else(|| err(&akey, "missing"))?;
     let b = parse_vector(&bkey, o.get("b").ok_or_else(|| err(&bkey, "missing"))?)?;
-    let a = parse_matrix(&akey, a_value, Some(n), (&bkey, b.len()))?;
+    let a = parse_matrix(&akey, a_value, Some(n), (&bkey, b.len()), unknown)?;
     if a.rows() != b.len() {
         return Err(InstantError::Dimension {
             key: bkey,
@@ -374,10 +485,11 @@ fn parse_rows(
     Ok((a, b))
 }
 
-fn parse_row_ref(key: &str, v: &Value) -> Result<RowRef, InstantError> {
+fn parse_row_ref(key: &str, v: &Value, unknown: &mut Unknown) -> Result<RowRef, InstantError> {
     let o = v
         .as_object()
         .ok_or_else(|| err(key, "expected {\"set\": ..., \"row\": ...}"))?;
+    unknown.check(key, o, &ROW_REF_KEYS)?;
     let set = match o.get("set").and_then(Value::as_str) {
         Some("equalities") => RowSet::Equalities,
         Some("inequalities") => RowSet::Inequalities,
@@ -398,25 +510,39 @@ fn field<'a>(o: &'a Map<String, Value>, key: &str, k: &str) -> Result<&'a Value,
         .ok_or_else(|| err(&format!("{key}.{k}"), "missing"))
 }
 
-fn parse_sliding(k: usize, v: &Value) -> Result<SlidingContact, InstantError> {
+fn parse_sliding(
+    k: usize,
+    v: &Value,
+    unknown: &mut Unknown,
+) -> Result<SlidingContact, InstantError> {
     let key = format!("friction[{k}]");
     let o = v
         .as_object()
         .ok_or_else(|| err(&key, "expected an object"))?;
+    unknown.check(&key, o, &FRICTION_KEYS)?;
     Ok(SlidingContact {
-        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?)?,
+        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?, unknown)?,
         tangent: parse_vector(&format!("{key}.tangent"), field(o, &key, "tangent")?)?,
         mu: number(&format!("{key}.mu"), field(o, &key, "mu")?)?,
         slip: number(&format!("{key}.slip"), field(o, &key, "slip")?)?,
     })
 }
 
-fn parse_sticking(k: usize, v: &Value) -> Result<StickingContact, InstantError> {
+fn parse_sticking(
+    k: usize,
+    v: &Value,
+    unknown: &mut Unknown,
+) -> Result<StickingContact, InstantError> {
     let key = format!("sticking[{k}]");
     let o = v
         .as_object()
         .ok_or_else(|| err(&key, "expected an object"))?;
-    let tangent = parse_row_ref(&format!("{key}.tangent"), field(o, &key, "tangent")?)?;
+    unknown.check(&key, o, &STICKING_KEYS)?;
+    let tangent = parse_row_ref(
+        &format!("{key}.tangent"),
+        field(o, &key, "tangent")?,
+        unknown,
+    )?;
     if tangent.set != RowSet::Equalities {
         return Err(err(
             &format!("{key}.tangent.set"),
@@ -424,7 +550,7 @@ fn parse_sticking(k: usize, v: &Value) -> Result<StickingContact, InstantError> 
         ));
     }
     Ok(StickingContact {
-        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?)?,
+        normal: parse_row_ref(&format!("{key}.normal"), field(o, &key, "normal")?, unknown)?,
         tangent_row: tangent.row,
         mu: number(&format!("{key}.mu"), field(o, &key, "mu")?)?,
     })
@@ -524,9 +650,52 @@ mod tests {
         assert_eq!(non_finite_as_strings(r#"{"a": [1e300]}"#), None);
         let e = parse_instant(r#"{"mass": [[1.0]], "force": [NaN]}"#).unwrap_err();
         assert_eq!(e.key(), "force[0]");
-        // Still an error where the value is not read at all.
-        let e = parse_instant(r#"{"mass": [[1.0]], "force": [0.0], "x": NaN}"#).unwrap_err();
-        assert_eq!(e.key(), "file");
+        // Still an error where the value is not read at all: the unknown
+        // key, or, when unknown keys are allowed, the file.
+        let text = r#"{"mass": [[1.0]], "force": [0.0], "x": NaN}"#;
+        assert_eq!(parse_instant(text).unwrap_err().key(), "x");
+        let allow = ParseOptions {
+            allow_unknown: true,
+        };
+        assert_eq!(parse_instant_with(text, allow).unwrap_err().key(), "file");
+    }
+
+    /// Unknown keys are refused wherever they are, naming their path, and
+    /// collected as warnings when allowed.
+    #[test]
+    fn unknown_keys_anywhere() {
+        let text = r#"{"mass": {"shape": [1, 1], "rows": [0], "cols": [0], "vals": [1.0], "x": 1},
+                       "force": [0.0], "y": 2,
+                       "inequalities": {"A": [[1.0]], "b": [0.0], "z": 3},
+                       "friction": [{"normal": {"set": "inequalities", "row": 0, "w": 4},
+                                     "tangent": [1.0], "mu": 0.1, "slip": 1, "v": 5}]}"#;
+        assert_eq!(parse_instant(text).unwrap_err().key(), "y");
+        let parsed = parse_instant_with(
+            text,
+            ParseOptions {
+                allow_unknown: true,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            parsed.warnings,
+            [
+                "ignoring unknown key `y`",
+                "ignoring unknown key `mass.x`",
+                "ignoring unknown key `inequalities.z`",
+                "ignoring unknown key `friction[0].v`",
+                "ignoring unknown key `friction[0].normal.w`",
+            ]
+        );
+    }
+
+    /// A plain vector is a diagonal mass.
+    #[test]
+    fn diagonal_mass_as_a_vector() {
+        let parsed = parse_instant(r#"{"mass": [2.0, 3.0], "force": [1.0, 1.0]}"#).unwrap();
+        let dense = parsed.instant.mass().to_dense();
+        assert_eq!(dense.as_slice().unwrap(), &[2.0, 0.0, 0.0, 3.0]);
+        assert!(parse_instant(r#"{"mass": [2.0], "force": [1.0, 1.0]}"#).is_err());
     }
 
     /// A sparse shape is checked before it is allocated.

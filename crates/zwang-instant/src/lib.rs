@@ -37,7 +37,7 @@ pub mod mass;
 pub mod sparse_cholesky;
 
 pub use error::InstantError;
-pub use file::{parse_instant, to_json, Encoding, ParsedInstant};
+pub use file::{parse_instant, parse_instant_with, to_json, Encoding, ParseOptions, ParsedInstant};
 pub use instant::{
     matrix_from_triplets, Instant, InstantBuilder, RowRef, RowSet, Rows, SlidingContact,
     StickingContact,
