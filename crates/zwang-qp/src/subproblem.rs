@@ -75,30 +75,44 @@ pub(crate) struct AllRows {
 }
 
 impl AllRows {
-    /// Refills the table from `instant`, keeping the allocations. Returns
-    /// whether the row values differ from the previous fill's.
-    fn fill(&mut self, instant: &Instant) -> bool {
-        self.ptr.clear();
-        self.idx.clear();
-        self.val.clear();
-        self.rhs.clear();
-        self.amax.clear();
-        self.ptr.push(0);
-        self.m_eq = instant.equalities().len();
-        for rows in [instant.equalities(), instant.inequalities()] {
-            let m = rows.matrix();
-            for (i, row) in m.outer_iterator().enumerate() {
-                self.idx.extend_from_slice(row.indices());
-                self.val.extend_from_slice(row.data());
-                self.ptr.push(self.idx.len());
-                self.rhs.push(rows.rhs()[i]);
-                self.amax
-                    .push(row.data().iter().fold(0.0f64, |x, v| x.max(v.abs())));
+    /// Refills the table from `instant`, keeping the allocations; with
+    /// `same_structure` (the stamp did not change) only the values and
+    /// right-hand sides are copied, the pattern is kept. Returns whether
+    /// the row values differ from the previous fill's.
+    fn fill(&mut self, instant: &Instant, same_structure: bool) -> bool {
+        if !same_structure {
+            self.ptr.clear();
+            self.idx.clear();
+            self.ptr.push(0);
+            for rows in [instant.equalities(), instant.inequalities()] {
+                for row in rows.matrix().outer_iterator() {
+                    self.idx.extend_from_slice(row.indices());
+                    self.ptr.push(self.idx.len());
+                }
             }
+            self.prev_val.clear();
         }
-        let changed = self.prev_val != self.val;
+        self.m_eq = instant.equalities().len();
+        self.rhs.clear();
+        self.rhs.extend_from_slice(instant.equalities().rhs());
+        self.rhs.extend_from_slice(instant.inequalities().rhs());
+        let (eq, ineq) = (
+            instant.equalities().matrix().data(),
+            instant.inequalities().matrix().data(),
+        );
+        let changed = self.prev_val.len() != eq.len() + ineq.len()
+            || self.prev_val[..eq.len()] != *eq
+            || self.prev_val[eq.len()..] != *ineq;
         if changed {
+            self.val.clear();
+            self.val.extend_from_slice(eq);
+            self.val.extend_from_slice(ineq);
             self.prev_val.clone_from(&self.val);
+            self.amax.clear();
+            for k in 0..self.ptr.len() - 1 {
+                let v = &self.val[self.ptr[k]..self.ptr[k + 1]];
+                self.amax.push(v.iter().fold(0.0f64, |x, v| x.max(v.abs())));
+            }
         }
         changed
     }
@@ -169,8 +183,8 @@ impl SubproblemSolver {
     /// definite (its values were set in place): nothing can be solved.
     pub fn prepare(&mut self, instant: &Instant) -> bool {
         let n = instant.dim();
-        let rows_changed = self.rows.fill(instant);
         let fresh = self.structure != instant.structure_id() || self.mass.is_none();
+        let rows_changed = self.rows.fill(instant, !fresh);
         if fresh {
             self.structure = 0;
             self.schur = None;
@@ -553,9 +567,12 @@ impl Schur {
         sub.valid = false;
         sub.exact = false;
         if k <= DENSE_MAX {
-            sub.dense.clear();
-            sub.dense.resize(k * k, 0.0);
             for delta in [0.0, DELTA] {
+                // From zero on every pass: the first pass's factor holds
+                // fill-in where S_FF has no entry, which the second pass
+                // must not inherit.
+                sub.dense.clear();
+                sub.dense.resize(k * k, 0.0);
                 for (tj, &j) in sel.iter().enumerate() {
                     for e in self.s_colptr[j]..self.s_colptr[j + 1] {
                         let ti = sub.pos[self.s_rowidx[e]];
