@@ -265,23 +265,27 @@ impl Instant {
     /// checked here (it costs a factorization): a solver given a mass that
     /// is not positive definite reports `numerical_error`.
     pub fn set_mass_values(&mut self, values: &[f64]) -> Result<(), InstantError> {
-        check_vector("mass", values, self.mass.nnz())?;
+        check_values(|| "mass".to_string(), values, self.mass.nnz())?;
         let scale = values.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         let tol = 1e-12 * scale;
-        let (indptr, indices) = (self.mass.indptr(), self.mass.indices());
-        for (row, range) in indptr.iter_outer_sz().enumerate() {
-            for e in range {
-                let m = self.mirror[e];
-                let other = if m == usize::MAX { 0.0 } else { values[m] };
-                if (values[e] - other).abs() > tol {
-                    return Err(InstantError::NotSymmetric {
-                        row,
-                        col: indices[e],
-                        upper: values[e],
-                        lower: other,
-                    });
-                }
-            }
+        // Each pair is compared once, from its first entry in storage order
+        // (an entry without a mirror must be zero to the tolerance).
+        let asymmetric = self.mirror.iter().enumerate().position(|(e, &m)| {
+            (m == usize::MAX && values[e].abs() > tol)
+                || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
+        });
+        if let Some(e) = asymmetric {
+            let indptr = self.mass.indptr();
+            let row = (0..self.dim())
+                .find(|&i| indptr.outer_inds_sz(i).contains(&e))
+                .unwrap_or(0);
+            let m = self.mirror[e];
+            return Err(InstantError::NotSymmetric {
+                row,
+                col: self.mass.indices()[e],
+                upper: values[e],
+                lower: if m == usize::MAX { 0.0 } else { values[m] },
+            });
         }
         self.mass.data_mut().copy_from_slice(values);
         Ok(())
