@@ -6,8 +6,9 @@ use sprs::{CsMat, TriMat};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Source of structure stamps: every pattern gets a number never used
-/// before in this process.
+/// Source of structure and value stamps: every pattern (and every set of
+/// values given by a setter) gets a number never used before in this
+/// process.
 static NEXT_STRUCTURE: AtomicU64 = AtomicU64::new(1);
 
 fn fresh_structure() -> u64 {
@@ -148,6 +149,9 @@ pub struct Instant {
     sticking: Vec<StickingContact>,
     /// The structure stamp (see [`Instant::structure_id`]).
     structure: u64,
+    /// Value stamps of `M` and of the rows (see [`Instant::mass_values_id`]).
+    mass_values: u64,
+    row_values: u64,
     /// For each stored entry of `M`, the stored entry of its mirror
     /// `M[j][i]` (`usize::MAX` when absent): the symmetry check of
     /// [`Instant::set_mass_values`] in one pass.
@@ -217,6 +221,21 @@ impl Instant {
         self.structure
     }
 
+    /// A stamp of the values of `M`: it changes with every
+    /// [`Instant::set_mass_values`] (and is fresh per built instant), so a
+    /// solver can tell in `O(1)` that `M` did not change since its last
+    /// factorization. Equal stamps mean equal values.
+    pub fn mass_values_id(&self) -> u64 {
+        self.mass_values
+    }
+
+    /// A stamp of the values of both row matrices (not their right-hand
+    /// sides), changed by every [`Instant::set_row_values`]; as
+    /// [`Instant::mass_values_id`].
+    pub fn row_values_id(&self) -> u64 {
+        self.row_values
+    }
+
     /// A fresh factorization of `M`, for code that solves with `M` outside
     /// a backend (the reference forms). Fails when the values set by
     /// [`Instant::set_mass_values`] are not positive definite.
@@ -255,6 +274,7 @@ impl Instant {
         let rows = self.rows_mut(set);
         check_values(|| format!("{}.A", set.key()), values, rows.matrix.nnz())?;
         rows.matrix.data_mut().copy_from_slice(values);
+        self.row_values = fresh_structure();
         Ok(())
     }
 
@@ -288,6 +308,7 @@ impl Instant {
             });
         }
         self.mass.data_mut().copy_from_slice(values);
+        self.mass_values = fresh_structure();
         Ok(())
     }
 
@@ -331,6 +352,8 @@ impl Instant {
             sliding: Vec::new(),
             sticking: Vec::new(),
             structure: fresh_structure(),
+            mass_values: self.mass_values,
+            row_values: fresh_structure(),
             mirror: Arc::clone(&self.mirror),
         }
     }
@@ -416,6 +439,8 @@ impl InstantBuilder {
             sliding: self.sliding,
             sticking: self.sticking,
             structure: fresh_structure(),
+            mass_values: fresh_structure(),
+            row_values: fresh_structure(),
             mirror,
         };
         check_contacts(&instant)?;

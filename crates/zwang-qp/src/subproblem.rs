@@ -116,6 +116,13 @@ impl AllRows {
         }
         changed
     }
+    /// Refills only the right-hand sides (the row values are known to be
+    /// the ones already held).
+    fn fill_rhs(&mut self, instant: &Instant) {
+        self.rhs.clear();
+        self.rhs.extend_from_slice(instant.equalities().rhs());
+        self.rhs.extend_from_slice(instant.inequalities().rhs());
+    }
     pub fn len(&self) -> usize {
         self.rhs.len()
     }
@@ -164,6 +171,10 @@ pub(crate) struct SubResult {
 pub(crate) struct SubproblemSolver {
     /// The structure stamp the symbolic work below belongs to (0: none).
     structure: u64,
+    /// The value stamps of `M` and of the rows the numeric work belongs to
+    /// (0: none), so that unchanged values are recognised in `O(1)`.
+    mass_values: u64,
+    row_values: u64,
     mass: Option<MassFactor>,
     rows: AllRows,
     schur: Option<Schur>,
@@ -184,7 +195,14 @@ impl SubproblemSolver {
     pub fn prepare(&mut self, instant: &Instant) -> bool {
         let n = instant.dim();
         let fresh = self.structure != instant.structure_id() || self.mass.is_none();
-        let rows_changed = self.rows.fill(instant, !fresh);
+        let rows_known = !fresh && self.row_values == instant.row_values_id();
+        let rows_changed = if rows_known {
+            self.rows.fill_rhs(instant);
+            false
+        } else {
+            self.rows.fill(instant, !fresh)
+        };
+        self.row_values = instant.row_values_id();
         if fresh {
             self.structure = 0;
             self.schur = None;
@@ -195,10 +213,17 @@ impl SubproblemSolver {
         // S (and the factor of the last selection) depend on the values of
         // M and of the rows only: when neither changed (a constant mass,
         // rows that did not move), they are kept.
-        let (ok, mass_changed) = match mass.update(instant.mass()) {
-            Ok(changed) => (true, changed),
-            Err(_) => (false, true),
+        let mass_known =
+            !fresh && self.mass_values == instant.mass_values_id() && mass.is_factored();
+        let (ok, mass_changed) = if mass_known {
+            (true, false)
+        } else {
+            match mass.update(instant.mass()) {
+                Ok(changed) => (true, changed),
+                Err(_) => (false, true),
+            }
         };
+        self.mass_values = if ok { instant.mass_values_id() } else { 0 };
         let same_values = !fresh && !rows_changed && !mass_changed;
         if fresh {
             // The choice of path needs only the pattern.
