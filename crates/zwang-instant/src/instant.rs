@@ -6,8 +6,9 @@ use sprs::{CsMat, TriMat};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Source of structure stamps: every pattern gets a number never used
-/// before in this process.
+/// Source of structure and value stamps: every pattern (and every set of
+/// values given by a setter) gets a number never used before in this
+/// process.
 static NEXT_STRUCTURE: AtomicU64 = AtomicU64::new(1);
 
 fn fresh_structure() -> u64 {
@@ -148,6 +149,9 @@ pub struct Instant {
     sticking: Vec<StickingContact>,
     /// The structure stamp (see [`Instant::structure_id`]).
     structure: u64,
+    /// Value stamps of `M` and of the rows (see [`Instant::mass_values_id`]).
+    mass_values: u64,
+    row_values: u64,
     /// For each stored entry of `M`, the stored entry of its mirror
     /// `M[j][i]` (`usize::MAX` when absent): the symmetry check of
     /// [`Instant::set_mass_values`] in one pass.
@@ -217,6 +221,21 @@ impl Instant {
         self.structure
     }
 
+    /// A stamp of the values of `M`: it changes with every
+    /// [`Instant::set_mass_values`] (and is fresh per built instant), so a
+    /// solver can tell in `O(1)` that `M` did not change since its last
+    /// factorization. Equal stamps mean equal values.
+    pub fn mass_values_id(&self) -> u64 {
+        self.mass_values
+    }
+
+    /// A stamp of the values of both row matrices (not their right-hand
+    /// sides), changed by every [`Instant::set_row_values`]; as
+    /// [`Instant::mass_values_id`].
+    pub fn row_values_id(&self) -> u64 {
+        self.row_values
+    }
+
     /// A fresh factorization of `M`, for code that solves with `M` outside
     /// a backend (the reference forms). Fails when the values set by
     /// [`Instant::set_mass_values`] are not positive definite.
@@ -255,6 +274,7 @@ impl Instant {
         let rows = self.rows_mut(set);
         check_values(|| format!("{}.A", set.key()), values, rows.matrix.nnz())?;
         rows.matrix.data_mut().copy_from_slice(values);
+        self.row_values = fresh_structure();
         Ok(())
     }
 
@@ -265,25 +285,30 @@ impl Instant {
     /// checked here (it costs a factorization): a solver given a mass that
     /// is not positive definite reports `numerical_error`.
     pub fn set_mass_values(&mut self, values: &[f64]) -> Result<(), InstantError> {
-        check_vector("mass", values, self.mass.nnz())?;
+        check_values(|| "mass".to_string(), values, self.mass.nnz())?;
         let scale = values.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         let tol = 1e-12 * scale;
-        let (indptr, indices) = (self.mass.indptr(), self.mass.indices());
-        for (row, range) in indptr.iter_outer_sz().enumerate() {
-            for e in range {
-                let m = self.mirror[e];
-                let other = if m == usize::MAX { 0.0 } else { values[m] };
-                if (values[e] - other).abs() > tol {
-                    return Err(InstantError::NotSymmetric {
-                        row,
-                        col: indices[e],
-                        upper: values[e],
-                        lower: other,
-                    });
-                }
-            }
+        // Each pair is compared once, from its first entry in storage order
+        // (an entry without a mirror must be zero to the tolerance).
+        let asymmetric = self.mirror.iter().enumerate().position(|(e, &m)| {
+            (m == usize::MAX && values[e].abs() > tol)
+                || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
+        });
+        if let Some(e) = asymmetric {
+            let indptr = self.mass.indptr();
+            let row = (0..self.dim())
+                .find(|&i| indptr.outer_inds_sz(i).contains(&e))
+                .unwrap_or(0);
+            let m = self.mirror[e];
+            return Err(InstantError::NotSymmetric {
+                row,
+                col: self.mass.indices()[e],
+                upper: values[e],
+                lower: if m == usize::MAX { 0.0 } else { values[m] },
+            });
         }
         self.mass.data_mut().copy_from_slice(values);
+        self.mass_values = fresh_structure();
         Ok(())
     }
 
@@ -327,6 +352,8 @@ impl Instant {
             sliding: Vec::new(),
             sticking: Vec::new(),
             structure: fresh_structure(),
+            mass_values: self.mass_values,
+            row_values: fresh_structure(),
             mirror: Arc::clone(&self.mirror),
         }
     }
@@ -412,6 +439,8 @@ impl InstantBuilder {
             sliding: self.sliding,
             sticking: self.sticking,
             structure: fresh_structure(),
+            mass_values: fresh_structure(),
+            row_values: fresh_structure(),
             mirror,
         };
         check_contacts(&instant)?;

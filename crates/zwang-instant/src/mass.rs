@@ -1,4 +1,6 @@
-//! The factorization of the mass matrix, shared by every solver.
+//! The factorization of the mass matrix. Each solver owns one in its
+//! workspace (analysed once per pattern, refactored in place per instant);
+//! reference code makes a fresh one with `Instant::mass_factor`.
 //!
 //! Free rigid bodies give a block-diagonal `M` with tiny dense blocks
 //! (2x2, 3x3, 6x6): those are factored block by block with dense kernels, in

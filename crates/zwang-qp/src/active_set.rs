@@ -138,6 +138,7 @@ impl Backend for ActiveSetBackend {
         let max_iter = self.settings.max_iter_per_row * m_in + 10;
         let mut status = Status::NotConverged;
         let mut iterations = 0;
+        let mut restarted = false;
         while iterations < max_iter {
             iterations += 1;
             self.free.clear();
@@ -177,6 +178,20 @@ impl Backend for ActiveSetBackend {
                 self.lambda[k] = self.p[t];
             }
             if !r.consistent {
+                if !restarted && self.free.iter().any(|&k| k >= m_eq) {
+                    // The starting guess (every contact, or the warm set)
+                    // holds more rows than can hold together, as when a
+                    // body has more closed contacts than coordinates: its
+                    // multipliers mean nothing, so neither does the ratio
+                    // test. Start again from the equalities alone and let
+                    // the violated contacts come in one by one.
+                    restarted = true;
+                    for k in m_eq..m {
+                        self.in_free[k] = false;
+                        self.lambda[k] = 0.0;
+                    }
+                    continue;
+                }
                 // The free rows cannot all hold and no contact can give way:
                 // the constraints admit no acceleration.
                 status = Status::Infeasible;

@@ -75,32 +75,53 @@ pub(crate) struct AllRows {
 }
 
 impl AllRows {
-    /// Refills the table from `instant`, keeping the allocations. Returns
-    /// whether the row values differ from the previous fill's.
-    fn fill(&mut self, instant: &Instant) -> bool {
-        self.ptr.clear();
-        self.idx.clear();
-        self.val.clear();
-        self.rhs.clear();
-        self.amax.clear();
-        self.ptr.push(0);
+    /// Refills the table from `instant`, keeping the allocations; with
+    /// `same_structure` (the stamp did not change) only the values and
+    /// right-hand sides are copied, the pattern is kept. Returns whether
+    /// the row values differ from the previous fill's.
+    fn fill(&mut self, instant: &Instant, same_structure: bool) -> bool {
+        if !same_structure {
+            self.ptr.clear();
+            self.idx.clear();
+            self.ptr.push(0);
+            for rows in [instant.equalities(), instant.inequalities()] {
+                for row in rows.matrix().outer_iterator() {
+                    self.idx.extend_from_slice(row.indices());
+                    self.ptr.push(self.idx.len());
+                }
+            }
+            self.prev_val.clear();
+        }
         self.m_eq = instant.equalities().len();
-        for rows in [instant.equalities(), instant.inequalities()] {
-            let m = rows.matrix();
-            for (i, row) in m.outer_iterator().enumerate() {
-                self.idx.extend_from_slice(row.indices());
-                self.val.extend_from_slice(row.data());
-                self.ptr.push(self.idx.len());
-                self.rhs.push(rows.rhs()[i]);
-                self.amax
-                    .push(row.data().iter().fold(0.0f64, |x, v| x.max(v.abs())));
+        self.rhs.clear();
+        self.rhs.extend_from_slice(instant.equalities().rhs());
+        self.rhs.extend_from_slice(instant.inequalities().rhs());
+        let (eq, ineq) = (
+            instant.equalities().matrix().data(),
+            instant.inequalities().matrix().data(),
+        );
+        let changed = self.prev_val.len() != eq.len() + ineq.len()
+            || self.prev_val[..eq.len()] != *eq
+            || self.prev_val[eq.len()..] != *ineq;
+        if changed {
+            self.val.clear();
+            self.val.extend_from_slice(eq);
+            self.val.extend_from_slice(ineq);
+            self.prev_val.clone_from(&self.val);
+            self.amax.clear();
+            for k in 0..self.ptr.len() - 1 {
+                let v = &self.val[self.ptr[k]..self.ptr[k + 1]];
+                self.amax.push(v.iter().fold(0.0f64, |x, v| x.max(v.abs())));
             }
         }
-        let changed = self.prev_val != self.val;
-        if changed {
-            self.prev_val.clone_from(&self.val);
-        }
         changed
+    }
+    /// Refills only the right-hand sides (the row values are known to be
+    /// the ones already held).
+    fn fill_rhs(&mut self, instant: &Instant) {
+        self.rhs.clear();
+        self.rhs.extend_from_slice(instant.equalities().rhs());
+        self.rhs.extend_from_slice(instant.inequalities().rhs());
     }
     pub fn len(&self) -> usize {
         self.rhs.len()
@@ -150,6 +171,10 @@ pub(crate) struct SubResult {
 pub(crate) struct SubproblemSolver {
     /// The structure stamp the symbolic work below belongs to (0: none).
     structure: u64,
+    /// The value stamps of `M` and of the rows the numeric work belongs to
+    /// (0: none), so that unchanged values are recognised in `O(1)`.
+    mass_values: u64,
+    row_values: u64,
     mass: Option<MassFactor>,
     rows: AllRows,
     schur: Option<Schur>,
@@ -169,8 +194,15 @@ impl SubproblemSolver {
     /// definite (its values were set in place): nothing can be solved.
     pub fn prepare(&mut self, instant: &Instant) -> bool {
         let n = instant.dim();
-        let rows_changed = self.rows.fill(instant);
         let fresh = self.structure != instant.structure_id() || self.mass.is_none();
+        let rows_known = !fresh && self.row_values == instant.row_values_id();
+        let rows_changed = if rows_known {
+            self.rows.fill_rhs(instant);
+            false
+        } else {
+            self.rows.fill(instant, !fresh)
+        };
+        self.row_values = instant.row_values_id();
         if fresh {
             self.structure = 0;
             self.schur = None;
@@ -181,10 +213,17 @@ impl SubproblemSolver {
         // S (and the factor of the last selection) depend on the values of
         // M and of the rows only: when neither changed (a constant mass,
         // rows that did not move), they are kept.
-        let (ok, mass_changed) = match mass.update(instant.mass()) {
-            Ok(changed) => (true, changed),
-            Err(_) => (false, true),
+        let mass_known =
+            !fresh && self.mass_values == instant.mass_values_id() && mass.is_factored();
+        let (ok, mass_changed) = if mass_known {
+            (true, false)
+        } else {
+            match mass.update(instant.mass()) {
+                Ok(changed) => (true, changed),
+                Err(_) => (false, true),
+            }
         };
+        self.mass_values = if ok { instant.mass_values_id() } else { 0 };
         let same_values = !fresh && !rows_changed && !mass_changed;
         if fresh {
             // The choice of path needs only the pattern.
@@ -553,9 +592,12 @@ impl Schur {
         sub.valid = false;
         sub.exact = false;
         if k <= DENSE_MAX {
-            sub.dense.clear();
-            sub.dense.resize(k * k, 0.0);
             for delta in [0.0, DELTA] {
+                // From zero on every pass: the first pass's factor holds
+                // fill-in where S_FF has no entry, which the second pass
+                // must not inherit.
+                sub.dense.clear();
+                sub.dense.resize(k * k, 0.0);
                 for (tj, &j) in sel.iter().enumerate() {
                     for e in self.s_colptr[j]..self.s_colptr[j + 1] {
                         let ti = sub.pos[self.s_rowidx[e]];
