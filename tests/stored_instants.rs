@@ -279,18 +279,32 @@ fn check_file(path: &Path) {
         // Redundant rows: the fast paths give the minimum-norm multipliers
         // of the equilibrated rows (to their refinement's accuracy).
         if let (Some((_, equilibrated)), true) = (&minimum_norm, backend_name != "clarabel") {
-            close(&format!("{what}: equilibrated minimum norm"), &solution.multipliers_eq, equilibrated, 1e-6);
+            close(
+                &format!("{what}: equilibrated minimum norm"),
+                &solution.multipliers_eq,
+                equilibrated,
+                1e-6,
+            );
         }
     }
     // Every backend that applies ran: all four on equality rows, all but
     // `direct` with contacts.
-    let want = if instant.inequalities().is_empty() { 4 } else { 3 };
+    let want = if instant.inequalities().is_empty() {
+        4
+    } else {
+        3
+    };
     assert_eq!(ran, want, "{name}: backends that ran");
     // The variational forms give the minimum-norm multipliers as written.
     if let Some((as_written, _)) = &minimum_norm {
         for form in ["multiplier", "udwadia_kalaba"] {
             let s = zwang_forms::form_by_name(form).unwrap().solve(instant);
-            close(&format!("{name}: {form} minimum norm"), &s.multipliers_eq, as_written, 1e-12);
+            close(
+                &format!("{name}: {form} minimum norm"),
+                &s.multipliers_eq,
+                as_written,
+                1e-12,
+            );
         }
     }
 }
@@ -322,19 +336,13 @@ fn examples_agree_across_backends() {
     }
 }
 
-/// The numbers of a JSON array.
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
 /// `|got - want|_inf <= tol max(1, |want|_inf)`.
 fn close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}");
     let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-    let diff = got.iter().zip(want).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    let diff = got
+        .iter()
+        .zip(want)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
     assert!(diff <= tol * scale, "{what}: {got:?} vs {want:?}");
 }
