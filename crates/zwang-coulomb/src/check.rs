@@ -305,8 +305,8 @@ pub fn check(instant: &Instant) -> Report {
                 }
             } else if is_whole(instant, &reduced) {
                 Cow::Borrowed(instant)
-            } else if reduced == *part && out.sub.is_some() {
-                Cow::Borrowed(out.sub.as_ref().expect("checked"))
+            } else if let Some(sub) = out.sub.as_ref().filter(|_| reduced == *part) {
+                Cow::Borrowed(sub)
             } else {
                 match cutter.cut(instant, &reduced) {
                     Ok(s) => Cow::Owned(s),

@@ -308,7 +308,7 @@ impl RigidRod {
         };
         let tangent_acc =
             |a: &RodAnswer| a.acceleration[0] + l * s * a.acceleration[2] + l * c * w2;
-        let answer = match law {
+        match law {
             FrictionLaw::Smooth => {
                 let fnormal = r / (1.0 + 3.0 * c * c);
                 if fnormal < 0.0 && unilateral {
@@ -350,8 +350,7 @@ impl RigidRod {
                         .unwrap_or_else(|| open(0.0))
                 }
             }
-        };
-        answer
+        }
     }
 
     /// Largest residual of Yao & Gao eqs 21-22 at `answer`, relative to the

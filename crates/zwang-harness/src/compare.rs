@@ -60,7 +60,7 @@ pub enum Outcome {
         /// Wall-clock microseconds of the one call, setup included.
         time_us: f64,
         /// What a friction form knows beyond its solution.
-        extra: Option<Extra>,
+        extra: Option<Box<Extra>>,
     },
     /// The form does not apply to the instant, and why (the null-space
     /// form with contact rows; the QP friction forms on a Painleve
@@ -117,7 +117,7 @@ impl FormRun {
             outcome: Outcome::Ran {
                 solution,
                 time_us: start.elapsed().as_secs_f64() * 1e6,
-                extra,
+                extra: extra.map(Box::new),
             },
         }
     }
@@ -160,7 +160,7 @@ impl FormRun {
                  (coupling at or above 1) or hit its limit"
                     .into()
             }
-            ("variational", _) => match extra {
+            ("variational", _) => match extra.as_deref() {
                 Some(Extra::Variational {
                     answers: "none", ..
                 }) => "no combination of contact modes (open, sliding, sticking) gives an \
@@ -429,7 +429,7 @@ impl<'a> From<&'a FormRun> for FormJson<'a> {
                     .as_deref()
                     .map(|closed| ContactSetJson { from: "qp", closed }),
                 time_us: *time_us,
-                extra: extra.as_ref(),
+                extra: extra.as_deref(),
             }),
             Outcome::NotApplicable(reason) => FormJson::NotApplicable {
                 status: NOT_APPLICABLE,
