@@ -59,6 +59,16 @@ fn specs() -> impl Strategy<Value = SceneSpec> {
         )
 }
 
+/// `cases` cases from a fixed seed: the same cases on every machine, so
+/// that CI is reproducible (new seeds are tried by changing it on purpose).
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5a57_2026),
+        ..ProptestConfig::default()
+    }
+}
+
 /// The fast backends that apply to `instant`, fresh.
 fn fast_backends(instant: &Instant) -> Vec<Box<dyn Backend>> {
     let mut out: Vec<Box<dyn Backend>> = vec![
@@ -94,7 +104,7 @@ fn rebuilt(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(config(256))]
 
     /// Every fast backend agrees with Clarabel, and with the answer the
     /// scene was constructed from.
@@ -103,18 +113,31 @@ proptest! {
         let sc = scene(&spec);
         let reference = ClarabelBackend::new().solve(&sc.instant);
         prop_assert_eq!(reference.status, Status::Solved);
-        prop_assert!(rel(&reference.acceleration, &sc.acceleration) < 1e-7);
+        // Clarabel to its interior-point accuracy: about 1e-7 on a chain
+        // with a coupled mass (a clean CI run found 1.x e-7 there).
+        prop_assert!(rel(&reference.acceleration, &sc.acceleration) < 1e-6);
         for mut b in fast_backends(&sc.instant) {
             let s = b.solve(&sc.instant);
             prop_assert_eq!(s.status, Status::Solved, "{}", s.backend);
-            // Clarabel to its interior-point accuracy (its multipliers
-            // are good to about 1e-6 on nearly dependent rows) ...
-            prop_assert!(rel(&s.acceleration, &reference.acceleration) < 1e-7, "{}", s.backend);
-            prop_assert!(rel(&s.multipliers_eq, &reference.multipliers_eq) < 1e-5, "{}", s.backend);
-            prop_assert!(rel(&s.multipliers_in, &reference.multipliers_in) < 1e-5, "{}", s.backend);
-            // ... and the constructed answer tightly.
+            // Clarabel to its interior-point accuracy, the constructed
+            // answer tightly.
+            prop_assert!(rel(&s.acceleration, &reference.acceleration) < 1e-6, "{}", s.backend);
             prop_assert!(rel(&s.acceleration, &sc.acceleration) < 1e-8, "{}", s.backend);
-            prop_assert!(rel(&s.multipliers_in, &sc.multipliers_in) < 1e-7, "{}", s.backend);
+            // The multipliers are not unique where the closed rows are
+            // dependent (a chain pinned to the ground touching it too: a
+            // clean CI run found two valid splits 1% apart), the
+            // constraint force `A^T lambda` always is; and the answer is a
+            // KKT point (signs and complementarity in the residuals).
+            let force = |l_eq: &[f64], l_in: &[f64]| {
+                let mut f = vec![0.0; sc.instant.dim()];
+                sc.instant.equalities().add_transpose_mul(l_eq, &mut f);
+                sc.instant.inequalities().add_transpose_mul(l_in, &mut f);
+                f
+            };
+            let want = force(&sc.multipliers_eq, &sc.multipliers_in);
+            let got = force(&s.multipliers_eq, &s.multipliers_in);
+            prop_assert!(rel(&got, &want) < 1e-7, "{}", s.backend);
+            prop_assert!(s.residuals.max() < 1e-9, "{}: {:?}", s.backend, s.residuals);
         }
     }
 
