@@ -152,10 +152,23 @@ pub struct Instant {
     /// Value stamps of `M` and of the rows (see [`Instant::mass_values_id`]).
     mass_values: u64,
     row_values: u64,
-    /// For each stored entry of `M`, the stored entry of its mirror
-    /// `M[j][i]` (`usize::MAX` when absent): the symmetry check of
-    /// [`Instant::set_mass_values`] in one pass.
-    mirror: Arc<[usize]>,
+    /// The transpose positions of `M`'s stored entries, made once per
+    /// pattern: the symmetry check of [`Instant::set_mass_values`] in one
+    /// pass over the off-diagonal pairs.
+    mirror: Arc<Mirror>,
+}
+
+/// Where each stored entry of a square compressed-row matrix has its
+/// mirror `(j, i)`, in the forms the symmetry check walks.
+#[derive(Debug)]
+struct Mirror {
+    /// For each stored entry, the stored entry of its mirror, or
+    /// `usize::MAX` when the mirror is not stored (for the error report).
+    of: Vec<usize>,
+    /// Each off-diagonal pair `(e, m)` once, `e < m` (storage order).
+    pairs: Vec<(usize, usize)>,
+    /// Entries whose mirror is not stored (must be zero to the tolerance).
+    lonely: Vec<usize>,
 }
 
 impl Instant {
@@ -254,7 +267,7 @@ impl Instant {
 
     /// Replaces `Q` in place (same length, finite).
     pub fn set_force(&mut self, force: &[f64]) -> Result<(), InstantError> {
-        check_vector("force", force, self.dim())?;
+        check_values(|| "force".to_string(), force, self.dim())?;
         self.force.copy_from_slice(force);
         Ok(())
     }
@@ -285,31 +298,58 @@ impl Instant {
     /// checked here (it costs a factorization): a solver given a mass that
     /// is not positive definite reports `numerical_error`.
     pub fn set_mass_values(&mut self, values: &[f64]) -> Result<(), InstantError> {
-        check_values(|| "mass".to_string(), values, self.mass.nnz())?;
-        let scale = values.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        if values.len() != self.mass.nnz() {
+            return check_vector("mass", values, self.mass.nnz());
+        }
+        // One fused pass for finiteness and the scale, then one over the
+        // off-diagonal pairs only (their largest difference); the first
+        // offending entry is searched for only when there is one.
+        let (finite, scale) = finite_max_abs(values);
+        if !finite {
+            return check_vector("mass", values, self.mass.nnz());
+        }
         let tol = 1e-12 * scale;
-        // Each pair is compared once, from its first entry in storage order
-        // (an entry without a mirror must be zero to the tolerance).
-        let asymmetric = self.mirror.iter().enumerate().position(|(e, &m)| {
-            (m == usize::MAX && values[e].abs() > tol)
-                || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
-        });
-        if let Some(e) = asymmetric {
-            let indptr = self.mass.indptr();
-            let row = (0..self.dim())
-                .find(|&i| indptr.outer_inds_sz(i).contains(&e))
-                .unwrap_or(0);
-            let m = self.mirror[e];
-            return Err(InstantError::NotSymmetric {
-                row,
-                col: self.mass.indices()[e],
-                upper: values[e],
-                lower: if m == usize::MAX { 0.0 } else { values[m] },
-            });
+        let worst = self
+            .mirror
+            .pairs
+            .iter()
+            .map(|&(e, m)| (values[e] - values[m]).abs())
+            .chain(self.mirror.lonely.iter().map(|&e| values[e].abs()))
+            .fold(0.0f64, |w, d| if d > w { d } else { w });
+        if worst > tol {
+            return Err(self.asymmetry(values, tol));
         }
         self.mass.data_mut().copy_from_slice(values);
         self.mass_values = fresh_structure();
         Ok(())
+    }
+
+    /// The error for the first entry (in storage order) of `values` that
+    /// differs from its mirror by more than `tol`.
+    #[cold]
+    fn asymmetry(&self, values: &[f64], tol: f64) -> InstantError {
+        let of = &self.mirror.of;
+        // Each pair is compared once, from its first entry in storage order
+        // (an entry without a mirror must be zero to the tolerance).
+        let e = of
+            .iter()
+            .enumerate()
+            .position(|(e, &m)| {
+                (m == usize::MAX && values[e].abs() > tol)
+                    || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
+            })
+            .unwrap_or(0);
+        let indptr = self.mass.indptr();
+        let row = (0..self.dim())
+            .find(|&i| indptr.outer_inds_sz(i).contains(&e))
+            .unwrap_or(0);
+        let m = of[e];
+        InstantError::NotSymmetric {
+            row,
+            col: self.mass.indices()[e],
+            upper: values[e],
+            lower: if m == usize::MAX { 0.0 } else { values[m] },
+        }
     }
 
     fn rows_mut(&mut self, set: RowSet) -> &mut Rows {
@@ -458,23 +498,29 @@ impl RowSet {
     }
 }
 
-/// For each stored entry `(i, j)` of a compressed-row square matrix, the
-/// index of the stored entry `(j, i)`, or `usize::MAX`.
-fn mirror_entries(m: &CsMat<f64>) -> Arc<[usize]> {
+/// The mirror positions of the stored entries of a compressed-row square
+/// matrix.
+fn mirror_entries(m: &CsMat<f64>) -> Arc<Mirror> {
     let indptr = m.indptr();
     let indices = m.indices();
-    let mut out = vec![usize::MAX; indices.len()];
+    let mut of = vec![usize::MAX; indices.len()];
+    let (mut pairs, mut lonely) = (Vec::new(), Vec::new());
     for (i, range) in indptr.iter_outer_sz().enumerate() {
         for e in range {
             let j = indices[e];
             let r = indptr.outer_inds_sz(j);
             let row = &indices[r.clone()];
             if let Ok(p) = row.binary_search(&i) {
-                out[e] = r.start + p;
+                of[e] = r.start + p;
+                if of[e] > e {
+                    pairs.push((e, of[e]));
+                }
+            } else {
+                lonely.push(e);
             }
         }
     }
-    out.into()
+    Arc::new(Mirror { of, pairs, lonely })
 }
 
 /// Builds a compressed-row matrix from zero-based triplets (duplicates are
@@ -546,10 +592,49 @@ fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
 /// [`check_vector`] with the key made only on failure, so that the value
 /// setters allocate nothing.
 fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), InstantError> {
-    if v.len() == len && v.iter().all(|x| x.is_finite()) {
+    if v.len() == len && all_finite(v) {
         return Ok(());
     }
     check_vector(&key(), v, len)
+}
+
+/// Whether every entry is finite, without a branch per entry: `x - x` is
+/// zero for a finite `x` and NaN otherwise, summed in independent lanes
+/// (which the compiler keeps in vector registers).
+fn all_finite(v: &[f64]) -> bool {
+    let mut acc = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] += c[k] - c[k];
+        }
+    }
+    let tail: f64 = rest.iter().map(|x| x - x).sum();
+    acc.iter().sum::<f64>() + tail == 0.0
+}
+
+/// Whether every entry is finite, and the largest `|x|`, in one pass (as
+/// [`all_finite`], with a running maximum per lane).
+fn finite_max_abs(v: &[f64]) -> (bool, f64) {
+    let mut acc = [0.0f64; 8];
+    let mut max = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] += c[k] - c[k];
+            let a = c[k].abs();
+            max[k] = if a > max[k] { a } else { max[k] };
+        }
+    }
+    let mut m = max.iter().fold(0.0f64, |m, &x| if x > m { x } else { m });
+    let mut tail = 0.0;
+    for x in rest {
+        tail += x - x;
+        m = if x.abs() > m { x.abs() } else { m };
+    }
+    (acc.iter().sum::<f64>() + tail == 0.0, m)
 }
 
 fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {
