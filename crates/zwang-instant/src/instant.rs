@@ -301,23 +301,20 @@ impl Instant {
         if values.len() != self.mass.nnz() {
             return check_vector("mass", values, self.mass.nnz());
         }
-        // One fused pass for finiteness and the scale, then one over the
-        // off-diagonal pairs only (their largest difference); the first
+        // A branch-free finiteness pass, then one over the off-diagonal
+        // pairs only (their largest difference). The scale of the
+        // tolerance is needed only when some pair differs at all (values
+        // written from a symmetric source match exactly), and the first
         // offending entry is searched for only when there is one.
-        let (finite, scale) = finite_max_abs(values);
-        if !finite {
+        if !all_finite(values) {
             return check_vector("mass", values, self.mass.nnz());
         }
-        let tol = 1e-12 * scale;
-        let worst = self
-            .mirror
-            .pairs
-            .iter()
-            .map(|&(e, m)| (values[e] - values[m]).abs())
-            .chain(self.mirror.lonely.iter().map(|&e| values[e].abs()))
-            .fold(0.0f64, |w, d| if d > w { d } else { w });
-        if worst > tol {
-            return Err(self.asymmetry(values, tol));
+        let worst = self.mirror.worst(values);
+        if worst > 0.0 {
+            let tol = 1e-12 * max_abs(values);
+            if worst > tol {
+                return Err(self.asymmetry(values, tol));
+            }
         }
         self.mass.data_mut().copy_from_slice(values);
         self.mass_values = fresh_structure();
@@ -498,6 +495,29 @@ impl RowSet {
     }
 }
 
+impl Mirror {
+    /// The largest difference of a pair (or value of an entry without a
+    /// mirror), in four independent lanes (a single running maximum is a
+    /// chain of compares, bound by their latency).
+    fn worst(&self, values: &[f64]) -> f64 {
+        let mut w = [0.0f64; 4];
+        let chunks = self.pairs.chunks_exact(4);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for k in 0..4 {
+                let d = (values[c[k].0] - values[c[k].1]).abs();
+                w[k] = if d > w[k] { d } else { w[k] };
+            }
+        }
+        let rest = rest.iter().map(|&(e, m)| (values[e] - values[m]).abs());
+        let lonely = self.lonely.iter().map(|&e| values[e].abs());
+        w.into_iter()
+            .chain(rest)
+            .chain(lonely)
+            .fold(0.0f64, |w, d| if d > w { d } else { w })
+    }
+}
+
 /// The mirror positions of the stored entries of a compressed-row square
 /// matrix.
 fn mirror_entries(m: &CsMat<f64>) -> Arc<Mirror> {
@@ -614,27 +634,20 @@ fn all_finite(v: &[f64]) -> bool {
     acc.iter().sum::<f64>() + tail == 0.0
 }
 
-/// Whether every entry is finite, and the largest `|x|`, in one pass (as
-/// [`all_finite`], with a running maximum per lane).
-fn finite_max_abs(v: &[f64]) -> (bool, f64) {
-    let mut acc = [0.0f64; 8];
+/// The largest `|x|` (of finite entries), in independent lanes.
+fn max_abs(v: &[f64]) -> f64 {
     let mut max = [0.0f64; 8];
     let chunks = v.chunks_exact(8);
     let rest = chunks.remainder();
     for c in chunks {
         for k in 0..8 {
-            acc[k] += c[k] - c[k];
             let a = c[k].abs();
             max[k] = if a > max[k] { a } else { max[k] };
         }
     }
-    let mut m = max.iter().fold(0.0f64, |m, &x| if x > m { x } else { m });
-    let mut tail = 0.0;
-    for x in rest {
-        tail += x - x;
-        m = if x.abs() > m { x.abs() } else { m };
-    }
-    (acc.iter().sum::<f64>() + tail == 0.0, m)
+    max.iter()
+        .chain(rest)
+        .fold(0.0f64, |m, &x| if x.abs() > m { x.abs() } else { m })
 }
 
 fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {
@@ -739,4 +752,86 @@ fn check_contacts(instant: &Instant) -> Result<(), InstantError> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[[4, 1, 0], [1, 4, 2], [0, 2, 4]]` in full storage (stored entries
+    /// in row order: 4 1 | 1 4 2 | 2 4).
+    fn instant() -> Instant {
+        let m = matrix_from_triplets(
+            "mass",
+            (3, 3),
+            [
+                (0, 0, 4.0),
+                (0, 1, 1.0),
+                (1, 0, 1.0),
+                (1, 1, 4.0),
+                (1, 2, 2.0),
+                (2, 1, 2.0),
+                (2, 2, 4.0),
+            ],
+        )
+        .unwrap();
+        Instant::builder(m, vec![0.0; 3]).build().unwrap()
+    }
+
+    #[test]
+    fn mass_setter_validates_values() {
+        let mut inst = instant();
+        let good = [4.0, 1.0, 1.0, 4.0, 2.0, 2.0, 4.0];
+        let stamp = inst.mass_values_id();
+        inst.set_mass_values(&good).unwrap();
+        assert_ne!(inst.mass_values_id(), stamp);
+        // Within the relative tolerance (1e-12 of the largest entry).
+        let mut close = good;
+        close[5] += 1e-12;
+        inst.set_mass_values(&close).unwrap();
+        // Beyond it: the first entry of the pair, in storage order.
+        let mut far = good;
+        far[5] += 1e-9;
+        let stamp = inst.mass_values_id();
+        match inst.set_mass_values(&far) {
+            Err(InstantError::NotSymmetric {
+                row,
+                col,
+                upper,
+                lower,
+            }) => assert_eq!((row, col, upper, lower), (1, 2, 2.0, 2.0 + 1e-9)),
+            other => panic!("{other:?}"),
+        }
+        // NaN and a wrong length are typed errors; nothing is changed.
+        let mut nan = good;
+        nan[3] = f64::NAN;
+        assert!(matches!(
+            inst.set_mass_values(&nan),
+            Err(InstantError::NonFinite { .. })
+        ));
+        assert!(matches!(
+            inst.set_mass_values(&good[..6]),
+            Err(InstantError::Dimension { .. })
+        ));
+        assert_eq!(inst.mass_values_id(), stamp);
+        assert_eq!(inst.mass().data(), &close);
+    }
+
+    #[test]
+    fn finiteness_and_scale_in_lanes() {
+        for len in [0, 1, 7, 8, 9, 17, 40] {
+            let mut v: Vec<f64> = (0..len).map(|i| (i as f64) - 3.5).collect();
+            assert!(all_finite(&v));
+            let want = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            assert_eq!(max_abs(&v), want);
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                for i in 0..len {
+                    let keep = v[i];
+                    v[i] = bad;
+                    assert!(!all_finite(&v), "{len} {i} {bad}");
+                    v[i] = keep;
+                }
+            }
+        }
+    }
 }

@@ -710,7 +710,8 @@ impl Schur {
                 let x = &mut a[s.block_start..s.block_start + s.len];
                 // Planar rigid bodies (3 coordinates) unrolled; the same
                 // products and sums as the loop.
-                if let (Ok(x), Ok(w)) = (<&mut [f64; 3]>::try_from(&mut *x), <&[f64; 3]>::try_from(w))
+                if let (Ok(x), Ok(w)) =
+                    (<&mut [f64; 3]>::try_from(&mut *x), <&[f64; 3]>::try_from(w))
                 {
                     x[0] += d * w[0];
                     x[1] += d * w[1];
@@ -906,5 +907,6 @@ impl Kkt {
 pub(crate) fn inf_norm(x: &[f64]) -> f64 {
     // A plain compare: the same as `f64::max` for a maximum that starts at
     // zero (a NaN entry is skipped), without its NaN handling per entry.
-    x.iter().fold(0.0f64, |m, v| if v.abs() > m { v.abs() } else { m })
+    x.iter()
+        .fold(0.0f64, |m, v| if v.abs() > m { v.abs() } else { m })
 }
