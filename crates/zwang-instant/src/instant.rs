@@ -621,6 +621,7 @@ fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), I
 /// Whether every entry is finite, without a branch per entry: `x - x` is
 /// zero for a finite `x` and NaN otherwise, summed in independent lanes
 /// (which the compiler keeps in vector registers).
+#[allow(clippy::eq_op)] // `x - x` is the point: NaN exactly when `x` is not finite.
 fn all_finite(v: &[f64]) -> bool {
     let mut acc = [0.0f64; 8];
     let chunks = v.chunks_exact(8);
