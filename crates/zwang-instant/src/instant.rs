@@ -152,10 +152,23 @@ pub struct Instant {
     /// Value stamps of `M` and of the rows (see [`Instant::mass_values_id`]).
     mass_values: u64,
     row_values: u64,
-    /// For each stored entry of `M`, the stored entry of its mirror
-    /// `M[j][i]` (`usize::MAX` when absent): the symmetry check of
-    /// [`Instant::set_mass_values`] in one pass.
-    mirror: Arc<[usize]>,
+    /// The transpose positions of `M`'s stored entries, made once per
+    /// pattern: the symmetry check of [`Instant::set_mass_values`] in one
+    /// pass over the off-diagonal pairs.
+    mirror: Arc<Mirror>,
+}
+
+/// Where each stored entry of a square compressed-row matrix has its
+/// mirror `(j, i)`, in the forms the symmetry check walks.
+#[derive(Debug)]
+struct Mirror {
+    /// For each stored entry, the stored entry of its mirror, or
+    /// `usize::MAX` when the mirror is not stored (for the error report).
+    of: Vec<usize>,
+    /// Each off-diagonal pair `(e, m)` once, `e < m` (storage order).
+    pairs: Vec<(usize, usize)>,
+    /// Entries whose mirror is not stored (must be zero to the tolerance).
+    lonely: Vec<usize>,
 }
 
 impl Instant {
@@ -254,7 +267,7 @@ impl Instant {
 
     /// Replaces `Q` in place (same length, finite).
     pub fn set_force(&mut self, force: &[f64]) -> Result<(), InstantError> {
-        check_vector("force", force, self.dim())?;
+        check_values(|| "force".to_string(), force, self.dim())?;
         self.force.copy_from_slice(force);
         Ok(())
     }
@@ -285,31 +298,55 @@ impl Instant {
     /// checked here (it costs a factorization): a solver given a mass that
     /// is not positive definite reports `numerical_error`.
     pub fn set_mass_values(&mut self, values: &[f64]) -> Result<(), InstantError> {
-        check_values(|| "mass".to_string(), values, self.mass.nnz())?;
-        let scale = values.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-        let tol = 1e-12 * scale;
-        // Each pair is compared once, from its first entry in storage order
-        // (an entry without a mirror must be zero to the tolerance).
-        let asymmetric = self.mirror.iter().enumerate().position(|(e, &m)| {
-            (m == usize::MAX && values[e].abs() > tol)
-                || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
-        });
-        if let Some(e) = asymmetric {
-            let indptr = self.mass.indptr();
-            let row = (0..self.dim())
-                .find(|&i| indptr.outer_inds_sz(i).contains(&e))
-                .unwrap_or(0);
-            let m = self.mirror[e];
-            return Err(InstantError::NotSymmetric {
-                row,
-                col: self.mass.indices()[e],
-                upper: values[e],
-                lower: if m == usize::MAX { 0.0 } else { values[m] },
-            });
+        if values.len() != self.mass.nnz() {
+            return check_vector("mass", values, self.mass.nnz());
+        }
+        // A branch-free finiteness pass, then one over the off-diagonal
+        // pairs only (their largest difference). The scale of the
+        // tolerance is needed only when some pair differs at all (values
+        // written from a symmetric source match exactly), and the first
+        // offending entry is searched for only when there is one.
+        if !all_finite(values) {
+            return check_vector("mass", values, self.mass.nnz());
+        }
+        let worst = self.mirror.worst(values);
+        if worst > 0.0 {
+            let tol = 1e-12 * max_abs(values);
+            if worst > tol {
+                return Err(self.asymmetry(values, tol));
+            }
         }
         self.mass.data_mut().copy_from_slice(values);
         self.mass_values = fresh_structure();
         Ok(())
+    }
+
+    /// The error for the first entry (in storage order) of `values` that
+    /// differs from its mirror by more than `tol`.
+    #[cold]
+    fn asymmetry(&self, values: &[f64], tol: f64) -> InstantError {
+        let of = &self.mirror.of;
+        // Each pair is compared once, from its first entry in storage order
+        // (an entry without a mirror must be zero to the tolerance).
+        let e = of
+            .iter()
+            .enumerate()
+            .position(|(e, &m)| {
+                (m == usize::MAX && values[e].abs() > tol)
+                    || (m != usize::MAX && m > e && (values[e] - values[m]).abs() > tol)
+            })
+            .unwrap_or(0);
+        let indptr = self.mass.indptr();
+        let row = (0..self.dim())
+            .find(|&i| indptr.outer_inds_sz(i).contains(&e))
+            .unwrap_or(0);
+        let m = of[e];
+        InstantError::NotSymmetric {
+            row,
+            col: self.mass.indices()[e],
+            upper: values[e],
+            lower: if m == usize::MAX { 0.0 } else { values[m] },
+        }
     }
 
     fn rows_mut(&mut self, set: RowSet) -> &mut Rows {
@@ -458,23 +495,52 @@ impl RowSet {
     }
 }
 
-/// For each stored entry `(i, j)` of a compressed-row square matrix, the
-/// index of the stored entry `(j, i)`, or `usize::MAX`.
-fn mirror_entries(m: &CsMat<f64>) -> Arc<[usize]> {
+impl Mirror {
+    /// The largest difference of a pair (or value of an entry without a
+    /// mirror), in four independent lanes (a single running maximum is a
+    /// chain of compares, bound by their latency).
+    fn worst(&self, values: &[f64]) -> f64 {
+        let mut w = [0.0f64; 4];
+        let chunks = self.pairs.chunks_exact(4);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for k in 0..4 {
+                let d = (values[c[k].0] - values[c[k].1]).abs();
+                w[k] = if d > w[k] { d } else { w[k] };
+            }
+        }
+        let rest = rest.iter().map(|&(e, m)| (values[e] - values[m]).abs());
+        let lonely = self.lonely.iter().map(|&e| values[e].abs());
+        w.into_iter()
+            .chain(rest)
+            .chain(lonely)
+            .fold(0.0f64, |w, d| if d > w { d } else { w })
+    }
+}
+
+/// The mirror positions of the stored entries of a compressed-row square
+/// matrix.
+fn mirror_entries(m: &CsMat<f64>) -> Arc<Mirror> {
     let indptr = m.indptr();
     let indices = m.indices();
-    let mut out = vec![usize::MAX; indices.len()];
+    let mut of = vec![usize::MAX; indices.len()];
+    let (mut pairs, mut lonely) = (Vec::new(), Vec::new());
     for (i, range) in indptr.iter_outer_sz().enumerate() {
         for e in range {
             let j = indices[e];
             let r = indptr.outer_inds_sz(j);
             let row = &indices[r.clone()];
             if let Ok(p) = row.binary_search(&i) {
-                out[e] = r.start + p;
+                of[e] = r.start + p;
+                if of[e] > e {
+                    pairs.push((e, of[e]));
+                }
+            } else {
+                lonely.push(e);
             }
         }
     }
-    out.into()
+    Arc::new(Mirror { of, pairs, lonely })
 }
 
 /// Builds a compressed-row matrix from zero-based triplets (duplicates are
@@ -546,10 +612,43 @@ fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
 /// [`check_vector`] with the key made only on failure, so that the value
 /// setters allocate nothing.
 fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), InstantError> {
-    if v.len() == len && v.iter().all(|x| x.is_finite()) {
+    if v.len() == len && all_finite(v) {
         return Ok(());
     }
     check_vector(&key(), v, len)
+}
+
+/// Whether every entry is finite, without a branch per entry: `x - x` is
+/// zero for a finite `x` and NaN otherwise, summed in independent lanes
+/// (which the compiler keeps in vector registers).
+#[allow(clippy::eq_op)] // `x - x` is the point: NaN exactly when `x` is not finite.
+fn all_finite(v: &[f64]) -> bool {
+    let mut acc = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] += c[k] - c[k];
+        }
+    }
+    let tail: f64 = rest.iter().map(|x| x - x).sum();
+    acc.iter().sum::<f64>() + tail == 0.0
+}
+
+/// The largest `|x|` (of finite entries), in independent lanes.
+fn max_abs(v: &[f64]) -> f64 {
+    let mut max = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            let a = c[k].abs();
+            max[k] = if a > max[k] { a } else { max[k] };
+        }
+    }
+    max.iter()
+        .chain(rest)
+        .fold(0.0f64, |m, &x| if x.abs() > m { x.abs() } else { m })
 }
 
 fn check_vector(key: &str, v: &[f64], len: usize) -> Result<(), InstantError> {
@@ -654,4 +753,86 @@ fn check_contacts(instant: &Instant) -> Result<(), InstantError> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[[4, 1, 0], [1, 4, 2], [0, 2, 4]]` in full storage (stored entries
+    /// in row order: 4 1 | 1 4 2 | 2 4).
+    fn instant() -> Instant {
+        let m = matrix_from_triplets(
+            "mass",
+            (3, 3),
+            [
+                (0, 0, 4.0),
+                (0, 1, 1.0),
+                (1, 0, 1.0),
+                (1, 1, 4.0),
+                (1, 2, 2.0),
+                (2, 1, 2.0),
+                (2, 2, 4.0),
+            ],
+        )
+        .unwrap();
+        Instant::builder(m, vec![0.0; 3]).build().unwrap()
+    }
+
+    #[test]
+    fn mass_setter_validates_values() {
+        let mut inst = instant();
+        let good = [4.0, 1.0, 1.0, 4.0, 2.0, 2.0, 4.0];
+        let stamp = inst.mass_values_id();
+        inst.set_mass_values(&good).unwrap();
+        assert_ne!(inst.mass_values_id(), stamp);
+        // Within the relative tolerance (1e-12 of the largest entry).
+        let mut close = good;
+        close[5] += 1e-12;
+        inst.set_mass_values(&close).unwrap();
+        // Beyond it: the first entry of the pair, in storage order.
+        let mut far = good;
+        far[5] += 1e-9;
+        let stamp = inst.mass_values_id();
+        match inst.set_mass_values(&far) {
+            Err(InstantError::NotSymmetric {
+                row,
+                col,
+                upper,
+                lower,
+            }) => assert_eq!((row, col, upper, lower), (1, 2, 2.0, 2.0 + 1e-9)),
+            other => panic!("{other:?}"),
+        }
+        // NaN and a wrong length are typed errors; nothing is changed.
+        let mut nan = good;
+        nan[3] = f64::NAN;
+        assert!(matches!(
+            inst.set_mass_values(&nan),
+            Err(InstantError::NonFinite { .. })
+        ));
+        assert!(matches!(
+            inst.set_mass_values(&good[..6]),
+            Err(InstantError::Dimension { .. })
+        ));
+        assert_eq!(inst.mass_values_id(), stamp);
+        assert_eq!(inst.mass().data(), &close);
+    }
+
+    #[test]
+    fn finiteness_and_scale_in_lanes() {
+        for len in [0, 1, 7, 8, 9, 17, 40] {
+            let mut v: Vec<f64> = (0..len).map(|i| (i as f64) - 3.5).collect();
+            assert!(all_finite(&v));
+            let want = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            assert_eq!(max_abs(&v), want);
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                for i in 0..len {
+                    let keep = v[i];
+                    v[i] = bad;
+                    assert!(!all_finite(&v), "{len} {i} {bad}");
+                    v[i] = keep;
+                }
+            }
+        }
+    }
 }

@@ -277,9 +277,8 @@ impl MassFactor {
         }
         match &mut self.storage {
             Storage::Blocks(b) => {
-                for k in 0..b.starts.len() - 1 {
-                    let (s0, s1) = (b.starts[k], b.starts[k + 1]);
-                    b.apply(k, &mut rhs[s0..s1]);
+                for (k, w) in b.starts.windows(2).enumerate() {
+                    b.apply(k, &mut rhs[w[0]..w[1]]);
                 }
             }
             Storage::Sparse(s) => s.chol.solve_in_place(rhs),
@@ -373,8 +372,10 @@ fn raw(m: &CsMat<f64>) -> (&[usize], &[usize], &[f64]) {
 }
 
 impl BlockFactor {
-    /// `x <- M_k^-1 x`.
-    #[inline]
+    /// `x <- M_k^-1 x`. Inlined into the loops over all blocks (a solve
+    /// with `M` is one call per block, so a call each costed more than the
+    /// 3x3 product itself); the rare sizes are out of line.
+    #[inline(always)]
     fn apply(&self, k: usize, x: &mut [f64]) {
         let size = x.len();
         let inv = &self.inverse[self.offsets[k]..self.offsets[k] + size * size];
@@ -384,19 +385,25 @@ impl BlockFactor {
             2 => apply_fixed::<2>(inv, x),
             3 => apply_fixed::<3>(inv, x),
             6 => apply_fixed::<6>(inv, x),
-            _ => {
-                let mut xin = [0.0; MAX_DENSE_BLOCK];
-                xin[..size].copy_from_slice(x);
-                for (o, row) in x.iter_mut().zip(inv.chunks_exact(size)) {
-                    *o = row.iter().zip(&xin[..size]).map(|(m, v)| m * v).sum();
-                }
-            }
+            _ => apply_any(inv, x),
         }
     }
 }
 
+/// `x <- B x` for a square row-major `B` of any size up to
+/// [`MAX_DENSE_BLOCK`].
+#[inline(never)]
+fn apply_any(inv: &[f64], x: &mut [f64]) {
+    let size = x.len();
+    let mut xin = [0.0; MAX_DENSE_BLOCK];
+    xin[..size].copy_from_slice(x);
+    for (o, row) in x.iter_mut().zip(inv.chunks_exact(size)) {
+        *o = row.iter().zip(&xin[..size]).map(|(m, v)| m * v).sum();
+    }
+}
+
 /// `x <- B x` for an `N x N` row-major `B`, fully unrolled by the compiler.
-#[inline]
+#[inline(always)]
 fn apply_fixed<const N: usize>(b: &[f64], x: &mut [f64]) {
     let xin: [f64; N] = x.try_into().expect("segment of the right size");
     for (xr, row) in x.iter_mut().zip(b.chunks_exact(N)) {

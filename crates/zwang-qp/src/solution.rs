@@ -109,33 +109,59 @@ impl Residuals {
         scratch: &mut Vec<f64>,
     ) -> (Residuals, f64) {
         let n = instant.dim();
-        let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, x| max_abs(m, *x));
         let tiny = f64::MIN_POSITIVE;
-        // The constraint force A^T l.
+        let a_inf = inf(a).max(inf(free));
+        // The constraint force A^T l, and the equality rows' slacks in the
+        // same pass over the rows (row by row, entry by entry: the sums
+        // are formed in the same order as `Rows::add_transpose_mul` and
+        // `row_slacks`, so the values are the same to the bit).
         let force = scratch;
         force.clear();
         force.resize(n, 0.0);
-        instant.equalities().add_transpose_mul(l_eq, force);
+        let eq = instant.equalities();
+        let (ptr, idx, val) = csr(eq.matrix());
+        let mut equalities = 0.0f64;
+        for (i, (w, &b)) in ptr.windows(2).zip(eq.rhs()).enumerate() {
+            let (ri, rv) = (&idx[w[0]..w[1]], &val[w[0]..w[1]]);
+            let yi = l_eq.get(i).copied().unwrap_or(0.0);
+            if yi != 0.0 {
+                for (&j, &v) in ri.iter().zip(rv) {
+                    force[j] += v * yi;
+                }
+            }
+            let (mut dot, mut amax) = (0.0, 0.0f64);
+            for (&j, &v) in ri.iter().zip(rv) {
+                dot += v * a[j];
+                amax = max_abs(amax, v);
+            }
+            let scale = (amax * a_inf).max(b.abs()).max(tiny);
+            equalities = max_abs(equalities, (dot - b) / scale);
+        }
         instant.inequalities().add_transpose_mul(l_in, force);
         // Stationarity: r = (M a - Q) - A^T l, with the size of each term.
-        let (mut ma_inf, mut f_inf, mut r_inf, mut compulsion) = (0.0f64, 0.0f64, 0.0f64, 0.0);
+        let (mut ma_inf, mut q_inf, mut f_inf, mut r_inf) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        let mut compulsion = 0.0;
         let (ptr, idx, val) = csr(instant.mass());
-        for i in 0..n {
-            let ma: f64 = (ptr[i]..ptr[i + 1]).map(|e| val[e] * a[idx[e]]).sum();
-            ma_inf = ma_inf.max(ma.abs());
-            let g = ma - instant.force()[i];
+        let q = instant.force();
+        for (i, w) in ptr.windows(2).enumerate().take(n) {
+            let ma: f64 = idx[w[0]..w[1]]
+                .iter()
+                .zip(&val[w[0]..w[1]])
+                .map(|(&j, &v)| v * a[j])
+                .sum();
+            ma_inf = max_abs(ma_inf, ma);
+            q_inf = max_abs(q_inf, q[i]);
+            let g = ma - q[i];
             compulsion += g * (a[i] - free[i]);
-            f_inf = f_inf.max(force[i].abs());
-            r_inf = r_inf.max((g - force[i]).abs());
+            f_inf = max_abs(f_inf, force[i]);
+            r_inf = max_abs(r_inf, g - force[i]);
         }
         let compulsion = 0.5 * compulsion;
-        let scale = ma_inf.max(inf(instant.force())).max(f_inf).max(tiny);
+        let scale = ma_inf.max(q_inf).max(f_inf).max(tiny);
         let stationarity = r_inf / scale;
         // Feasibility, each row scaled by its own size: for every row, its
         // largest coefficient and its dimensionless slack.
-        let a_inf = inf(a).max(inf(free));
-        let equalities =
-            row_slacks(instant.equalities(), a, a_inf).fold(0.0f64, |m, (_, s)| m.max(s.abs()));
         let (mut inequalities, mut complementarity) = (0.0f64, 0.0f64);
         for (i, (amax, slack)) in row_slacks(instant.inequalities(), a, a_inf).enumerate() {
             inequalities = inequalities.max(-slack);
@@ -149,6 +175,18 @@ impl Residuals {
             complementarity,
         };
         (residuals, compulsion.max(0.0))
+    }
+}
+
+/// `m.max(|x|)` for a running maximum `m` that starts at zero (so is never
+/// NaN): a NaN `x` is skipped, as by `f64::max`, in one instruction.
+#[inline(always)]
+fn max_abs(m: f64, x: f64) -> f64 {
+    let x = x.abs();
+    if x > m {
+        x
+    } else {
+        m
     }
 }
 

@@ -318,7 +318,8 @@ impl SubproblemSolver {
             let mut worst = 0.0f64;
             for (t, &r) in sel.iter().enumerate() {
                 self.res[t] = rows.rhs(r) - rows.dot(r, a);
-                worst = worst.max(self.res[t].abs() / rows.scale(r, a_inf));
+                let w = self.res[t].abs() / rows.scale(r, a_inf);
+                worst = if w > worst { w } else { worst };
             }
             result.refinements = it;
             result.consistent = worst <= FEAS_TOL;
@@ -706,7 +707,18 @@ impl Schur {
             let d = dlambda[t];
             for s in &self.segments[self.row_segs[r]..self.row_segs[r + 1]] {
                 let w = &self.seg_w[s.off..s.off + s.len];
-                for (ai, wi) in a[s.block_start..s.block_start + s.len].iter_mut().zip(w) {
+                let x = &mut a[s.block_start..s.block_start + s.len];
+                // Planar rigid bodies (3 coordinates) unrolled; the same
+                // products and sums as the loop.
+                if let (Ok(x), Ok(w)) =
+                    (<&mut [f64; 3]>::try_from(&mut *x), <&[f64; 3]>::try_from(w))
+                {
+                    x[0] += d * w[0];
+                    x[1] += d * w[1];
+                    x[2] += d * w[2];
+                    continue;
+                }
+                for (ai, wi) in x.iter_mut().zip(w) {
                     *ai += d * wi;
                 }
             }
@@ -893,5 +905,8 @@ impl Kkt {
 
 /// `max |x_i|`.
 pub(crate) fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    // A plain compare: the same as `f64::max` for a maximum that starts at
+    // zero (a NaN entry is skipped), without its NaN handling per entry.
+    x.iter()
+        .fold(0.0f64, |m, v| if v.abs() > m { v.abs() } else { m })
 }
