@@ -76,18 +76,10 @@ pub(crate) fn parts(instant: &Instant) -> Vec<Part> {
         }
     }
     let anchor = |r: RowRef| first_column(instant, r).unwrap_or(0);
-    for c in instant.sliding() {
+    for (i, c) in instant.sliding().iter().enumerate() {
         let a = anchor(c.normal);
-        // Tangents are dense: skip zero stretches a chunk at a time.
-        for (k, chunk) in c.tangent.chunks(16).enumerate() {
-            if chunk.iter().all(|&t| t == 0.0) {
-                continue;
-            }
-            for (j, &t) in chunk.iter().enumerate() {
-                if t != 0.0 {
-                    union(&mut parent, a, 16 * k + j);
-                }
-            }
+        for &j in instant.tangent_support(i) {
+            union(&mut parent, a, j);
         }
     }
     for c in instant.sticking() {

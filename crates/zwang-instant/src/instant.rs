@@ -146,6 +146,9 @@ pub struct Instant {
     equalities: Rows,
     inequalities: Rows,
     sliding: Vec<SlidingContact>,
+    /// Where each sliding contact's tangent is not zero (see
+    /// [`Instant::tangent_support`]).
+    tangent_support: Vec<Vec<usize>>,
     sticking: Vec<StickingContact>,
     /// The structure stamp (see [`Instant::structure_id`]).
     structure: u64,
@@ -219,6 +222,13 @@ impl Instant {
     /// Sliding contacts with Coulomb friction.
     pub fn sliding(&self) -> &[SlidingContact] {
         &self.sliding
+    }
+    /// The coordinates where sliding contact `i`'s tangent is not zero,
+    /// found once when the instant is built: code that walks many contacts
+    /// need not scan their dense tangents (`O(k n)` for `k` contacts).
+    /// Empty for an index out of range.
+    pub fn tangent_support(&self, i: usize) -> &[usize] {
+        self.tangent_support.get(i).map_or(&[], Vec::as_slice)
     }
     /// Sticking contacts.
     pub fn sticking(&self) -> &[StickingContact] {
@@ -387,6 +397,7 @@ impl Instant {
             equalities,
             inequalities,
             sliding: Vec::new(),
+            tangent_support: Vec::new(),
             sticking: Vec::new(),
             structure: fresh_structure(),
             mass_values: self.mass_values,
@@ -474,6 +485,7 @@ impl InstantBuilder {
             equalities,
             inequalities,
             sliding: self.sliding,
+            tangent_support: Vec::new(),
             sticking: self.sticking,
             structure: fresh_structure(),
             mass_values: fresh_structure(),
@@ -481,6 +493,16 @@ impl InstantBuilder {
             mirror,
         };
         check_contacts(&instant)?;
+        let mut instant = instant;
+        instant.tangent_support = instant
+            .sliding
+            .iter()
+            .map(|c| {
+                (0..c.tangent.len())
+                    .filter(|&j| c.tangent[j] != 0.0)
+                    .collect()
+            })
+            .collect();
         Ok(instant)
     }
 }
