@@ -46,7 +46,7 @@ use crate::lemke::{lemke, Lcp};
 use crate::linalg::solve_square;
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
-use zwang_instant::{matrix_from_triplets, Instant, MassFactor, RowRef, RowSet};
+use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
 
 /// Parts with at most this many mode combinations (`2` per unilateral row
@@ -458,6 +458,17 @@ fn without_rows(instant: &Instant, dropped: &[bool], force: Vec<f64>) -> Option<
             .with_force(force)
             .ok();
     }
+    emptied_rows(instant, dropped, force)?.build().ok()
+}
+
+/// A builder for the instant with force `force`, its inequality rows, and
+/// its equality rows except those flagged in `dropped`, which become empty
+/// (`0 a = 0`, so that the rows keep their numbering); no friction entries.
+pub(crate) fn emptied_rows(
+    instant: &Instant,
+    dropped: &[bool],
+    force: Vec<f64>,
+) -> Option<InstantBuilder> {
     let eq = instant.equalities();
     let mut t = Vec::new();
     for (i, row) in eq.matrix().outer_iterator().enumerate() {
@@ -469,14 +480,14 @@ fn without_rows(instant: &Instant, dropped: &[bool], force: Vec<f64>) -> Option<
         .map(|i| if dropped[i] { 0.0 } else { eq.rhs()[i] })
         .collect();
     let a_eq = matrix_from_triplets("equalities.A", (eq.len(), instant.dim()), t).ok()?;
-    Instant::builder(instant.mass().clone(), force)
-        .equalities(a_eq, b)
-        .inequalities(
-            instant.inequalities().matrix().clone(),
-            instant.inequalities().rhs().to_vec(),
-        )
-        .build()
-        .ok()
+    Some(
+        Instant::builder(instant.mass().clone(), force)
+            .equalities(a_eq, b)
+            .inequalities(
+                instant.inequalities().matrix().clone(),
+                instant.inequalities().rhs().to_vec(),
+            ),
+    )
 }
 
 // ---------------------------------------------------------------------------

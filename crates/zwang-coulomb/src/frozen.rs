@@ -2,9 +2,10 @@
 //! force and moved into `Q`, then the Gauss QP; once (frozen QP) or until
 //! the normal forces stop moving (fixed point).
 
+use crate::contact::emptied_rows;
 use crate::sticking::sticking_checks;
 use crate::system::Contacts;
-use zwang_instant::{matrix_from_triplets, Instant, SlidingContact};
+use zwang_instant::{Instant, SlidingContact};
 use zwang_qp::{Backend, Solution, Status};
 
 /// Friction frozen at the frictionless normal force, then the QP.
@@ -82,22 +83,7 @@ fn let_slip(instant: &Instant, backend: &mut dyn Backend) -> Option<(Instant, Ve
     if converted.is_empty() {
         return None;
     }
-    let mut t = Vec::new();
-    for (i, row) in eq.matrix().outer_iterator().enumerate() {
-        if !dropped[i] {
-            t.extend(row.iter().map(|(j, &v)| (i, j, v)));
-        }
-    }
-    let b: Vec<f64> = (0..eq.len())
-        .map(|i| if dropped[i] { 0.0 } else { eq.rhs()[i] })
-        .collect();
-    let a_eq = matrix_from_triplets("equalities.A", (eq.len(), n), t).ok()?;
-    let mut builder = Instant::builder(instant.mass().clone(), instant.force().to_vec())
-        .equalities(a_eq, b)
-        .inequalities(
-            instant.inequalities().matrix().clone(),
-            instant.inequalities().rhs().to_vec(),
-        );
+    let mut builder = emptied_rows(instant, &dropped, instant.force().to_vec())?;
     for c in sliding {
         builder = builder.sliding(c);
     }
