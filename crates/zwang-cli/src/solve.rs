@@ -48,7 +48,8 @@ const ALL: &str = "all";
 /// `coupling` and `reason` (see `zwang check`), `modes` (one of `open`,
 /// `slide`, `stick` per `friction` entry, then per `sticking` entry),
 /// `answers` (`one`, `none`, `several`, or `found` when a part too large
-/// to enumerate was solved by Lemke's method), `normal_forces` (the same
+/// to enumerate was solved by Lemke's method, `not_found` when Lemke's
+/// method ended without one: status `not_converged`), `normal_forces` (the same
 /// order as `modes`), `tangential_forces` (one per `sticking` entry) and
 /// `friction_force` (the generalized force of the `friction` entries,
 /// length n). Where no rigid answer exists (Painleve inconsistent) the

@@ -106,6 +106,10 @@ pub enum Answers {
     /// Lemke's method found one; uniqueness was not tested (a part too
     /// large to enumerate).
     Found,
+    /// Lemke's method ended on a ray (a part too large to enumerate, whose
+    /// contact matrix is not a P-matrix): an answer may still exist, so
+    /// this is not a Painleve verdict; the status is `not_converged`.
+    NotFound,
 }
 
 impl Answers {
@@ -116,6 +120,7 @@ impl Answers {
             Answers::None => "none",
             Answers::Several => "several",
             Answers::Found => "found",
+            Answers::NotFound => "not_found",
         }
     }
 }
@@ -332,6 +337,7 @@ impl Assembly {
         self.answers = match (self.answers, p.answers) {
             (Answers::None, _) | (_, Answers::None) => Answers::None,
             (Answers::Several, _) | (_, Answers::Several) => Answers::Several,
+            (Answers::NotFound, _) | (_, Answers::NotFound) => Answers::NotFound,
             (Answers::Found, _) | (_, Answers::Found) => Answers::Found,
             _ => Answers::One,
         };
@@ -586,15 +592,15 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
             let answers = if best.is_some() {
                 Answers::Found
             } else {
-                Answers::None
+                Answers::NotFound
             };
             (best, answers, space.cs.len())
         }
     };
-    let status = if best.is_some() {
-        Status::Solved
-    } else {
-        Status::Infeasible
+    let status = match (&best, answers) {
+        (Some(_), _) => Status::Solved,
+        (None, Answers::NotFound) => Status::NotConverged,
+        (None, _) => Status::Infeasible,
     };
     // With no friction every sticking entry slides freely: does the part
     // have an answer then?

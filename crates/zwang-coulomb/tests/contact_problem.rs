@@ -266,6 +266,11 @@ fn random_scenes_satisfy_every_law_and_lemke_agrees() {
                         max_enumerated_modes: 0,
                     },
                 );
+                // Where Lemke's path ends on a ray it says so, and never
+                // claims that no answer exists.
+                if lemke.answers == Answers::NotFound {
+                    assert_eq!(lemke.solution.status, Status::NotConverged);
+                }
                 if lemke.answers == Answers::Found {
                     lemke_found += 1;
                     assert_laws(&instant, &lemke, &mut HashMap::new());
@@ -283,7 +288,7 @@ fn random_scenes_satisfy_every_law_and_lemke_agrees() {
             }
             Answers::Several => assert_eq!(var.solution.status, Status::Solved),
             Answers::None => assert_ne!(var.solution.status, Status::Solved),
-            Answers::Found => panic!("small parts are enumerated"),
+            Answers::Found | Answers::NotFound => panic!("small parts are enumerated"),
         }
     }
     // Every mode met often; Lemke finds nearly every unique answer (it may

@@ -166,6 +166,12 @@ impl FormRun {
                 }) => "no combination of contact modes (open, sliding, sticking) gives an \
                      acceleration: Painleve inconsistent, or inconsistent rows"
                     .into(),
+                Some(Extra::Variational {
+                    answers: "not_found",
+                    ..
+                }) => "Lemke's method ended without an answer on a coupled group too large to \
+                       enumerate; one may still exist"
+                    .into(),
                 _ => format!("the contact problem ended {status}"),
             },
             (_, Status::NumericalError) => "the linear algebra broke down".into(),
