@@ -200,26 +200,7 @@ pub(crate) fn solve_parts(
     instant: &Instant,
     settings: &ContactSettings,
 ) -> (Variational, Vec<PartOutcome>) {
-    let n = instant.dim();
-    let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
-    let k_slide = instant.sliding().len();
-    let k_stick = instant.sticking().len();
-    let mut out = Assembly {
-        a: vec![0.0; n],
-        l_eq: vec![0.0; m_eq],
-        l_in: vec![0.0; m_in],
-        modes: vec![Mode::Slide; k_slide + k_stick],
-        normal_forces: vec![0.0; k_slide + k_stick],
-        tangential_forces: vec![0.0; k_stick],
-        sliding_friction: vec![0.0; k_slide],
-        friction_force: vec![0.0; n],
-        slipping: vec![false; k_stick],
-        status: Status::Solved,
-        answers: Answers::One,
-        frictionless_feasible: true,
-        lemke_size: 0,
-        iterations: 0,
-    };
+    let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
     let all = parts(instant);
     let (frictional, plain): (Vec<&Part>, Vec<&Part>) = all.iter().partition(|p| p.has_friction());
     let mut cutter = Cutter::default();
@@ -262,7 +243,8 @@ pub(crate) fn solve_parts(
     (out.finish(instant), outcomes)
 }
 
-/// The per-part answer, in the part's local indices.
+/// The answer of a part in its local indices, or of the whole instant
+/// while the parts are gathered into it.
 struct PartAnswer {
     status: Status,
     answers: Answers,
@@ -282,24 +264,6 @@ struct PartAnswer {
     iterations: usize,
 }
 
-struct Assembly {
-    a: Vec<f64>,
-    l_eq: Vec<f64>,
-    l_in: Vec<f64>,
-    modes: Vec<Mode>,
-    normal_forces: Vec<f64>,
-    tangential_forces: Vec<f64>,
-    sliding_friction: Vec<f64>,
-    /// The generalized friction force of the sliding entries.
-    friction_force: Vec<f64>,
-    slipping: Vec<bool>,
-    status: Status,
-    answers: Answers,
-    frictionless_feasible: bool,
-    lemke_size: usize,
-    iterations: usize,
-}
-
 fn severity(s: Status) -> u8 {
     match s {
         Status::Solved => 0,
@@ -310,7 +274,36 @@ fn severity(s: Status) -> u8 {
     }
 }
 
-impl Assembly {
+impl PartAnswer {
+    /// Zero forces and accelerations shaped for `instant`.
+    fn zeros(
+        instant: &Instant,
+        status: Status,
+        answers: Answers,
+        frictionless_feasible: bool,
+        lemke_size: usize,
+        iterations: usize,
+    ) -> PartAnswer {
+        let n = instant.dim();
+        let (k_slide, k_stick) = (instant.sliding().len(), instant.sticking().len());
+        PartAnswer {
+            status,
+            answers,
+            frictionless_feasible,
+            lemke_size,
+            a: vec![0.0; n],
+            l_eq: vec![0.0; instant.equalities().len()],
+            l_in: vec![0.0; instant.inequalities().len()],
+            modes: vec![Mode::Slide; k_slide + k_stick],
+            normal_forces: vec![0.0; k_slide + k_stick],
+            tangential_forces: vec![0.0; k_stick],
+            sliding_friction: vec![0.0; k_slide],
+            friction_force: vec![0.0; n],
+            slipping: vec![false; k_stick],
+            iterations,
+        }
+    }
+
     fn worsen(&mut self, s: Status) {
         if severity(s) > severity(self.status) {
             self.status = s;
@@ -1276,8 +1269,6 @@ impl<'a> Space<'a> {
         frictionless_feasible: bool,
     ) -> PartAnswer {
         let inst = self.instant;
-        let n = inst.dim();
-        let (m_eq, m_in) = (inst.equalities().len(), inst.inequalities().len());
         let k = self.cs.len();
         let cand = best.or_else(|| {
             if !self.held_consistent {
@@ -1288,23 +1279,14 @@ impl<'a> Space<'a> {
             Some(c)
         });
         let k_slide = inst.sliding().len();
-        let k_stick = inst.sticking().len();
-        let mut ans = PartAnswer {
+        let mut ans = PartAnswer::zeros(
+            inst,
             status,
             answers,
             frictionless_feasible,
             lemke_size,
-            a: vec![0.0; n],
-            l_eq: vec![0.0; m_eq],
-            l_in: vec![0.0; m_in],
-            modes: vec![Mode::Slide; k_slide + k_stick],
-            normal_forces: vec![0.0; k_slide + k_stick],
-            tangential_forces: vec![0.0; k_stick],
-            sliding_friction: vec![0.0; k_slide],
-            friction_force: vec![0.0; n],
-            slipping: vec![false; k_stick],
-            iterations: self.iterations,
-        };
+            self.iterations,
+        );
         let Some(c) = cand else {
             return ans;
         };
