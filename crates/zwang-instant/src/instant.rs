@@ -184,6 +184,7 @@ impl Instant {
             equalities: None,
             inequalities: None,
             sliding: Vec::new(),
+            supports: Vec::new(),
             sticking: Vec::new(),
         }
     }
@@ -223,9 +224,10 @@ impl Instant {
     pub fn sliding(&self) -> &[SlidingContact] {
         &self.sliding
     }
-    /// The coordinates where sliding contact `i`'s tangent is not zero,
-    /// found once when the instant is built: code that walks many contacts
-    /// need not scan their dense tangents (`O(k n)` for `k` contacts).
+    /// The coordinates where sliding contact `i`'s tangent may be nonzero:
+    /// its nonzeros when the instant was built, or the support given to
+    /// [`InstantBuilder::sliding_on`]. Code that walks many contacts need
+    /// not scan their dense tangents (`O(k n)` for `k` contacts).
     /// Empty for an index out of range.
     pub fn tangent_support(&self, i: usize) -> &[usize] {
         self.tangent_support.get(i).map_or(&[], Vec::as_slice)
@@ -298,6 +300,123 @@ impl Instant {
         check_values(|| format!("{}.A", set.key()), values, rows.matrix.nnz())?;
         rows.matrix.data_mut().copy_from_slice(values);
         self.row_values = fresh_structure();
+        Ok(())
+    }
+
+    /// Writes `Q` in place through `write` (which sees the old values),
+    /// then checks it: on a non-finite entry `Q` is zeroed and the error
+    /// names it. For models that assemble `Q` without a copy.
+    pub fn edit_force(&mut self, write: impl FnOnce(&mut [f64])) -> Result<(), InstantError> {
+        write(&mut self.force);
+        if all_finite(&self.force) {
+            return Ok(());
+        }
+        let err = check_vector("force", &self.force, self.force.len());
+        self.force.fill(0.0);
+        err
+    }
+
+    /// Writes the values of a row set's matrix (in the order of
+    /// `self.rows(set).matrix().data()`) and its right-hand side in place
+    /// through `write(values, rhs)`, then checks them: on a non-finite
+    /// entry both are zeroed (the instant stays valid) and the error names
+    /// it. The pattern does not change.
+    pub fn edit_rows(
+        &mut self,
+        set: RowSet,
+        write: impl FnOnce(&mut [f64], &mut [f64]),
+    ) -> Result<(), InstantError> {
+        let rows = self.rows_mut(set);
+        write(rows.matrix.data_mut(), &mut rows.rhs);
+        let ok = all_finite(rows.matrix.data()) && all_finite(&rows.rhs);
+        let result = if ok {
+            Ok(())
+        } else {
+            let err = check_vector(
+                &format!("{}.A", set.key()),
+                rows.matrix.data(),
+                rows.matrix.nnz(),
+            )
+            .and_then(|_| check_vector(&format!("{}.b", set.key()), &rows.rhs, rows.rhs.len()));
+            rows.matrix.data_mut().fill(0.0);
+            rows.rhs.fill(0.0);
+            err
+        };
+        self.row_values = fresh_structure();
+        result
+    }
+
+    /// Writes sliding contact `i`'s tangent in place through `write` and
+    /// sets its slip sign (`+1` or `-1`), then checks the tangent (finite,
+    /// zero outside [`Instant::tangent_support`]); on failure it is zeroed
+    /// and the error names it.
+    pub fn edit_sliding(
+        &mut self,
+        i: usize,
+        slip: f64,
+        write: impl FnOnce(&mut [f64]),
+    ) -> Result<(), InstantError> {
+        let count = self.sliding.len();
+        let Some(contact) = self.sliding.get_mut(i) else {
+            return Err(InstantError::Friction {
+                key: format!("friction[{i}]"),
+                what: format!("does not exist ({count} friction entries)"),
+            });
+        };
+        if slip != 1.0 && slip != -1.0 {
+            return Err(InstantError::Friction {
+                key: format!("friction[{i}].slip"),
+                what: format!("must be +1 or -1, found {slip}"),
+            });
+        }
+        write(&mut contact.tangent);
+        contact.slip = slip;
+        let tangent = &contact.tangent;
+        let result = if !all_finite(tangent) {
+            check_vector(&format!("friction[{i}].tangent"), tangent, tangent.len())
+        } else {
+            match first_outside(tangent, &self.tangent_support[i]) {
+                Some(j) => Err(outside_support(i, j)),
+                None => Ok(()),
+            }
+        };
+        if result.is_err() {
+            self.sliding[i].tangent.fill(0.0);
+        }
+        result
+    }
+
+    /// Replaces the tangent and the slip sign of sliding contact `i` in
+    /// place. The tangent may be nonzero only on the support fixed when
+    /// the instant was built ([`Instant::tangent_support`]); the slip is
+    /// `+1` or `-1`. Friction coefficient and normal row stay.
+    pub fn set_sliding(
+        &mut self,
+        i: usize,
+        tangent: &[f64],
+        slip: f64,
+    ) -> Result<(), InstantError> {
+        let n = self.dim();
+        let Some(contact) = self.sliding.get(i) else {
+            return Err(InstantError::Friction {
+                key: format!("friction[{i}]"),
+                what: format!("does not exist ({} friction entries)", self.sliding.len()),
+            });
+        };
+        debug_assert_eq!(contact.tangent.len(), n);
+        check_values(|| format!("friction[{i}].tangent"), tangent, n)?;
+        if slip != 1.0 && slip != -1.0 {
+            return Err(InstantError::Friction {
+                key: format!("friction[{i}].slip"),
+                what: format!("must be +1 or -1, found {slip}"),
+            });
+        }
+        if let Some(j) = first_outside(tangent, &self.tangent_support[i]) {
+            return Err(outside_support(i, j));
+        }
+        let contact = &mut self.sliding[i];
+        contact.tangent.copy_from_slice(tangent);
+        contact.slip = slip;
         Ok(())
     }
 
@@ -425,6 +544,8 @@ pub struct InstantBuilder {
     equalities: Option<(CsMat<f64>, Vec<f64>)>,
     inequalities: Option<(CsMat<f64>, Vec<f64>)>,
     sliding: Vec<SlidingContact>,
+    /// An explicit support per sliding contact (`None`: its nonzeros).
+    supports: Vec<Option<Vec<usize>>>,
     sticking: Vec<StickingContact>,
 }
 
@@ -447,6 +568,17 @@ impl InstantBuilder {
     /// A sliding contact with Coulomb friction.
     pub fn sliding(mut self, contact: SlidingContact) -> Self {
         self.sliding.push(contact);
+        self.supports.push(None);
+        self
+    }
+    /// A sliding contact whose tangent may be nonzero at the coordinates
+    /// `support` (and only there): the pattern [`Instant::set_sliding`]
+    /// keeps. A model whose tangent entries pass through zero as it moves
+    /// gives the support it needs, since the nonzeros of the first values
+    /// may be fewer.
+    pub fn sliding_on(mut self, contact: SlidingContact, support: Vec<usize>) -> Self {
+        self.sliding.push(contact);
+        self.supports.push(Some(support));
         self
     }
     /// A sticking contact.
@@ -494,15 +626,28 @@ impl InstantBuilder {
         };
         check_contacts(&instant)?;
         let mut instant = instant;
-        instant.tangent_support = instant
-            .sliding
-            .iter()
-            .map(|c| {
-                (0..c.tangent.len())
-                    .filter(|&j| c.tangent[j] != 0.0)
-                    .collect()
-            })
-            .collect();
+        let mut supports = Vec::with_capacity(instant.sliding.len());
+        for (k, (c, given)) in instant.sliding.iter().zip(self.supports).enumerate() {
+            let support = match given {
+                Some(mut s) => {
+                    s.sort_unstable();
+                    s.dedup();
+                    if let Some(&j) = s.iter().find(|&&j| j >= n) {
+                        return Err(InstantError::Friction {
+                            key: format!("friction[{k}].support"),
+                            what: format!("coordinate {j} does not exist (n = {n})"),
+                        });
+                    }
+                    if let Some(j) = first_outside(&c.tangent, &s) {
+                        return Err(outside_support(k, j));
+                    }
+                    s
+                }
+                None => (0..n).filter(|&j| c.tangent[j] != 0.0).collect(),
+            };
+            supports.push(support);
+        }
+        instant.tangent_support = supports;
         Ok(instant)
     }
 }
@@ -633,6 +778,26 @@ fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
 
 /// [`check_vector`] with the key made only on failure, so that the value
 /// setters allocate nothing.
+/// The first nonzero entry of `tangent` outside the sorted `support`.
+fn first_outside(tangent: &[f64], support: &[usize]) -> Option<usize> {
+    let mut next = support.iter().peekable();
+    for (j, &x) in tangent.iter().enumerate() {
+        if next.peek() == Some(&&j) {
+            next.next();
+        } else if x != 0.0 {
+            return Some(j);
+        }
+    }
+    None
+}
+
+fn outside_support(k: usize, j: usize) -> InstantError {
+    InstantError::Friction {
+        key: format!("friction[{k}].tangent"),
+        what: format!("entry {j} is nonzero outside the support fixed when the instant was built"),
+    }
+}
+
 fn check_values(key: impl Fn() -> String, v: &[f64], len: usize) -> Result<(), InstantError> {
     if v.len() == len && all_finite(v) {
         return Ok(());
@@ -799,6 +964,99 @@ mod tests {
         )
         .unwrap();
         Instant::builder(m, vec![0.0; 3]).build().unwrap()
+    }
+
+    /// A friction entry on a floor row, tangent `(1, 0, 0)` at first but
+    /// allowed on coordinates 0 and 2 (`sliding_on`).
+    fn sliding_instant() -> Instant {
+        let m =
+            matrix_from_triplets("mass", (3, 3), [(0, 0, 1.0), (1, 1, 1.0), (2, 2, 1.0)]).unwrap();
+        let floor = matrix_from_triplets("in", (1, 3), [(0, 1, 1.0)]).unwrap();
+        let contact = SlidingContact {
+            normal: RowRef {
+                set: RowSet::Inequalities,
+                row: 0,
+            },
+            tangent: vec![1.0, 0.0, 0.0],
+            mu: 0.5,
+            slip: 1.0,
+        };
+        Instant::builder(m, vec![0.0, -1.0, 0.0])
+            .inequalities(floor, vec![0.0])
+            .sliding_on(contact, vec![2, 0])
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn sliding_setters_keep_the_given_support() {
+        let mut inst = sliding_instant();
+        assert_eq!(inst.tangent_support(0), &[0, 2]);
+        let stamp = inst.structure_id();
+        inst.set_sliding(0, &[0.5, 0.0, -0.25], -1.0).unwrap();
+        assert_eq!(inst.sliding()[0].tangent, vec![0.5, 0.0, -0.25]);
+        assert_eq!(inst.sliding()[0].slip, -1.0);
+        assert_eq!(inst.structure_id(), stamp);
+        // Outside the support, a bad slip, a missing entry: errors.
+        let e = inst.set_sliding(0, &[0.5, 1.0, 0.0], 1.0).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("entry 1 is nonzero outside the support"),
+            "{e}"
+        );
+        assert!(inst.set_sliding(0, &[0.5, 0.0, 0.0], 0.5).is_err());
+        assert!(inst.set_sliding(1, &[0.5, 0.0, 0.0], 1.0).is_err());
+        assert_eq!(inst.sliding()[0].tangent, vec![0.5, 0.0, -0.25]);
+        // In place: a bad write is zeroed, never kept.
+        let e = inst.edit_sliding(0, 1.0, |t| t[1] = 3.0).unwrap_err();
+        assert!(e.to_string().contains("outside the support"), "{e}");
+        assert_eq!(inst.sliding()[0].tangent, vec![0.0; 3]);
+        inst.edit_sliding(0, 1.0, |t| t.copy_from_slice(&[0.0, 0.0, 2.0]))
+            .unwrap();
+        assert_eq!(inst.sliding()[0].tangent, vec![0.0, 0.0, 2.0]);
+        // A support that names a coordinate that does not exist.
+        let m = matrix_from_triplets("mass", (1, 1), [(0, 0, 1.0)]).unwrap();
+        let row = matrix_from_triplets("in", (1, 1), [(0, 0, 1.0)]).unwrap();
+        let c = SlidingContact {
+            normal: RowRef {
+                set: RowSet::Inequalities,
+                row: 0,
+            },
+            tangent: vec![1.0],
+            mu: 0.1,
+            slip: 1.0,
+        };
+        let built = Instant::builder(m, vec![0.0])
+            .inequalities(row, vec![0.0])
+            .sliding_on(c, vec![0, 4])
+            .build();
+        assert!(built
+            .unwrap_err()
+            .to_string()
+            .contains("coordinate 4 does not exist"));
+    }
+
+    #[test]
+    fn row_and_force_edits_check_what_they_wrote() {
+        let mut inst = sliding_instant();
+        let stamp = inst.row_values_id();
+        inst.edit_rows(RowSet::Inequalities, |a, b| {
+            a[0] = 2.0;
+            b[0] = 1.0;
+        })
+        .unwrap();
+        assert_ne!(inst.row_values_id(), stamp);
+        assert_eq!(inst.inequalities().matrix().data(), &[2.0]);
+        assert_eq!(inst.inequalities().rhs(), &[1.0]);
+        let e = inst
+            .edit_rows(RowSet::Inequalities, |_, b| b[0] = f64::NAN)
+            .unwrap_err();
+        assert!(e.to_string().contains("inequalities.b"), "{e}");
+        assert_eq!(inst.inequalities().rhs(), &[0.0]);
+        inst.edit_force(|q| q[2] = 4.0).unwrap();
+        assert_eq!(inst.force(), &[0.0, -1.0, 4.0]);
+        assert!(inst.edit_force(|q| q[0] = f64::INFINITY).is_err());
+        assert_eq!(inst.force(), &[0.0; 3]);
     }
 
     #[test]
