@@ -1,0 +1,134 @@
+//! What a stepper needs of a mechanism, whatever its coordinates: the
+//! instant at `(t, q, v)` written in place, and the contacts' geometry.
+
+use crate::ModelError;
+use zwang_instant::Instant;
+
+/// The mode a contact is in between events: the stepper keeps it, the
+/// mechanism writes the instant for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ContactMode {
+    /// Not touching: no row.
+    Open,
+    /// Touching and sliding: a unilateral normal row, and (if the contact
+    /// has friction) a friction entry with the slip sign `+1` or `-1`
+    /// (the sign of the tangential velocity).
+    Slide {
+        /// `+1` or `-1`.
+        slip: f64,
+    },
+    /// Touching at zero tangential velocity: a unilateral normal row and a
+    /// tangential equality row whose force is checked against the cone.
+    /// On a frictionless contact it acts as `Slide` (no tangential row).
+    Stick,
+}
+
+impl ContactMode {
+    /// Whether the contact is touching (a normal row in the instant).
+    pub fn is_closed(self) -> bool {
+        !matches!(self, ContactMode::Open)
+    }
+}
+
+/// Where a contact's rows sit in an instant written for a set of modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ContactRows {
+    /// Its normal row among the inequalities (when closed).
+    pub normal: Option<usize>,
+    /// Its tangential row among the equalities (when sticking, with
+    /// friction).
+    pub tangent: Option<usize>,
+    /// Its entry among the instant's sliding (friction) entries.
+    pub sliding: Option<usize>,
+    /// Its entry among the instant's sticking entries.
+    pub sticking: Option<usize>,
+}
+
+/// The layout of an instant written for a set of modes: the two-sided
+/// rows of the mechanism come first among the equalities (their number is
+/// `joint_rows`), then the tangential rows of sticking contacts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Layout {
+    /// Number of two-sided rows of the mechanism (joints).
+    pub joint_rows: usize,
+    /// One per contact.
+    pub contacts: Vec<ContactRows>,
+}
+
+/// The state of one body, for reports: position and velocity in world
+/// coordinates; orientation and its rate for bodies that have them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyState {
+    /// Centre of mass, world.
+    pub position: Vec<f64>,
+    /// Velocity of the centre of mass.
+    pub velocity: Vec<f64>,
+    /// Planar angle (rigid bodies).
+    pub angle: Option<f64>,
+    /// Planar angular velocity (rigid bodies).
+    pub angular_velocity: Option<f64>,
+}
+
+/// A mechanism in some coordinates `q` (length `nq`) with velocities `v`
+/// (length `nv`, the instant's dimension): everything an event-driven
+/// stepper asks of it. Nothing here is planar: a spatial model (quaternions
+/// in `q`, angular velocities in `v`) implements the same trait.
+pub trait Mechanism {
+    /// Length of `q`.
+    fn nq(&self) -> usize;
+    /// Length of `v` (the instant's `n`).
+    fn nv(&self) -> usize;
+    /// The initial state.
+    fn initial_state(&self, q: &mut [f64], v: &mut [f64]);
+    /// `dq/dt` from `(q, v)`.
+    fn position_rate(&self, q: &[f64], v: &[f64], qdot: &mut [f64]);
+    /// `q` moved by the velocity-space displacement `dv` (a projection's
+    /// correction), in place.
+    fn displace(&self, q: &mut [f64], dv: &[f64]);
+
+    /// Builds the instant at `(t, q, v)` for the contact modes (one per
+    /// contact), and its layout. Its structure holds while the modes do.
+    fn build_instant(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+    ) -> Result<(Instant, Layout), ModelError>;
+    /// Writes the values at `(t, q, v)` into an instant built by
+    /// [`Mechanism::build_instant`] for the same modes (no allocation).
+    fn update_instant(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+        instant: &mut Instant,
+    ) -> Result<(), ModelError>;
+    /// The position-level values of the rows of the instant written for
+    /// `modes`: joint violations (then zero for sticking rows) in `eq`,
+    /// gaps of the closed contacts in `ineq`.
+    fn violations(&self, q: &[f64], modes: &[ContactMode], eq: &mut [f64], ineq: &mut [f64]);
+
+    /// Number of contacts.
+    fn contacts(&self) -> usize;
+    /// A contact's name.
+    fn contact_name(&self, k: usize) -> &str;
+    /// A contact's Coulomb coefficient.
+    fn friction(&self, k: usize) -> f64;
+    /// A contact's Newton restitution coefficient.
+    fn restitution(&self, k: usize) -> f64;
+    /// A contact's gap (positive when apart).
+    fn gap(&self, k: usize, q: &[f64]) -> f64;
+    /// A contact's normal and tangential velocity `(g', v_t)`.
+    fn contact_velocity(&self, k: usize, q: &[f64], v: &[f64]) -> (f64, f64);
+
+    /// Number of bodies.
+    fn bodies(&self) -> usize;
+    /// A body's name.
+    fn body_name(&self, b: usize) -> &str;
+    /// A body's state.
+    fn body_state(&self, b: usize, q: &[f64], v: &[f64]) -> BodyState;
+    /// Kinetic + potential (gravity, springs) energy.
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
+}
