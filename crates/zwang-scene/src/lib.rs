@@ -1,0 +1,63 @@
+//! The scene file of `zwang simulate`, read into a validated, typed
+//! description.
+//!
+//! A scene is a TOML file: the world (`[scene]`: dimension, gravity,
+//! duration, sampling), its bodies (`[[body]]`: particles and rigid bodies
+//! with their initial state), two-sided joints (`[[joint]]`: pin, distance,
+//! slider, slot, weld), one-sided contacts of a body point against a fixed
+//! line or circle (`[[contact]]`, with Coulomb and viscous friction and
+//! restitution), applied forces (`[[force]]`: springs, dampers, constant
+//! forces and torques) and the integrator settings (`[solver]`). The format
+//! is documented for users in `docs/scene-format.md`.
+//!
+//! Use this crate to turn such a file into a [`Scene`] with
+//! [`parse_scene`]: every number is finite and in range, every body name
+//! resolved to a [`BodyRef`], every default filled in and every direction
+//! normalized, so a model that builds equations from it needs no further
+//! checks. A malformed file is refused with a [`SceneError`] that names the
+//! key at fault on one line (`body[1].mass: must be > 0`), which is what
+//! `zwang simulate` prints before it exits with code 2. The crate knows
+//! nothing of mechanics solvers and depends on no other zwang crate.
+//!
+//! ```
+//! use zwang_scene::{parse_scene, BodyRef, JointKind};
+//!
+//! let scene = parse_scene(
+//!     r#"
+//!     [scene]
+//!     name = "pendulum"
+//!     dimension = 2
+//!     duration = 2.0
+//!
+//!     [[body]]
+//!     name = "rod"
+//!     kind = "rigid"
+//!     mass = 1.0
+//!     inertia = 0.0833
+//!     position = [0.5, 1.0]
+//!
+//!     [[joint]]
+//!     kind = "pin"
+//!     bodies = ["ground", "rod"]
+//!     anchors = [[0.0, 1.0], [-0.5, 0.0]]
+//!     "#,
+//! )
+//! .unwrap();
+//! assert_eq!(scene.joints[0].kind, JointKind::Pin);
+//! assert_eq!(scene.joints[0].bodies, [BodyRef::Ground, BodyRef::Body(0)]);
+//! assert_eq!(scene.world_point(BodyRef::Body(0), [-0.5, 0.0]), [0.0, 1.0]);
+//! ```
+//!
+//! The types are those of the planar form (`dimension = 2`); the file
+//! already states its dimension so that a spatial form can be added later.
+
+mod error;
+mod parse;
+mod types;
+
+pub use error::SceneError;
+pub use parse::parse_scene;
+pub use types::{
+    Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Method, Scene, SolverSettings,
+    Surface,
+};

@@ -1,0 +1,743 @@
+//! TOML text to a validated [`Scene`].
+//!
+//! The text is read into a TOML table first (syntax errors stop there),
+//! then each table is checked key by key in file order: unknown keys,
+//! required keys, types, ranges, then the references between tables. The
+//! first fault found is the error.
+
+use toml::{Table, Value};
+
+use crate::error::SceneError;
+use crate::types::{
+    Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Method, Scene, SolverSettings,
+    Surface,
+};
+
+type Result<T> = std::result::Result<T, SceneError>;
+
+/// The dimension of the planar form, the only one supported.
+const DIM: usize = 2;
+
+const TOP_KEYS: &[&str] = &["scene", "body", "joint", "contact", "force", "solver"];
+const SCENE_KEYS: &[&str] = &["name", "dimension", "gravity", "duration", "output_every"];
+const BODY_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "mass",
+    "inertia",
+    "position",
+    "angle",
+    "velocity",
+    "angular_velocity",
+];
+const RIGID_ONLY_KEYS: &[&str] = &["inertia", "angle", "angular_velocity"];
+const JOINT_KEYS: &[&str] = &["kind", "bodies", "anchors", "length", "axis"];
+const CONTACT_KEYS: &[&str] = &[
+    "name",
+    "body",
+    "point",
+    "surface",
+    "friction",
+    "viscous",
+    "restitution",
+];
+const SURFACE_KEYS: &[&str] = &["kind", "point", "normal", "center", "radius"];
+const FORCE_KEYS: &[&str] = &[
+    "kind",
+    "bodies",
+    "anchors",
+    "stiffness",
+    "rest_length",
+    "damping",
+    "body",
+    "force",
+    "torque",
+];
+const SOLVER_KEYS: &[&str] = &["method", "tolerance", "absolute_tolerance", "max_steps"];
+
+/// Reads and validates a scene file.
+///
+/// Returns the first fault found as a [`SceneError`] naming its key (one
+/// line, see its documentation). Never panics, whatever the text.
+///
+/// ```
+/// let scene = zwang_scene::parse_scene(
+///     r#"
+///     [scene]
+///     dimension = 2
+///     duration = 1
+///
+///     [[body]]
+///     name = "ball"
+///     kind = "particle"
+///     mass = 0.1
+///     position = [0, 1]
+///     "#,
+/// )
+/// .unwrap();
+/// assert_eq!(scene.gravity, [0.0, -9.81]);
+/// assert_eq!(scene.output_every, 1e-3);
+///
+/// let err = zwang_scene::parse_scene("[scene]\ndimension = 3\nduration = 1\n").unwrap_err();
+/// assert_eq!(err.to_string(), "scene.dimension: only 2 is supported");
+/// ```
+pub fn parse_scene(text: &str) -> Result<Scene> {
+    let root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    let root = Tab::new(&root, String::new());
+    root.only(TOP_KEYS)?;
+
+    let scene = match root.get("scene") {
+        None => return Err(SceneError::new("scene", "missing required table")),
+        Some(v) => root.table_of(v, "scene")?,
+    };
+    scene.only(SCENE_KEYS)?;
+    let name = scene.opt_string("name")?;
+    let dimension = read_dimension(&scene)?;
+    let gravity = scene.opt_vec("gravity")?.unwrap_or([0.0, -9.81]);
+    let duration = positive(&scene, "duration", scene.number("duration")?)?;
+    let output_every = match scene.opt_number("output_every")? {
+        Some(x) => positive(&scene, "output_every", x)?,
+        None => at_least_tiny(duration / 1000.0, duration),
+    };
+
+    let mut bodies: Vec<Body> = Vec::new();
+    let body_tables = root.array_of_tables("body")?;
+    if body_tables.is_empty() {
+        return Err(SceneError::new("body", "at least one body is required"));
+    }
+    for t in &body_tables {
+        let body = read_body(t, &bodies)?;
+        bodies.push(body);
+    }
+    let mut scene_out = Scene {
+        name,
+        dimension,
+        gravity,
+        duration,
+        output_every,
+        bodies,
+        joints: Vec::new(),
+        contacts: Vec::new(),
+        forces: Vec::new(),
+        solver: SolverSettings::default(),
+    };
+
+    for t in &root.array_of_tables("joint")? {
+        let joint = read_joint(t, &scene_out)?;
+        scene_out.joints.push(joint);
+    }
+    for (i, t) in root.array_of_tables("contact")?.iter().enumerate() {
+        let contact = read_contact(t, i, &scene_out)?;
+        scene_out.contacts.push(contact);
+    }
+    for t in &root.array_of_tables("force")? {
+        let force = read_force(t, &scene_out)?;
+        scene_out.forces.push(force);
+    }
+    if let Some(v) = root.get("solver") {
+        scene_out.solver = read_solver(&root.table_of(v, "solver")?)?;
+    }
+    Ok(scene_out)
+}
+
+/// A TOML syntax error: key `scene`, position and parser message on one
+/// line.
+fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
+    let at = e
+        .span()
+        .map(|span| {
+            let start = span.start.min(text.len());
+            // Back to a character boundary (the span is in bytes).
+            let start = (0..=start)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            let before = &text[..start];
+            let line = before.matches('\n').count() + 1;
+            let column = before
+                .rsplit('\n')
+                .next()
+                .map_or(0, |last| last.chars().count())
+                + 1;
+            format!(" at line {line}, column {column}")
+        })
+        .unwrap_or_default();
+    SceneError::new("scene", format!("TOML syntax error{at}: {}", e.message()))
+}
+
+/// A key segment as written in an error: bare when TOML allows it bare,
+/// quoted (with escapes) otherwise, so that the error stays on one line.
+fn segment(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        key.to_string()
+    } else {
+        format!("{key:?}")
+    }
+}
+
+/// A table of the file and its path for the errors (`""` for the root,
+/// `body[1]`, `contact[0].surface`).
+struct Tab<'a> {
+    table: &'a Table,
+    path: String,
+}
+
+impl<'a> Tab<'a> {
+    fn new(table: &'a Table, path: String) -> Self {
+        Tab { table, path }
+    }
+
+    /// The full key of `key` in this table.
+    fn key(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            segment(key)
+        } else {
+            format!("{}.{}", self.path, segment(key))
+        }
+    }
+
+    fn err(&self, key: &str, message: impl Into<String>) -> SceneError {
+        SceneError::new(self.key(key), message)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.table.get(key)
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
+    /// Refuses the first key (in file order) that is not in `known`.
+    fn only(&self, known: &[&str]) -> Result<()> {
+        match self.table.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(k) => Err(self.err(k, "unknown key")),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the first of `keys` present here: they do not apply to
+    /// `what` (`"a particle"`, `"a pin joint"`).
+    fn not_allowed(&self, keys: &[&str], what: &str) -> Result<()> {
+        match keys.iter().find(|k| self.has(k)) {
+            Some(k) => Err(self.err(k, format!("not allowed on {what}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn required(&self, key: &str) -> Result<&'a Value> {
+        self.get(key)
+            .ok_or_else(|| self.err(key, "missing required key"))
+    }
+
+    /// The value at `key`, a sub-table.
+    fn table_of(&self, value: &'a Value, key: &str) -> Result<Tab<'a>> {
+        match value {
+            Value::Table(t) => Ok(Tab::new(t, self.key(key))),
+            _ => Err(self.err(key, "expected a table")),
+        }
+    }
+
+    /// The tables of the array of tables `key` (`[[key]]`); none when the
+    /// key is absent.
+    fn array_of_tables(&self, key: &str) -> Result<Vec<Tab<'a>>> {
+        let Some(value) = self.get(key) else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(items) = value else {
+            return Err(self.err(key, "expected an array of tables"));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let path = format!("{}[{i}]", self.key(key));
+                match item {
+                    Value::Table(t) => Ok(Tab::new(t, path)),
+                    _ => Err(SceneError::new(path, "expected a table")),
+                }
+            })
+            .collect()
+    }
+
+    fn number(&self, key: &str) -> Result<f64> {
+        number(self.required(key)?, &self.key(key))
+    }
+
+    fn opt_number(&self, key: &str) -> Result<Option<f64>> {
+        self.get(key).map(|v| number(v, &self.key(key))).transpose()
+    }
+
+    fn string(&self, key: &str) -> Result<&'a str> {
+        string(self.required(key)?, &self.key(key))
+    }
+
+    fn opt_string(&self, key: &str) -> Result<Option<String>> {
+        self.get(key)
+            .map(|v| string(v, &self.key(key)).map(str::to_string))
+            .transpose()
+    }
+
+    fn integer(&self, key: &str) -> Result<i64> {
+        match self.required(key)? {
+            Value::Integer(i) => Ok(*i),
+            _ => Err(self.err(key, "expected an integer")),
+        }
+    }
+
+    fn vec(&self, key: &str) -> Result<[f64; DIM]> {
+        vector(self.required(key)?, &self.key(key))
+    }
+
+    fn opt_vec(&self, key: &str) -> Result<Option<[f64; DIM]>> {
+        self.get(key).map(|v| vector(v, &self.key(key))).transpose()
+    }
+}
+
+/// A finite number; TOML integers are taken as floats.
+fn number(value: &Value, key: &str) -> Result<f64> {
+    let x = match value {
+        Value::Float(x) => *x,
+        Value::Integer(i) => *i as f64,
+        _ => return Err(SceneError::new(key, "expected a number")),
+    };
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(SceneError::new(key, "must be finite"))
+    }
+}
+
+fn string<'a>(value: &'a Value, key: &str) -> Result<&'a str> {
+    match value {
+        Value::String(s) => Ok(s),
+        _ => Err(SceneError::new(key, "expected a string")),
+    }
+}
+
+/// An array of exactly `n` values, described as `what` (`"numbers"`,
+/// `"points"`) in the errors.
+fn array<'a>(value: &'a Value, key: &str, n: usize, what: &str) -> Result<&'a [Value]> {
+    match value {
+        Value::Array(items) if items.len() == n => Ok(items),
+        Value::Array(items) => Err(SceneError::new(
+            key,
+            format!("expected {n} {what}, found {}", items.len()),
+        )),
+        _ => Err(SceneError::new(
+            key,
+            format!("expected an array of {n} {what}"),
+        )),
+    }
+}
+
+/// A vector of the world's dimension.
+fn vector(value: &Value, key: &str) -> Result<[f64; DIM]> {
+    let items = array(value, key, DIM, "numbers")?;
+    let mut out = [0.0; DIM];
+    for (i, item) in items.iter().enumerate() {
+        out[i] = number(item, &format!("{key}[{i}]"))?;
+    }
+    Ok(out)
+}
+
+/// `v / |v|`, refusing the zero vector.
+fn unit(v: [f64; DIM], key: &str) -> Result<[f64; DIM]> {
+    let norm = v[0].hypot(v[1]);
+    if norm == 0.0 {
+        return Err(SceneError::new(key, "must not be zero"));
+    }
+    Ok([v[0] / norm, v[1] / norm])
+}
+
+fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
+    if x > 0.0 {
+        Ok(x)
+    } else {
+        Err(t.err(key, "must be > 0"))
+    }
+}
+
+fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
+    if x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(t.err(key, "must be >= 0"))
+    }
+}
+
+/// A default computed from a positive `base` (`base / 1000`, `base *
+/// 1e-3`): `base` itself where the default underflows to 0, so that it
+/// stays positive whatever the base.
+fn at_least_tiny(default: f64, base: f64) -> f64 {
+    if default > 0.0 {
+        default
+    } else {
+        base
+    }
+}
+
+fn read_dimension(scene: &Tab) -> Result<usize> {
+    match scene.integer("dimension")? {
+        2 => Ok(DIM),
+        _ => Err(scene.err("dimension", "only 2 is supported")),
+    }
+}
+
+fn read_body(t: &Tab, earlier: &[Body]) -> Result<Body> {
+    t.only(BODY_KEYS)?;
+    let name = t.string("name")?;
+    if name.is_empty() {
+        return Err(t.err("name", "must not be empty"));
+    }
+    if name == "ground" {
+        return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
+    }
+    if let Some(j) = earlier.iter().position(|b| b.name == name) {
+        return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
+    }
+    let kind = match t.string("kind")? {
+        "particle" => BodyKind::Particle,
+        "rigid" => BodyKind::Rigid,
+        other => {
+            return Err(t.err(
+                "kind",
+                format!("unknown kind {other:?} (expected particle or rigid)"),
+            ))
+        }
+    };
+    if kind == BodyKind::Particle {
+        t.not_allowed(RIGID_ONLY_KEYS, "a particle")?;
+    }
+    let mass = positive(t, "mass", t.number("mass")?)?;
+    let inertia = match kind {
+        BodyKind::Rigid => positive(t, "inertia", t.number("inertia")?)?,
+        BodyKind::Particle => 0.0,
+    };
+    let position = t.vec("position")?;
+    let angle = t.opt_number("angle")?.unwrap_or(0.0);
+    let velocity = t.opt_vec("velocity")?.unwrap_or([0.0; DIM]);
+    let angular_velocity = t.opt_number("angular_velocity")?.unwrap_or(0.0);
+    Ok(Body {
+        name: name.to_string(),
+        kind,
+        mass,
+        inertia,
+        position,
+        angle,
+        velocity,
+        angular_velocity,
+    })
+}
+
+/// A body name at `key`: `ground` or one of the bodies.
+fn body_ref(scene: &Scene, value: &Value, key: &str) -> Result<BodyRef> {
+    let name = string(value, key)?;
+    scene
+        .body_index(name)
+        .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}")))
+}
+
+/// A body at `key` that is not ground.
+fn proper_body(scene: &Scene, t: &Tab, key: &str) -> Result<usize> {
+    match body_ref(scene, t.required(key)?, &t.key(key))? {
+        BodyRef::Body(i) => Ok(i),
+        BodyRef::Ground => Err(t.err(key, "must be a body, not ground")),
+    }
+}
+
+/// `bodies` and `anchors` of a joint, spring or damper: two different
+/// bodies (ground at most once), and anchors at the centre of particles.
+fn read_pair(scene: &Scene, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
+    let key = t.key("bodies");
+    let names = array(t.required("bodies")?, &key, 2, "body names")?;
+    let bodies = [
+        body_ref(scene, &names[0], &format!("{key}[0]"))?,
+        body_ref(scene, &names[1], &format!("{key}[1]"))?,
+    ];
+    if bodies[0] == bodies[1] {
+        let name = scene.body_name(bodies[0]);
+        return Err(t.err("bodies", format!("joins {name:?} to itself")));
+    }
+    let key = t.key("anchors");
+    let points = array(t.required("anchors")?, &key, 2, "points")?;
+    let mut anchors = [[0.0; DIM]; 2];
+    for i in 0..2 {
+        let point_key = format!("{key}[{i}]");
+        anchors[i] = vector(&points[i], &point_key)?;
+        at_particle_centre(scene, bodies[i], anchors[i], &point_key)?;
+    }
+    Ok((bodies, anchors))
+}
+
+/// Refuses a point off the centre of a particle.
+fn at_particle_centre(scene: &Scene, r: BodyRef, point: [f64; DIM], key: &str) -> Result<()> {
+    match scene.body(r) {
+        Some(b) if !b.is_rigid() && point != [0.0; DIM] => Err(SceneError::new(
+            key,
+            format!("must be [0, 0] ({:?} is a particle)", b.name),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The initial distance of the anchors of a pair, the default of a
+/// distance joint's `length` and a spring's `rest_length`.
+fn initial_distance(
+    scene: &Scene,
+    bodies: [BodyRef; 2],
+    anchors: [[f64; DIM]; 2],
+    t: &Tab,
+    key: &str,
+) -> Result<f64> {
+    let a = scene.world_point(bodies[0], anchors[0]);
+    let b = scene.world_point(bodies[1], anchors[1]);
+    let d = (b[0] - a[0]).hypot(b[1] - a[1]);
+    if d.is_finite() {
+        Ok(d)
+    } else {
+        Err(t.err(
+            key,
+            format!("must be finite (the default, the initial distance of the anchors, is {d})"),
+        ))
+    }
+}
+
+fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
+    t.only(JOINT_KEYS)?;
+    let kind_name = t.string("kind")?;
+    let (what, allowed): (&str, &[&str]) = match kind_name {
+        "pin" => ("a pin joint", &[]),
+        "distance" => ("a distance joint", &["length"]),
+        "slider" => ("a slider joint", &["axis"]),
+        "slot" => ("a slot joint", &["axis"]),
+        "weld" => ("a weld joint", &[]),
+        other => {
+            return Err(t.err(
+                "kind",
+                format!("unknown kind {other:?} (expected pin, distance, slider, slot or weld)"),
+            ))
+        }
+    };
+    let extra: Vec<&str> = ["length", "axis"]
+        .into_iter()
+        .filter(|k| !allowed.contains(k))
+        .collect();
+    t.not_allowed(&extra, what)?;
+    let (bodies, anchors) = read_pair(scene, t)?;
+
+    // Slider and weld keep the relative angle, a slot's line turns with its
+    // first body: those bodies need an angle.
+    let needs_angle: &[usize] = match kind_name {
+        "slider" | "weld" => &[0, 1],
+        "slot" => &[0],
+        _ => &[],
+    };
+    for &i in needs_angle {
+        if let Some(b) = scene.body(bodies[i]) {
+            if !b.is_rigid() {
+                return Err(SceneError::new(
+                    format!("{}[{i}]", t.key("bodies")),
+                    format!(
+                        "must be rigid or ground on a {kind_name} joint ({:?} is a particle)",
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+
+    let kind = match kind_name {
+        "pin" => JointKind::Pin,
+        "distance" => {
+            let length = match t.opt_number("length")? {
+                Some(l) => positive(t, "length", l)?,
+                None => {
+                    let d = initial_distance(scene, bodies, anchors, t, "length")?;
+                    if d <= 0.0 {
+                        return Err(t.err(
+                            "length",
+                            "must be > 0 (the default, the initial distance of the anchors, is 0)",
+                        ));
+                    }
+                    d
+                }
+            };
+            JointKind::Distance { length }
+        }
+        "slider" => JointKind::Slider {
+            axis: unit(t.vec("axis")?, &t.key("axis"))?,
+        },
+        "slot" => JointKind::Slot {
+            axis: unit(t.vec("axis")?, &t.key("axis"))?,
+        },
+        _ => JointKind::Weld,
+    };
+    Ok(Joint {
+        kind,
+        bodies,
+        anchors,
+    })
+}
+
+fn read_contact(t: &Tab, index: usize, scene: &Scene) -> Result<Contact> {
+    t.only(CONTACT_KEYS)?;
+    let name = match t.opt_string("name")? {
+        Some(n) if n.is_empty() => return Err(t.err("name", "must not be empty")),
+        Some(n) => n,
+        None => format!("contact{index}"),
+    };
+    if let Some(j) = scene.contacts.iter().position(|c| c.name == name) {
+        return Err(t.err(
+            "name",
+            format!("duplicate name {name:?} (also contact[{j}])"),
+        ));
+    }
+    let body = proper_body(scene, t, "body")?;
+    let point = t.vec("point")?;
+    at_particle_centre(scene, BodyRef::Body(body), point, &t.key("point"))?;
+    let surface = match t.get("surface") {
+        None => return Err(t.err("surface", "missing required key")),
+        Some(v) => read_surface(&t.table_of(v, "surface")?)?,
+    };
+    let friction = non_negative(t, "friction", t.opt_number("friction")?.unwrap_or(0.0))?;
+    let viscous = non_negative(t, "viscous", t.opt_number("viscous")?.unwrap_or(0.0))?;
+    let restitution = t.opt_number("restitution")?.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&restitution) {
+        return Err(t.err("restitution", "must be in [0, 1]"));
+    }
+    Ok(Contact {
+        name,
+        body,
+        point,
+        surface,
+        friction,
+        viscous,
+        restitution,
+    })
+}
+
+fn read_surface(t: &Tab) -> Result<Surface> {
+    t.only(SURFACE_KEYS)?;
+    match t.string("kind")? {
+        "line" => {
+            t.not_allowed(&["center", "radius"], "a line surface")?;
+            let point = t.vec("point")?;
+            let normal = unit(t.vec("normal")?, &t.key("normal"))?;
+            Ok(Surface::Line { point, normal })
+        }
+        "circle" => {
+            t.not_allowed(&["point", "normal"], "a circle surface")?;
+            let center = t.vec("center")?;
+            let radius = positive(t, "radius", t.number("radius")?)?;
+            Ok(Surface::Circle { center, radius })
+        }
+        other => Err(t.err(
+            "kind",
+            format!("unknown kind {other:?} (expected line or circle)"),
+        )),
+    }
+}
+
+fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
+    t.only(FORCE_KEYS)?;
+    match t.string("kind")? {
+        "spring" => {
+            t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
+            let (bodies, anchors) = read_pair(scene, t)?;
+            let stiffness = non_negative(t, "stiffness", t.number("stiffness")?)?;
+            let rest_length = match t.opt_number("rest_length")? {
+                Some(l) => non_negative(t, "rest_length", l)?,
+                None => initial_distance(scene, bodies, anchors, t, "rest_length")?,
+            };
+            Ok(Force::Spring {
+                bodies,
+                anchors,
+                stiffness,
+                rest_length,
+            })
+        }
+        "damper" => {
+            t.not_allowed(
+                &["stiffness", "rest_length", "body", "force", "torque"],
+                "a damper",
+            )?;
+            let (bodies, anchors) = read_pair(scene, t)?;
+            let damping = non_negative(t, "damping", t.number("damping")?)?;
+            Ok(Force::Damper {
+                bodies,
+                anchors,
+                damping,
+            })
+        }
+        "constant" => {
+            t.not_allowed(
+                &["bodies", "anchors", "stiffness", "rest_length", "damping"],
+                "a constant force",
+            )?;
+            let body = proper_body(scene, t, "body")?;
+            let force = t.opt_vec("force")?.unwrap_or([0.0; DIM]);
+            let torque = match t.opt_number("torque")? {
+                Some(_) if !scene.bodies[body].is_rigid() => {
+                    return Err(t.err(
+                        "torque",
+                        format!("not allowed ({:?} is a particle)", scene.bodies[body].name),
+                    ))
+                }
+                Some(tau) => tau,
+                None => 0.0,
+            };
+            Ok(Force::Constant {
+                body,
+                force,
+                torque,
+            })
+        }
+        other => Err(t.err(
+            "kind",
+            format!("unknown kind {other:?} (expected spring, damper or constant)"),
+        )),
+    }
+}
+
+fn read_solver(t: &Tab) -> Result<SolverSettings> {
+    t.only(SOLVER_KEYS)?;
+    let defaults = SolverSettings::default();
+    let method = match t.opt_string("method")?.as_deref() {
+        None | Some("dop853") => Method::Dop853,
+        Some("dopri5") => Method::Dopri5,
+        Some(other) => {
+            return Err(t.err(
+                "method",
+                format!("unknown method {other:?} (expected dop853 or dopri5)"),
+            ))
+        }
+    };
+    let tolerance = match t.opt_number("tolerance")? {
+        Some(x) => positive(t, "tolerance", x)?,
+        None => defaults.tolerance,
+    };
+    let absolute_tolerance = match t.opt_number("absolute_tolerance")? {
+        Some(x) => positive(t, "absolute_tolerance", x)?,
+        None => at_least_tiny(tolerance * 1e-3, tolerance),
+    };
+    let max_steps = if t.has("max_steps") {
+        let n = t.integer("max_steps")?;
+        if n <= 0 {
+            return Err(t.err("max_steps", "must be > 0"));
+        }
+        usize::try_from(n).unwrap_or(usize::MAX)
+    } else {
+        defaults.max_steps
+    };
+    Ok(SolverSettings {
+        method,
+        tolerance,
+        absolute_tolerance,
+        max_steps,
+    })
+}

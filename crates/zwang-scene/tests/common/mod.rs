@@ -1,0 +1,123 @@
+//! Scenes shared by the tests.
+
+/// Every table and every kind, with some keys left to their defaults and
+/// integers where floats are expected.
+pub const FULL: &str = r#"
+# A scene using every part of the format.
+[scene]
+name = "everything"
+dimension = 2
+duration = 2
+
+[[body]]
+name = "rod"
+kind = "rigid"
+mass = 1
+inertia = 0.3333
+position = [0.0, 1.0]
+angle = 0.5
+velocity = [0.1, -0.2]
+angular_velocity = 0.3
+
+[[body]]
+name = "ball"
+kind = "particle"
+mass = 0.5
+position = [2, 3]
+
+[[body]]
+name = "block"
+kind = "rigid"
+mass = 2.0
+inertia = 0.1
+position = [-1.0, 0.5]
+
+[[joint]]
+kind = "pin"
+bodies = ["ground", "rod"]
+anchors = [[0.0, 2.0], [0.0, 1.0]]
+
+[[joint]]
+kind = "distance"
+bodies = ["rod", "ball"]
+anchors = [[1.0, 0.0], [0.0, 0.0]]
+
+[[joint]]
+kind = "distance"
+bodies = ["rod", "block"]
+anchors = [[0.0, -1.0], [0.0, 0.0]]
+length = 1.5
+
+[[joint]]
+kind = "slider"
+bodies = ["ground", "block"]
+anchors = [[-1.0, 0.0], [0.0, -0.5]]
+axis = [3, 4]
+
+[[joint]]
+kind = "slot"
+bodies = ["block", "ball"]
+anchors = [[0.0, 0.0], [0.0, 0.0]]
+axis = [0.0, 2.0]
+
+[[joint]]
+kind = "weld"
+bodies = ["block", "rod"]
+anchors = [[0.5, 0.0], [-0.5, 0.0]]
+
+[[contact]]
+name = "floor"
+body = "rod"
+point = [0.0, -1.0]
+surface = { kind = "line", point = [0.0, 0.0], normal = [0.0, 2.0] }
+friction = 0.3
+viscous = 0.1
+restitution = 0.5
+
+[[contact]]
+body = "ball"
+point = [0.0, 0.0]
+surface = { kind = "circle", center = [5.0, 5.0], radius = 1 }
+
+[[contact]]
+body = "block"
+point = [0.5, -0.5]
+
+[contact.surface]
+kind = "line"
+point = [0.0, -3.0]
+normal = [1.0, 1.0]
+
+[[force]]
+kind = "spring"
+bodies = ["ground", "rod"]
+anchors = [[0.0, 0.0], [0.0, 1.0]]
+stiffness = 10.0
+rest_length = 0.5
+
+[[force]]
+kind = "spring"
+bodies = ["block", "ball"]
+anchors = [[0.0, 0.5], [0.0, 0.0]]
+stiffness = 0
+
+[[force]]
+kind = "damper"
+bodies = ["rod", "block"]
+anchors = [[0.0, 0.0], [0.0, 0.0]]
+damping = 0.2
+
+[[force]]
+kind = "constant"
+body = "ball"
+force = [1.0, 2.0]
+
+[[force]]
+kind = "constant"
+body = "rod"
+torque = 0.7
+
+[solver]
+method = "dopri5"
+tolerance = 1e-6
+"#;

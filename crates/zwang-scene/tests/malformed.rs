@@ -1,0 +1,68 @@
+//! Every file of `tests/data/scenes/malformed` is refused with exactly the
+//! one-line error of its `.expected` sidecar.
+
+use std::fs;
+use std::path::PathBuf;
+
+fn folder() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/scenes/malformed")
+}
+
+#[test]
+fn each_malformed_scene_names_its_key() {
+    let mut files: Vec<PathBuf> = fs::read_dir(folder())
+        .expect("the malformed scenes folder")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 40, "only {} malformed scenes", files.len());
+
+    let mut failures = Vec::new();
+    for file in &files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = fs::read_to_string(file).unwrap();
+        let expected = fs::read_to_string(file.with_extension("expected"))
+            .unwrap_or_else(|_| panic!("{name}.expected is missing"));
+        let expected = expected.trim_end_matches(['\n', '\r']);
+        assert!(
+            !expected.contains('\n'),
+            "{name}.expected has several lines"
+        );
+        let got = match zwang_scene::parse_scene(&text) {
+            Ok(_) => {
+                failures.push(format!("{name}: accepted, expected `{expected}`"));
+                continue;
+            }
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            !got.contains(['\n', '\r']),
+            "{name}: error on several lines: {got:?}"
+        );
+        let matches = match expected.strip_suffix('*') {
+            Some(prefix) => got.starts_with(prefix) && got.len() > prefix.len(),
+            None => got == expected,
+        };
+        if !matches {
+            failures.push(format!(
+                "{name}:\n  expected `{expected}`\n  got      `{got}`"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_expected_has_its_scene() {
+    for entry in fs::read_dir(folder()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            assert!(
+                path.with_extension("toml").exists(),
+                "{} alone",
+                path.display()
+            );
+        }
+    }
+}
