@@ -79,6 +79,10 @@ impl Body {
             ..Body::particle(name, mass)
         }
     }
+    /// Whether the body is rigid (it has an angle).
+    pub fn is_rigid(&self) -> bool {
+        self.kind == BodyKind::Rigid
+    }
     /// With its centre of mass at `position`.
     pub fn at(mut self, position: [f64; 2]) -> Body {
         self.position = position;
