@@ -13,7 +13,13 @@
 //! - [`coulomb`]: Coulomb friction, the equivalence checker and the rigid
 //!   rod of Yao and Gao;
 //! - [`harness`]: every form on an instant or a folder of them, their
-//!   differences, the verdicts, Markdown and CSV tables.
+//!   differences, the verdicts, Markdown and CSV tables;
+//! - [`model`]: mechanisms that write their instants in place (the planar
+//!   model: particles, rigid bodies, joints, contacts, forces);
+//! - [`scene`]: the scene file (TOML, `docs/scene-format.md`);
+//! - [`ode`]: embedded Runge-Kutta pairs with dense output;
+//! - [`motion`]: event-driven time stepping (impacts, lift-off,
+//!   stick-slip, Painleve), reports.
 //!
 //! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
 //! the root of the repository) is built from the same crates; this facade
@@ -23,7 +29,11 @@ pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
 pub use zwang_harness as harness;
 pub use zwang_instant as instant;
+pub use zwang_model as model;
+pub use zwang_motion as motion;
+pub use zwang_ode as ode;
 pub use zwang_qp as qp;
+pub use zwang_scene as scene;
 
 pub use zwang_instant::{Instant, InstantError};
 pub use zwang_qp::{Backend, Solution, Status};

@@ -5,6 +5,7 @@
 //! zwang solve FILE [--json] [--backend NAME|all] [--allow-unknown]
 //! zwang check FILE [--json] [--allow-unknown]
 //! zwang compare FILE|DIR [--json] [--csv OUT] [--allow-unknown]
+//! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
 //! ```
 //!
 //! Every command reads the instant file specified in
@@ -19,7 +20,11 @@
 //! - `check` says whether the minimum (QP) form is exact at the instant
 //!   (the equivalence verdict of `zwang_coulomb::check`);
 //! - `compare` runs every form on the instant (or on every instant of a
-//!   folder, as a Markdown or CSV table) and reports their differences.
+//!   folder, as a Markdown or CSV table) and reports their differences;
+//! - `simulate` runs a scene file (`docs/scene-format.md`) over time with
+//!   `zwang-motion`: events, final state, energy, drift; a malformed scene
+//!   is one line on stderr naming the key (`body[1].mass: must be > 0`),
+//!   exit 2.
 //!
 //! Each prints text by default and the spec's JSON with `--json`; the
 //! subcommands' `--help` say exactly which keys. `zwang` without a
@@ -30,7 +35,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | [`EXIT_OK`] (0) | solved; any verdict of `check`; `compare` ran; help, version or demonstration printed |
-//! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status; what is known is still printed |
+//! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status, or `simulate` with `painleve` or `failed`; what is known is still printed |
 //! | [`EXIT_BAD_INPUT`] (2) | malformed file, unreadable file, unknown flag or backend: one line on stderr, nothing on stdout (`compare DIR` still prints its table, with the malformed files as error rows) |
 //!
 //! The comparisons, verdicts and tables come from the library
@@ -41,6 +46,7 @@
 
 mod check;
 mod compare;
+mod simulate;
 mod solve;
 mod suite;
 
@@ -76,10 +82,11 @@ enum Command {
     Solve(solve::SolveArgs),
     Check(check::CheckArgs),
     Compare(compare::CompareArgs),
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Printed after the demonstration, which is what `zwang` alone runs.
-const HINT: &str = "\nRun `zwang --help` for the commands (solve, check, compare).\n";
+const HINT: &str = "\nRun `zwang --help` for the commands (solve, check, compare, simulate).\n";
 
 /// Runs the command line on `args` (the first item is the program name),
 /// printing to stdout and stderr; returns the exit code.
@@ -117,6 +124,7 @@ where
         Some(Command::Solve(args)) => solve::run(&args, out, err),
         Some(Command::Check(args)) => check::run(&args, out, err),
         Some(Command::Compare(args)) => compare::run(&args, out, err),
+        Some(Command::Simulate(args)) => simulate::run(&args, out, err),
         None => {
             emit(out, &zwang_coulomb::rod::demonstration());
             emit(out, HINT);
@@ -125,18 +133,24 @@ where
     }
 }
 
-/// Reads and validates the file; every failure, reading included, is an
-/// [`InstantError`] so that it is reported in the same one-line form.
-fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
+/// The text of a file, or of standard input for `-`.
+fn read_text(path: &Path) -> Result<String, String> {
     let mut text = String::new();
     let read = if path == Path::new("-") {
         std::io::stdin().read_to_string(&mut text).map(|_| ())
     } else {
         std::fs::read_to_string(path).map(|t| text = t)
     };
-    read.map_err(|e| InstantError::File {
+    read.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text)
+}
+
+/// Reads and validates the file; every failure, reading included, is an
+/// [`InstantError`] so that it is reported in the same one-line form.
+fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
+    let text = read_text(path).map_err(|what| InstantError::File {
         key: "file".into(),
-        what: format!("cannot read {}: {e}", path.display()),
+        what,
     })?;
     parse_instant_with(&text, options)
 }

@@ -1,0 +1,235 @@
+//! The right-hand side of the equations of motion: the mechanism's
+//! instant at `(t, q, v)`, written in place and solved.
+
+use std::time::{Duration, Instant as Clock};
+use zwang_coulomb::{variational, Answers, Mode, Variational};
+use zwang_instant::Instant;
+use zwang_model::{ContactMode, Layout, Mechanism, ModelError};
+use zwang_ode::OdeSystem;
+use zwang_qp::{AutoBackend, Backend, Solution, Status};
+
+/// Why the accelerations at a state could not be had.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DynamicsError {
+    /// The contact problem has no answer (`inconsistent: true`) or several.
+    #[error("Painleve: the contact problem has {}", if *inconsistent { "no answer" } else { "several answers" })]
+    Painleve {
+        /// No answer (else: several).
+        inconsistent: bool,
+    },
+    /// The model or the solver failed; the reason in words.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<ModelError> for DynamicsError {
+    fn from(e: ModelError) -> Self {
+        DynamicsError::Failed(e.to_string())
+    }
+}
+
+/// What one contact does at the last solved state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactValues {
+    /// Normal force (`>= 0`), 0 when open.
+    pub normal_force: f64,
+    /// Friction force along the contact's tangent.
+    pub friction_force: f64,
+    /// Normal acceleration `J_n a - b` beyond the row (`>= 0`).
+    pub normal_gap_rate: f64,
+    /// Tangential acceleration of a sticking contact (0 while it sticks).
+    pub tangential_rate: f64,
+    /// What the solver made of it: `Open` (separating), `Slide`, `Stick`.
+    pub mode: Mode,
+}
+
+/// The equations of motion for fixed contact modes: an [`OdeSystem`] on
+/// `y = (q, v)`. Frictional instants go to the Coulomb contact problem
+/// ([`zwang_coulomb::variational`]), the others to [`AutoBackend`], warm.
+pub struct Dynamics<'m, M: Mechanism> {
+    pub(crate) model: &'m M,
+    pub(crate) modes: Vec<ContactMode>,
+    pub(crate) instant: Instant,
+    pub(crate) layout: Layout,
+    backend: AutoBackend,
+    solution: Solution,
+    coulomb: Option<Variational>,
+    frictional: bool,
+    /// `max(1, |a|)` of the last solve: the scale of a separating
+    /// acceleration that is not round-off.
+    accel_scale: f64,
+    /// Solves done, and the time spent in them.
+    pub(crate) solves: usize,
+    pub(crate) solve_time: Duration,
+}
+
+impl<'m, M: Mechanism> Dynamics<'m, M> {
+    /// For the modes, at the state `(t, q, v)`.
+    pub fn new(
+        model: &'m M,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: Vec<ContactMode>,
+    ) -> Result<Self, DynamicsError> {
+        let (instant, layout) = model.build_instant(t, q, v, &modes)?;
+        let frictional = !instant.sliding().is_empty() || !instant.sticking().is_empty();
+        Ok(Dynamics {
+            model,
+            modes,
+            instant,
+            layout,
+            backend: AutoBackend::new(),
+            solution: Solution::empty(),
+            coulomb: None,
+            frictional,
+            accel_scale: 1.0,
+            solves: 0,
+            solve_time: Duration::ZERO,
+        })
+    }
+
+    /// Rebuilds the instant for new modes (the backend's workspace stays;
+    /// it re-analyses on the new structure stamp).
+    pub fn set_modes(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+    ) -> Result<(), DynamicsError> {
+        let (instant, layout) = self.model.build_instant(t, q, v, modes)?;
+        self.frictional = !instant.sliding().is_empty() || !instant.sticking().is_empty();
+        self.instant = instant;
+        self.layout = layout;
+        self.modes.clear();
+        self.modes.extend_from_slice(modes);
+        self.coulomb = None;
+        Ok(())
+    }
+
+    /// The modes the instant is written for.
+    pub fn modes(&self) -> &[ContactMode] {
+        &self.modes
+    }
+
+    /// Writes and solves the instant at `(t, q, v)`.
+    pub fn solve(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), DynamicsError> {
+        self.model
+            .update_instant(t, q, v, &self.modes, &mut self.instant)?;
+        let start = Clock::now();
+        let status = if self.frictional {
+            let answer = variational(&self.instant);
+            let status = answer.solution.status;
+            let answers = answer.answers;
+            let feasible = answer.frictionless_feasible;
+            self.coulomb = Some(answer);
+            match answers {
+                Answers::None if feasible => {
+                    self.solve_time += start.elapsed();
+                    return Err(DynamicsError::Painleve { inconsistent: true });
+                }
+                Answers::Several => {
+                    self.solve_time += start.elapsed();
+                    return Err(DynamicsError::Painleve {
+                        inconsistent: false,
+                    });
+                }
+                _ => status,
+            }
+        } else {
+            self.backend.solve_into(&self.instant, &mut self.solution);
+            self.solution.status
+        };
+        self.solve_time += start.elapsed();
+        self.solves += 1;
+        if status != Status::Solved {
+            return Err(DynamicsError::Failed(format!(
+                "the instant solve ended {status}"
+            )));
+        }
+        self.accel_scale = self
+            .solution()
+            .acceleration
+            .iter()
+            .fold(1.0f64, |m, x| m.max(x.abs()));
+        Ok(())
+    }
+
+    /// The last solution.
+    pub fn solution(&self) -> &Solution {
+        match (&self.coulomb, self.frictional) {
+            (Some(c), true) => &c.solution,
+            _ => &self.solution,
+        }
+    }
+
+    /// Contact `k` at the last solved state.
+    pub fn contact(&self, k: usize) -> ContactValues {
+        let rows = self.layout.contacts[k];
+        let Some(normal) = rows.normal else {
+            return ContactValues {
+                mode: Mode::Open,
+                ..ContactValues::default()
+            };
+        };
+        let sol = self.solution();
+        let a = &sol.acceleration;
+        let ineq = self.instant.inequalities();
+        let lambda = sol.multipliers_in.get(normal).copied().unwrap_or(0.0);
+        let w = ineq.row_dot(normal, a) - ineq.rhs()[normal];
+        let mu = self.model.friction(k);
+        let mut values = ContactValues {
+            normal_force: lambda,
+            normal_gap_rate: w,
+            mode: Mode::Slide,
+            ..ContactValues::default()
+        };
+        if let Some(row) = rows.tangent {
+            let eq = self.instant.equalities();
+            values.friction_force = sol.multipliers_eq.get(row).copied().unwrap_or(0.0);
+            values.tangential_rate = eq.row_dot(row, a) - eq.rhs()[row];
+        } else if let ContactMode::Slide { slip } = self.modes[k] {
+            values.friction_force = -mu * slip * lambda.abs();
+        }
+        if let (Some(c), true) = (&self.coulomb, self.frictional) {
+            let entry = rows
+                .sliding
+                .or(rows.sticking.map(|s| s + self.instant.sliding().len()));
+            if let Some(m) = entry.and_then(|e| c.modes.get(e)) {
+                values.mode = *m;
+            }
+        } else if self.modes[k] == ContactMode::Stick && mu > 0.0 {
+            values.mode = Mode::Stick;
+        }
+        if values.mode != Mode::Open && lambda <= 0.0 && w > 1e-12 * self.accel_scale {
+            values.mode = Mode::Open;
+        }
+        values
+    }
+}
+
+impl Default for ContactValues {
+    fn default() -> Self {
+        ContactValues {
+            normal_force: 0.0,
+            friction_force: 0.0,
+            normal_gap_rate: 0.0,
+            tangential_rate: 0.0,
+            mode: Mode::Open,
+        }
+    }
+}
+
+impl<M: Mechanism> OdeSystem for Dynamics<'_, M> {
+    type Error = DynamicsError;
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), DynamicsError> {
+        let nq = self.model.nq();
+        let (q, v) = y.split_at(nq);
+        self.solve(t, q, v)?;
+        let (dq, dv) = dy.split_at_mut(nq);
+        self.model.position_rate(q, v, dq);
+        dv.copy_from_slice(&self.solution().acceleration);
+        Ok(())
+    }
+}

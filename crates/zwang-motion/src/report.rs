@@ -1,0 +1,270 @@
+//! What a run leaves behind: the JSON summary of `zwang simulate`, and the
+//! trajectory (samples and events) as CSV rows.
+
+use crate::simulate::{ContactSample, Event, Observer, Outcome, Status};
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+use zwang_model::Mechanism;
+
+/// One row of the trajectory: a sample or an event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// s.
+    pub t: f64,
+    /// Positions.
+    pub q: Vec<f64>,
+    /// Velocities.
+    pub v: Vec<f64>,
+    /// One per contact.
+    pub contacts: Vec<ContactSample>,
+    /// Kinetic + gravitational + spring energy.
+    pub energy: f64,
+    /// The event's kind when the row is an event's.
+    pub event: Option<&'static str>,
+}
+
+/// An [`Observer`] that keeps every sample and event as a [`Row`] (for the
+/// CSV and the plot), and reports progress to a callback.
+pub struct Recorder<'m, M: Mechanism> {
+    model: &'m M,
+    /// The rows, in time order.
+    pub rows: Vec<Row>,
+    progress: Option<Box<dyn FnMut(f64, f64) + 'm>>,
+}
+
+impl<'m, M: Mechanism> Recorder<'m, M> {
+    /// Records the trajectory of `model`.
+    pub fn new(model: &'m M) -> Self {
+        Recorder {
+            model,
+            rows: Vec::new(),
+            progress: None,
+        }
+    }
+    /// Calls `f(t, duration)` after every accepted step.
+    pub fn with_progress(mut self, f: impl FnMut(f64, f64) + 'm) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+    fn push(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        contacts: &[ContactSample],
+        event: Option<&'static str>,
+    ) {
+        self.rows.push(Row {
+            t,
+            q: q.to_vec(),
+            v: v.to_vec(),
+            contacts: contacts.to_vec(),
+            energy: self.model.energy(t, q, v),
+            event,
+        });
+    }
+}
+
+impl<M: Mechanism> Observer for Recorder<'_, M> {
+    fn wants_samples(&self) -> bool {
+        true
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        self.push(t, q, v, contacts, None);
+    }
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        self.push(
+            event.time,
+            &event.q,
+            &event.v,
+            contacts,
+            Some(event.kind.as_str()),
+        );
+    }
+    fn progress(&mut self, t: f64, duration: f64) {
+        if let Some(f) = &mut self.progress {
+            f(t, duration);
+        }
+    }
+}
+
+/// Every body's state at `(q, v)`, keyed by name.
+fn bodies<M: Mechanism>(model: &M, q: &[f64], v: &[f64]) -> Value {
+    let mut map = Map::new();
+    for b in 0..model.bodies() {
+        let s = model.body_state(b, q, v);
+        let mut body = Map::new();
+        body.insert("position".into(), json!(s.position));
+        if let Some(a) = s.angle {
+            body.insert("angle".into(), json!(a));
+        }
+        body.insert("velocity".into(), json!(s.velocity));
+        if let Some(w) = s.angular_velocity {
+            body.insert("angular_velocity".into(), json!(w));
+        }
+        map.insert(model.body_name(b).to_string(), Value::Object(body));
+    }
+    Value::Object(map)
+}
+
+/// The summary `zwang simulate --json` prints: `status`, `time`, `steps`,
+/// `events`, `final`, `energy`, `max_constraint_drift` (and `reason` when
+/// failed), plus `stats` (the project's addition: evaluations, solves,
+/// rejected steps, projections).
+pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
+    let events: Vec<Value> = outcome
+        .events
+        .iter()
+        .map(|e| {
+            json!({
+                "time": e.time,
+                "kind": e.kind.as_str(),
+                "contact": model.contact_name(e.contact),
+                "bodies": bodies(model, &e.q, &e.v),
+            })
+        })
+        .collect();
+    let mut out = Map::new();
+    out.insert("status".into(), json!(outcome.status.as_str()));
+    if let Some(reason) = &outcome.reason {
+        out.insert("reason".into(), json!(reason));
+    }
+    out.insert("time".into(), json!(outcome.time));
+    out.insert("steps".into(), json!(outcome.steps));
+    out.insert("events".into(), Value::Array(events));
+    out.insert("final".into(), bodies(model, &outcome.q, &outcome.v));
+    out.insert(
+        "energy".into(),
+        json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
+    );
+    out.insert(
+        "max_constraint_drift".into(),
+        json!(outcome.max_constraint_drift),
+    );
+    let s = &outcome.stats;
+    out.insert(
+        "stats".into(),
+        json!({
+            "evaluations": s.evaluations,
+            "solves": s.solves,
+            "rejected": s.rejected,
+            "projections": s.projections,
+        }),
+    );
+    Value::Object(out)
+}
+
+/// A short readable report of a run.
+pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
+    let mut s = String::new();
+    let status = match outcome.status {
+        Status::Finished => "finished".to_string(),
+        Status::Painleve => "stopped: Painleve (no rigid answer, or several)".to_string(),
+        Status::Failed => format!("failed: {}", outcome.reason.as_deref().unwrap_or("?")),
+    };
+    s.push_str(&format!(
+        "{status} at t = {} s after {} steps, {} events\n",
+        outcome.time,
+        outcome.steps,
+        outcome.events.len()
+    ));
+    for e in outcome.events.iter().take(20) {
+        s.push_str(&format!(
+            "  t = {:.9}  {:<22} {}\n",
+            e.time,
+            e.kind.as_str(),
+            model.contact_name(e.contact)
+        ));
+    }
+    if outcome.events.len() > 20 {
+        s.push_str(&format!("  ... and {} more\n", outcome.events.len() - 20));
+    }
+    for b in 0..model.bodies() {
+        let st = model.body_state(b, &outcome.q, &outcome.v);
+        s.push_str(&format!(
+            "  {}: position {:?}",
+            model.body_name(b),
+            st.position
+        ));
+        if let Some(a) = st.angle {
+            s.push_str(&format!(", angle {a}"));
+        }
+        s.push_str(&format!(", velocity {:?}", st.velocity));
+        if let Some(w) = st.angular_velocity {
+            s.push_str(&format!(", angular velocity {w}"));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "  energy {} -> {} J, max constraint drift {:e} m\n",
+        outcome.energy_initial, outcome.energy_final, outcome.max_constraint_drift
+    ));
+    s
+}
+
+/// The CSV header: `t`, per body `NAME.x`, `NAME.y`, (`NAME.angle`),
+/// `NAME.vx`, `NAME.vy`, (`NAME.omega`), per contact
+/// `CONTACT.normal_force`, `CONTACT.friction_force`, `CONTACT.mode`.
+pub fn csv_header<M: Mechanism>(model: &M) -> Vec<String> {
+    let mut h = vec!["t".to_string()];
+    let (q, v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    for b in 0..model.bodies() {
+        let name = model.body_name(b);
+        let rigid = model.body_state(b, &q, &v).angle.is_some();
+        h.push(format!("{name}.x"));
+        h.push(format!("{name}.y"));
+        if rigid {
+            h.push(format!("{name}.angle"));
+        }
+        h.push(format!("{name}.vx"));
+        h.push(format!("{name}.vy"));
+        if rigid {
+            h.push(format!("{name}.omega"));
+        }
+    }
+    for k in 0..model.contacts() {
+        let name = model.contact_name(k);
+        h.push(format!("{name}.normal_force"));
+        h.push(format!("{name}.friction_force"));
+        h.push(format!("{name}.mode"));
+    }
+    h
+}
+
+/// Writes the rows as CSV (numbers in Rust's shortest round-trip form, so
+/// two identical runs write identical files).
+pub fn write_csv<M: Mechanism>(model: &M, rows: &[Row], out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "{}", csv_header(model).join(","))?;
+    let mut line = String::new();
+    for row in rows {
+        line.clear();
+        line.push_str(&row.t.to_string());
+        for b in 0..model.bodies() {
+            let s = model.body_state(b, &row.q, &row.v);
+            let mut push = |x: f64| {
+                line.push(',');
+                line.push_str(&x.to_string());
+            };
+            push(s.position[0]);
+            push(s.position[1]);
+            if let Some(a) = s.angle {
+                push(a);
+            }
+            push(s.velocity[0]);
+            push(s.velocity[1]);
+            if let Some(w) = s.angular_velocity {
+                push(w);
+            }
+        }
+        for c in &row.contacts {
+            line.push_str(&format!(
+                ",{},{},{}",
+                c.normal_force,
+                c.friction_force,
+                c.mode.as_str()
+            ));
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}

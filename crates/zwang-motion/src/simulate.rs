@@ -1,0 +1,1102 @@
+//! The event-driven stepper.
+//!
+//! Between events the contact modes are fixed and the motion is smooth:
+//! the instant solution is integrated by an embedded Runge-Kutta pair with
+//! dense output ([`zwang_ode`], DOP853 by default). After every accepted
+//! step each contact's switching function is compared at both ends:
+//!
+//! | contact | function | event when it crosses zero downwards |
+//! |---|---|---|
+//! | open | gap `g(q)` | `impact` (or `rest`) |
+//! | closed | `lambda_n - w_n` (force or separating acceleration) | `lift_off` |
+//! | sliding, with friction | `s v_t` (slip sign times tangential velocity) | `stick`, or `slip` the other way |
+//! | sticking | `mu lambda_n - abs(lambda_t) - abs(w_t)` | `slip` |
+//!
+//! The earliest crossing is located on the dense output (Brent's method, to
+//! `event_tolerance`), the step is redone to that time, and the event is
+//! handled: an impact solves Gauss's principle in velocities (the same QP
+//! machinery), then the modes are made consistent by solving the contact
+//! problem (a contact that must open opens, a sticking one that must slip
+//! slips), and the integration restarts. Positions and velocities are
+//! projected back onto the joints and closed contacts (Gauss's metric)
+//! whenever they drift beyond `drift_tolerance`. A contact problem without
+//! an answer, or with several, stops the run: `painleve`.
+
+use crate::dynamics::{ContactValues, Dynamics, DynamicsError};
+use crate::projection::Projector;
+use std::time::{Duration, Instant as Clock};
+use zwang_coulomb::Mode;
+use zwang_model::{ContactMode, Mechanism};
+use zwang_ode::{find_root, Integrator, StepError};
+
+/// Settings of the stepper: a plain struct with documented defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// The integrator and its tolerances (default: DOP853, relative
+    /// `1e-9`, absolute `1e-12`).
+    pub ode: zwang_ode::Settings,
+    /// Sampling of the trajectory for observers, s (`0`: duration / 1000).
+    pub output_every: f64,
+    /// Event times are located to this, s. Default `1e-12`.
+    pub event_tolerance: f64,
+    /// A contact whose gap is below this is touching, m. Default `1e-9`.
+    pub touch_tolerance: f64,
+    /// Impacts slower than this end in `rest` (the contact closes for
+    /// good, `e = 0`): the cut-off of Zeno's accumulating bounces, m/s.
+    /// Default `1e-6`.
+    pub rest_speed: f64,
+    /// Positions are projected back onto the joints and closed contacts
+    /// when they are off by more than this, m. Default `1e-12`.
+    pub drift_tolerance: f64,
+    /// Accepted steps before the run fails. Default `10_000_000`.
+    pub max_steps: usize,
+    /// Events before the run fails (accumulating events that are not
+    /// impacts). Default `1_000_000`.
+    pub max_events: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            ode: zwang_ode::Settings::default(),
+            output_every: 0.0,
+            event_tolerance: 1e-12,
+            touch_tolerance: 1e-9,
+            rest_speed: 1e-6,
+            drift_tolerance: 1e-12,
+            max_steps: 10_000_000,
+            max_events: 1_000_000,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Reached the duration.
+    Finished,
+    /// A frictional contact problem had no answer or several; the last
+    /// event says which.
+    Painleve,
+    /// The solver gave no answer; see the reason.
+    Failed,
+}
+
+impl Status {
+    /// `finished`, `painleve`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Finished => "finished",
+            Status::Painleve => "painleve",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// What happened at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A gap closed with a closing speed; velocities jumped.
+    Impact,
+    /// A closed contact opened: its normal force reached zero.
+    LiftOff,
+    /// A sliding contact's tangential velocity reached zero and the cone
+    /// holds it.
+    Stick,
+    /// A sticking contact's force reached the cone (or a sliding contact
+    /// stopped and slides back the other way).
+    Slip,
+    /// Impacts accumulate (slower than `rest_speed`): the contact closes
+    /// for good.
+    Rest,
+    /// No rigid answer: the contact problem has none.
+    PainleveInconsistent,
+    /// No unique rigid answer: the contact problem has several.
+    PainleveIndeterminate,
+}
+
+impl EventKind {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Impact => "impact",
+            EventKind::LiftOff => "lift_off",
+            EventKind::Stick => "stick",
+            EventKind::Slip => "slip",
+            EventKind::Rest => "rest",
+            EventKind::PainleveInconsistent => "painleve_inconsistent",
+            EventKind::PainleveIndeterminate => "painleve_indeterminate",
+        }
+    }
+}
+
+/// An event, with the state after it (after the jump for impacts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// s.
+    pub time: f64,
+    /// What happened.
+    pub kind: EventKind,
+    /// Which contact.
+    pub contact: usize,
+    /// Positions after the event.
+    pub q: Vec<f64>,
+    /// Velocities after the event.
+    pub v: Vec<f64>,
+}
+
+/// A contact in a sample: its forces and mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactSample {
+    /// Normal force, N (0 when open).
+    pub normal_force: f64,
+    /// Friction force along the contact's tangent, N.
+    pub friction_force: f64,
+    /// `open`, `slide` or `stick`.
+    pub mode: Mode,
+}
+
+/// Receives the trajectory as it is computed. Every method has an empty
+/// default.
+pub trait Observer {
+    /// Whether samples need contact forces (each costs a solve).
+    fn wants_samples(&self) -> bool {
+        false
+    }
+    /// A sample of the trajectory (every `output_every`, and the start and
+    /// the end).
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        let _ = (t, q, v, contacts);
+    }
+    /// An event, with the contacts after it.
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        let _ = (event, contacts);
+    }
+    /// Progress, after every accepted step.
+    fn progress(&mut self, t: f64, duration: f64) {
+        let _ = (t, duration);
+    }
+}
+
+/// An observer that ignores everything.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    /// Right-hand-side evaluations of the integrator.
+    pub evaluations: usize,
+    /// Instant solves (evaluations, event location, samples).
+    pub solves: usize,
+    /// Rejected steps.
+    pub rejected: usize,
+    /// Position projections done.
+    pub projections: usize,
+    /// Time spent in instant solves.
+    pub solve_time: Duration,
+    /// Time of the whole run.
+    pub wall_time: Duration,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// How it ended.
+    pub status: Status,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// Time reached, s.
+    pub time: f64,
+    /// Accepted steps.
+    pub steps: usize,
+    /// Events in time order.
+    pub events: Vec<Event>,
+    /// Final positions.
+    pub q: Vec<f64>,
+    /// Final velocities.
+    pub v: Vec<f64>,
+    /// The final contact modes.
+    pub modes: Vec<ContactMode>,
+    /// Energy at the start.
+    pub energy_initial: f64,
+    /// Energy at the end.
+    pub energy_final: f64,
+    /// Largest position-level violation of a joint or closed contact seen
+    /// at the end of a step (before projection) or at a sample, m.
+    pub max_constraint_drift: f64,
+    /// Counts and times.
+    pub stats: Stats,
+}
+
+/// Runs `model` from its initial state to `duration`.
+pub fn simulate<M: Mechanism>(
+    model: &M,
+    duration: f64,
+    settings: &Settings,
+    observer: &mut dyn Observer,
+) -> Outcome {
+    let mut run = Run::new(model, duration, settings);
+    let clock = Clock::now();
+    let result = run.go(observer);
+    let (status, reason) = match result {
+        Ok(()) => (Status::Finished, None),
+        Err(Stop::Painleve) => (Status::Painleve, None),
+        Err(Stop::Failed(reason)) => (Status::Failed, Some(reason)),
+    };
+    let (q, v) = run.y.split_at(run.nq);
+    let energy_final = model.energy(run.t, q, v);
+    let mut stats = run.stats;
+    if let Some(d) = &run.dynamics {
+        stats.solves += d.solves;
+        stats.solve_time += d.solve_time;
+    }
+    stats.evaluations = run.integrator.stats().evaluations;
+    stats.rejected = run.integrator.stats().rejected;
+    stats.wall_time = clock.elapsed();
+    Outcome {
+        status,
+        reason,
+        time: run.t,
+        steps: run.steps,
+        events: run.events,
+        q: q.to_vec(),
+        v: v.to_vec(),
+        modes: run.modes,
+        energy_initial: run.energy_initial,
+        energy_final,
+        max_constraint_drift: run.max_drift,
+        stats,
+    }
+}
+
+enum Stop {
+    Painleve,
+    Failed(String),
+}
+
+impl From<DynamicsError> for Stop {
+    fn from(e: DynamicsError) -> Self {
+        match e {
+            DynamicsError::Painleve { .. } => Stop::Painleve,
+            DynamicsError::Failed(r) => Stop::Failed(r),
+        }
+    }
+}
+
+/// A switching function's value that is not defined for the contact's
+/// mode.
+const NONE: f64 = f64::NAN;
+
+struct Run<'m, M: Mechanism> {
+    model: &'m M,
+    settings: Settings,
+    duration: f64,
+    nq: usize,
+    t: f64,
+    y: Vec<f64>,
+    modes: Vec<ContactMode>,
+    dynamics: Option<Dynamics<'m, M>>,
+    projector: Option<Projector>,
+    integrator: Integrator,
+    events: Vec<Event>,
+    steps: usize,
+    stats: Stats,
+    energy_initial: f64,
+    max_drift: f64,
+    output_every: f64,
+    next_sample: usize,
+    /// Switching functions at the start of the current step: per contact
+    /// `[normal, tangential]` (NaN where not defined).
+    phi: Vec<[f64; 2]>,
+    scratch: Vec<f64>,
+}
+
+impl<'m, M: Mechanism> Run<'m, M> {
+    fn new(model: &'m M, duration: f64, settings: &Settings) -> Self {
+        let (nq, nv) = (model.nq(), model.nv());
+        let mut y = vec![0.0; nq + nv];
+        {
+            let (q, v) = y.split_at_mut(nq);
+            model.initial_state(q, v);
+        }
+        let energy_initial = model.energy(0.0, &y[..nq], &y[nq..]);
+        let output_every = if settings.output_every > 0.0 {
+            settings.output_every
+        } else {
+            duration / 1000.0
+        };
+        Run {
+            model,
+            settings: *settings,
+            duration,
+            nq,
+            t: 0.0,
+            scratch: vec![0.0; y.len()],
+            y,
+            modes: vec![ContactMode::Open; model.contacts()],
+            dynamics: None,
+            projector: None,
+            integrator: Integrator::new(nq + nv, settings.ode),
+            events: Vec::new(),
+            steps: 0,
+            stats: Stats::default(),
+            energy_initial,
+            max_drift: 0.0,
+            output_every,
+            next_sample: 0,
+            phi: vec![[NONE; 2]; model.contacts()],
+        }
+    }
+
+    fn state(&self) -> (&[f64], &[f64]) {
+        self.y.split_at(self.nq)
+    }
+
+    fn go(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        if !(self.duration.is_finite() && self.duration > 0.0) {
+            return Err(Stop::Failed(format!(
+                "duration must be > 0, found {}",
+                self.duration
+            )));
+        }
+        if !self.y.iter().all(|x| x.is_finite()) {
+            return Err(Stop::Failed("the initial state is not finite".into()));
+        }
+        self.start(observer)?;
+        while self.t < self.duration {
+            if self.steps >= self.settings.max_steps {
+                return Err(Stop::Failed(format!(
+                    "{} steps without reaching the end",
+                    self.steps
+                )));
+            }
+            self.advance(observer)?;
+            observer.progress(self.t, self.duration);
+        }
+        Ok(())
+    }
+
+    /// The initial modes: touching contacts close (an approaching one is
+    /// an impact at t = 0), then the modes are made consistent.
+    fn start(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        let model = self.model;
+        let (q, v) = self.state();
+        let mut approaching = None;
+        let mut modes = vec![ContactMode::Open; model.contacts()];
+        for k in 0..model.contacts() {
+            let g = model.gap(k, q);
+            if g < -self.settings.touch_tolerance.max(1e-6) {
+                return Err(Stop::Failed(format!(
+                    "contact \"{}\" starts {:e} m inside its surface",
+                    model.contact_name(k),
+                    -g
+                )));
+            }
+            if g <= self.settings.touch_tolerance {
+                let (gn, vt) = model.contact_velocity(k, q, v);
+                if gn < -self.settings.rest_speed {
+                    approaching = Some(k);
+                } else if gn <= self.settings.touch_tolerance {
+                    modes[k] = self.closed_mode(k, vt);
+                }
+            }
+        }
+        self.modes = modes;
+        let (q, v) = self.state();
+        self.dynamics = Some(Dynamics::new(model, 0.0, q, v, self.modes.clone())?);
+        if let Some(k) = approaching {
+            self.impact(k, observer)?;
+        } else {
+            self.settle(None, observer)?;
+        }
+        self.sample(observer, 0.0)?;
+        self.next_sample = 1;
+        Ok(())
+    }
+
+    /// A closed contact's mode from its tangential velocity.
+    fn closed_mode(&self, k: usize, vt: f64) -> ContactMode {
+        let slow = vt.abs() <= self.stick_speed();
+        if self.model.friction(k) > 0.0 && slow {
+            ContactMode::Stick
+        } else {
+            ContactMode::Slide {
+                slip: if vt < 0.0 { -1.0 } else { 1.0 },
+            }
+        }
+    }
+
+    /// Tangential speeds below this are zero.
+    fn stick_speed(&self) -> f64 {
+        1e3 * self.settings.ode.atol.max(1e-15)
+    }
+
+    fn dynamics(&mut self) -> &mut Dynamics<'m, M> {
+        self.dynamics.as_mut().expect("built in start")
+    }
+
+    /// Makes the modes consistent at the current state (solving the
+    /// contact problem, opening contacts that must open, letting sticking
+    /// contacts that must slip slip), projects, records the events and
+    /// restarts the integrator. `primary` is the event that brought us
+    /// here (its kind may be decided here: a stop is `stick` or `slip`).
+    fn settle(
+        &mut self,
+        primary: Option<(EventKind, usize)>,
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        let mut found: Vec<(EventKind, usize)> = Vec::new();
+        if let Some(p) = primary {
+            found.push(p);
+        }
+        let model = self.model;
+        let t = self.t;
+        let mut stable = false;
+        for _ in 0..16 {
+            let modes = self.modes.clone();
+            let (q, v) = self.y.split_at(self.nq);
+            let (q, v) = (q.to_vec(), v.to_vec());
+            let d = self.dynamics.as_mut().expect("built in start");
+            d.set_modes(t, &q, &v, &modes)?;
+            if let Err(e) = d.solve(t, &q, &v) {
+                if let DynamicsError::Painleve { inconsistent } = e {
+                    let contact = self.frictional_contact();
+                    let kind = if inconsistent {
+                        EventKind::PainleveInconsistent
+                    } else {
+                        EventKind::PainleveIndeterminate
+                    };
+                    self.record(kind, contact, observer)?;
+                }
+                return Err(e.into());
+            }
+            let mut changed = false;
+            for k in 0..model.contacts() {
+                if !modes[k].is_closed() {
+                    continue;
+                }
+                let c = self.dynamics().contact(k);
+                if c.mode == Mode::Open {
+                    self.modes[k] = ContactMode::Open;
+                    found.push((EventKind::LiftOff, k));
+                    changed = true;
+                } else if modes[k] == ContactMode::Stick
+                    && c.mode == Mode::Slide
+                    && model.friction(k) > 0.0
+                {
+                    let slip = slip_direction(&c);
+                    self.modes[k] = ContactMode::Slide { slip };
+                    found.push((EventKind::Slip, k));
+                    changed = true;
+                }
+            }
+            if !changed {
+                stable = true;
+                break;
+            }
+        }
+        if !stable {
+            return Err(Stop::Failed(format!(
+                "the contact modes do not settle at t = {t}"
+            )));
+        }
+        // A stop whose contact ended sliding is a slip, not a stick.
+        let mut kinds: Vec<(EventKind, usize)> = Vec::new();
+        for (kind, k) in found {
+            let kind = match (kind, self.modes[k]) {
+                (EventKind::Stick, ContactMode::Slide { .. }) => EventKind::Slip,
+                (kind, _) => kind,
+            };
+            // A stick immediately followed by its own slip is one slip.
+            if let Some(last) = kinds.iter_mut().find(|(_, c)| *c == k) {
+                if last.0 == EventKind::Stick && kind == EventKind::Slip {
+                    last.0 = EventKind::Slip;
+                    continue;
+                }
+            }
+            kinds.push((kind, k));
+        }
+        // The last pass wrote the dynamics for these modes; the projector
+        // follows them.
+        self.projector = None;
+        self.project(true)?;
+        self.same_time_events(kinds.len())?;
+        for (kind, k) in kinds {
+            self.record(kind, k, observer)?;
+        }
+        self.restart()
+    }
+
+    /// The first closed contact with friction (for a Painleve event).
+    fn frictional_contact(&self) -> usize {
+        (0..self.model.contacts())
+            .find(|&k| self.modes[k].is_closed() && self.model.friction(k) > 0.0)
+            .unwrap_or(0)
+    }
+
+    /// Restarts the integrator at the current state, and takes the
+    /// switching functions there.
+    fn restart(&mut self) -> Result<(), Stop> {
+        let t = self.t;
+        let y = std::mem::take(&mut self.y);
+        let d = self.dynamics.as_mut().expect("built in start");
+        let result = self.integrator.reset(d, t, &y);
+        self.y = y;
+        match result {
+            Ok(()) => {}
+            Err(StepError::System(e)) => return Err(e.into()),
+            Err(e) => return Err(Stop::Failed(format!("the integrator could not start: {e}"))),
+        }
+        self.phi = self.switching(t)?;
+        Ok(())
+    }
+
+    /// Projects positions (and velocities) onto the joints and closed
+    /// contacts when they drift; `always` forces the velocity projection.
+    fn project(&mut self, always: bool) -> Result<bool, Stop> {
+        let model = self.model;
+        let t = self.t;
+        let modes = self.modes.clone();
+        if self.projector.is_none() {
+            let (q, v) = self.state();
+            self.projector = Some(Projector::new(model, t, q, v, &modes)?);
+        }
+        let tol = self.settings.drift_tolerance;
+        let p = self.projector.as_mut().expect("made above");
+        let (q, v) = self.y.split_at_mut(self.nq);
+        let before = p.positions(model, t, q, v, &modes, tol)?;
+        self.max_drift = self.max_drift.max(before);
+        let moved = before > tol;
+        if moved {
+            self.stats.projections += 1;
+        }
+        if moved || always {
+            p.velocities(model, t, q, v, &modes)?;
+        }
+        Ok(moved)
+    }
+
+    /// Switching functions at the state `self.y` (a solve when a contact
+    /// is closed).
+    fn switching(&mut self, t: f64) -> Result<Vec<[f64; 2]>, Stop> {
+        let y = std::mem::take(&mut self.y);
+        let result = self.switching_at(t, &y);
+        self.y = y;
+        result.map_err(Stop::from)
+    }
+
+    fn switching_at(&mut self, t: f64, y: &[f64]) -> Result<Vec<[f64; 2]>, DynamicsError> {
+        let model = self.model;
+        let (q, v) = y.split_at(self.nq);
+        let any_closed = self.modes.iter().any(|m| m.is_closed());
+        let d = self.dynamics.as_mut().expect("built in start");
+        if any_closed {
+            d.solve(t, q, v)?;
+        }
+        let mut phi = vec![[NONE; 2]; model.contacts()];
+        for (k, p) in phi.iter_mut().enumerate() {
+            *p = switching_of(model, d, k, self.modes[k], q, v);
+        }
+        Ok(phi)
+    }
+
+    /// One accepted step, with the events in it.
+    fn advance(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        let d = self.dynamics.as_mut().expect("built in start");
+        let t_prev = self.t;
+        match self.integrator.step(d, self.duration) {
+            Ok(_) => {}
+            Err(StepError::System(DynamicsError::Painleve { inconsistent })) => {
+                return self.painleve_ahead(inconsistent, observer);
+            }
+            Err(StepError::System(e)) => return Err(e.into()),
+            Err(e) => return Err(Stop::Failed(e.to_string())),
+        }
+        let t_new = self.integrator.t();
+        self.scratch.copy_from_slice(self.integrator.y());
+        let end = std::mem::take(&mut self.scratch);
+        let phi_end = self.switching_at(t_new, &end);
+        self.scratch = end;
+        let phi_end = match phi_end {
+            Ok(p) => p,
+            Err(DynamicsError::Painleve { inconsistent }) => {
+                self.integrator.undo();
+                return self.painleve_ahead(inconsistent, observer);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // The earliest crossing. Functions of the state alone (gaps,
+        // sliding velocities) are also looked at inside the step, so that
+        // a bounce or a stop between its ends is not missed; the others
+        // cost a solve and are compared at the ends.
+        let mut first: Option<(f64, usize, usize)> = None;
+        for k in 0..self.model.contacts() {
+            for f in 0..2 {
+                let (a, b) = (self.phi[k][f], phi_end[k][f]);
+                if a.is_nan() || b.is_nan() {
+                    continue;
+                }
+                let open = !self.modes[k].is_closed();
+                let state_only = (f == 0 && open)
+                    || (f == 1 && matches!(self.modes[k], ContactMode::Slide { .. }));
+                let found = if state_only {
+                    self.scan(k, f, t_prev, t_new, a, b)?
+                } else if a >= 0.0 && b < 0.0 {
+                    Some(if a == 0.0 {
+                        t_prev
+                    } else {
+                        self.locate(k, f, t_prev, t_new, a, b)?
+                    })
+                } else {
+                    None
+                };
+                if let Some(root) = found {
+                    if first.is_none_or(|(t, _, _)| root < t) {
+                        first = Some((root, k, f));
+                    }
+                }
+            }
+        }
+        let Some((t_event, k, f)) = first else {
+            self.accept(t_prev, t_new, observer)?;
+            self.phi = phi_end;
+            // The projection changed the state: restart the derivative.
+            return Ok(());
+        };
+        // Redo the step up to the event.
+        self.integrator.undo();
+        if t_event > t_prev {
+            let d = self.dynamics.as_mut().expect("built in start");
+            match self.integrator.step_exactly(d, t_event - t_prev) {
+                Ok(_) => {}
+                Err(StepError::System(DynamicsError::Painleve { inconsistent })) => {
+                    return self.painleve_ahead(inconsistent, observer);
+                }
+                Err(StepError::System(e)) => return Err(e.into()),
+                Err(e) => return Err(Stop::Failed(e.to_string())),
+            }
+            self.accept(t_prev, t_event, observer)?;
+        }
+        if self.events.len() >= self.settings.max_events {
+            return Err(Stop::Failed(format!(
+                "{} events: they accumulate",
+                self.events.len()
+            )));
+        }
+        match (f, self.modes[k]) {
+            (0, ContactMode::Open) => self.impact(k, observer),
+            (0, _) => {
+                self.modes[k] = ContactMode::Open;
+                self.settle(Some((EventKind::LiftOff, k)), observer)
+            }
+            (_, ContactMode::Slide { .. }) => {
+                self.modes[k] = ContactMode::Stick;
+                self.settle(Some((EventKind::Stick, k)), observer)
+            }
+            (_, _) => {
+                let c = self.dynamics().contact(k);
+                self.modes[k] = ContactMode::Slide {
+                    slip: slip_direction(&c),
+                };
+                self.settle(Some((EventKind::Slip, k)), observer)
+            }
+        }
+    }
+
+    /// Takes the integrator's step to `t_new` as the run's state: samples
+    /// inside it, drift check and projection.
+    fn accept(&mut self, t_prev: f64, t_new: f64, observer: &mut dyn Observer) -> Result<(), Stop> {
+        self.steps += 1;
+        // Samples in (t_prev, t_new].
+        let _ = t_prev;
+        let last = (self.duration / self.output_every).round() as usize;
+        while self.next_sample <= last {
+            let ts = if self.next_sample == last {
+                self.duration
+            } else {
+                self.next_sample as f64 * self.output_every
+            };
+            if ts > t_new {
+                break;
+            }
+            let mut y = std::mem::take(&mut self.scratch);
+            self.integrator.dense(ts, &mut y);
+            let r = self.sample_at(observer, ts, &y);
+            self.scratch = y;
+            r?;
+            self.next_sample += 1;
+        }
+        self.t = t_new;
+        self.y.copy_from_slice(self.integrator.y());
+        if self.project(false)? {
+            let d = self.dynamics.as_mut().expect("built in start");
+            let y = std::mem::take(&mut self.y);
+            let r = self.integrator.set_state(d, &y);
+            self.y = y;
+            match r {
+                Ok(()) => {}
+                Err(StepError::System(e)) => return Err(e.into()),
+                Err(e) => return Err(Stop::Failed(e.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// A Painleve case met inside a step: shrink the step towards it; when
+    /// it is as small as events are located, stop there.
+    fn painleve_ahead(
+        &mut self,
+        inconsistent: bool,
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        let h = self.integrator.step_size();
+        if h > self.settings.event_tolerance {
+            self.integrator.set_step_size(h * 0.25);
+            return Ok(());
+        }
+        let kind = if inconsistent {
+            EventKind::PainleveInconsistent
+        } else {
+            EventKind::PainleveIndeterminate
+        };
+        let k = self.frictional_contact();
+        self.record(kind, k, observer)?;
+        Err(Stop::Painleve)
+    }
+
+    /// The first downward zero of a switching function of the state alone
+    /// (a gap or a sliding velocity) over the last step, looked for at
+    /// `SCAN` points of its dense output. A function that starts at or
+    /// below zero (just after an event) and ends the first interval below
+    /// zero may have risen in between (a ball that bounced and came back
+    /// within it): the interval is halved towards its start until a
+    /// positive value is found; if none is, the function did not rise and
+    /// the event is at the start.
+    fn scan(
+        &mut self,
+        k: usize,
+        f: usize,
+        t0: f64,
+        t1: f64,
+        a: f64,
+        b: f64,
+    ) -> Result<Option<f64>, Stop> {
+        const SCAN: usize = 8;
+        let (mut ta, mut va) = (t0, a);
+        for i in 1..=SCAN {
+            let tb = if i == SCAN {
+                t1
+            } else {
+                t0 + (t1 - t0) * i as f64 / SCAN as f64
+            };
+            let vb = if i == SCAN {
+                b
+            } else {
+                self.state_function(k, f, tb)
+            };
+            if vb < 0.0 && va <= 0.0 && i == 1 {
+                let mut tm = tb;
+                for _ in 0..60 {
+                    tm = ta + 0.5 * (tm - ta);
+                    let vm = self.state_function(k, f, tm);
+                    if vm > 0.0 {
+                        return Ok(Some(self.locate(k, f, tm, tb, vm, vb)?));
+                    }
+                }
+                return Ok(Some(ta));
+            }
+            if vb < 0.0 && va >= 0.0 {
+                return Ok(Some(if va == 0.0 {
+                    ta
+                } else {
+                    self.locate(k, f, ta, tb, va, vb)?
+                }));
+            }
+            ta = tb;
+            va = vb;
+        }
+        Ok(None)
+    }
+
+    /// A switching function of the state alone at time `t` of the dense
+    /// output.
+    fn state_function(&mut self, k: usize, f: usize, t: f64) -> f64 {
+        self.integrator.dense(t, &mut self.scratch);
+        let (q, v) = self.scratch.split_at(self.nq);
+        match (f, self.modes[k]) {
+            (0, _) => self.model.gap(k, q),
+            (_, ContactMode::Slide { slip }) => slip * self.model.contact_velocity(k, q, v).1,
+            _ => NONE,
+        }
+    }
+
+    /// Locates the zero of switching function `f` of contact `k` on the
+    /// last step's dense output.
+    fn locate(
+        &mut self,
+        k: usize,
+        f: usize,
+        t0: f64,
+        t1: f64,
+        a: f64,
+        b: f64,
+    ) -> Result<f64, Stop> {
+        let mut y = std::mem::take(&mut self.scratch);
+        let tol = self.settings.event_tolerance;
+        let result = find_root(
+            |t| -> Result<f64, DynamicsError> {
+                self.integrator.dense(t, &mut y);
+                let model = self.model;
+                let (q, v) = y.split_at(self.nq);
+                let d = self.dynamics.as_mut().expect("built in start");
+                let needs_solve = !(f == 0 && !self.modes[k].is_closed())
+                    && !matches!((f, self.modes[k]), (1, ContactMode::Slide { .. }));
+                if needs_solve {
+                    d.solve(t, q, v)?;
+                }
+                Ok(switching_of(model, d, k, self.modes[k], q, v)[f])
+            },
+            t0,
+            t1,
+            a,
+            b,
+            tol,
+        );
+        self.scratch = y;
+        match result {
+            Ok(t) => Ok(t),
+            // A solve that fails inside the step: the event is the end.
+            Err(DynamicsError::Painleve { .. }) => Ok(t1),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// An impact of contact `k` at the current state.
+    fn impact(&mut self, k: usize, observer: &mut dyn Observer) -> Result<(), Stop> {
+        let model = self.model;
+        let t = self.t;
+        let (q, v) = self.y.split_at(self.nq);
+        let q = q.to_vec();
+        let mut v = v.to_vec();
+        // Every touching contact takes part (closed ones at e = 0).
+        let touch = self.settings.touch_tolerance;
+        let mut modes = vec![ContactMode::Open; model.contacts()];
+        let mut restitution = Vec::new();
+        let mut rest = false;
+        for j in 0..model.contacts() {
+            if j == k || self.modes[j].is_closed() || model.gap(j, &q) <= touch {
+                modes[j] = ContactMode::Slide { slip: 1.0 };
+                let (gn, _) = model.contact_velocity(j, &q, &v);
+                let slow = -gn < self.settings.rest_speed;
+                let e = if self.modes[j].is_closed() || slow {
+                    0.0
+                } else {
+                    model.restitution(j)
+                };
+                if j == k && slow && model.restitution(j) > 0.0 {
+                    rest = true;
+                }
+                restitution.push(e);
+            }
+        }
+        let mut p = Projector::new(model, t, &q, &v, &modes)?;
+        p.impact(model, t, &q, &mut v, &modes, &restitution)?;
+        self.y[self.nq..].copy_from_slice(&v);
+        // Which touching contacts stay closed.
+        for j in 0..model.contacts() {
+            if !modes[j].is_closed() {
+                continue;
+            }
+            let (gn, vt) = model.contact_velocity(j, &q, &v);
+            let scale = 1.0f64.max(v.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+            self.modes[j] = if gn > 1e-9 * scale {
+                ContactMode::Open
+            } else {
+                self.closed_mode(j, vt)
+            };
+        }
+        let kind = if rest {
+            EventKind::Rest
+        } else {
+            EventKind::Impact
+        };
+        // The impact is recorded with the state after the jump; the modes
+        // settle after it.
+        self.projector = None;
+        self.settle_after_impact(kind, k, observer)
+    }
+
+    fn settle_after_impact(
+        &mut self,
+        kind: EventKind,
+        k: usize,
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        self.settle(Some((kind, k)), observer)
+    }
+
+    /// Counts events at one time: many in a row at the same time are a
+    /// loop of mode changes, not progress.
+    fn same_time_events(&mut self, new: usize) -> Result<(), Stop> {
+        let t = self.t;
+        let tol = self.settings.event_tolerance;
+        let same = self
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| (e.time - t).abs() <= tol)
+            .count();
+        if same + new > 64 {
+            return Err(Stop::Failed(format!(
+                "contact modes keep changing at t = {t}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records an event at the current state.
+    fn record(
+        &mut self,
+        kind: EventKind,
+        contact: usize,
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        let (q, v) = self.state();
+        let event = Event {
+            time: self.t,
+            kind,
+            contact,
+            q: q.to_vec(),
+            v: v.to_vec(),
+        };
+        let y = self.y.clone();
+        let contacts = self.contact_samples(&*observer, self.t, &y);
+        observer.event(&event, &contacts);
+        self.events.push(event);
+        Ok(())
+    }
+
+    fn sample(&mut self, observer: &mut dyn Observer, t: f64) -> Result<(), Stop> {
+        let y = self.y.clone();
+        self.sample_at(observer, t, &y)
+    }
+
+    fn sample_at(&mut self, observer: &mut dyn Observer, t: f64, y: &[f64]) -> Result<(), Stop> {
+        let model = self.model;
+        if !observer.wants_samples() {
+            return Ok(());
+        }
+        let contacts = self.contact_samples(&*observer, t, y);
+        let (q, v) = y.split_at(self.nq);
+        let drift = match self.projector.as_mut() {
+            Some(p) => p.violation(model, q, &self.modes),
+            None => 0.0,
+        };
+        self.max_drift = self.max_drift.max(drift);
+        observer.sample(t, q, v, &contacts);
+        Ok(())
+    }
+
+    /// The contacts' forces and modes at `(t, y)` (a solve when a contact
+    /// is closed and the observer wants them).
+    fn contact_samples(
+        &mut self,
+        observer: &dyn Observer,
+        t: f64,
+        y: &[f64],
+    ) -> Vec<ContactSample> {
+        let model = self.model;
+        let n = model.contacts();
+        let open = ContactSample {
+            normal_force: 0.0,
+            friction_force: 0.0,
+            mode: Mode::Open,
+        };
+        if !observer.wants_samples() || !self.modes.iter().any(|m| m.is_closed()) {
+            return vec![open; n];
+        }
+        let (q, v) = y.split_at(self.nq);
+        let d = self.dynamics.as_mut().expect("built in start");
+        let solved = d.solve(t, q, v).is_ok();
+        (0..n)
+            .map(|k| {
+                if !self.modes[k].is_closed() {
+                    return open;
+                }
+                if !solved {
+                    return ContactSample {
+                        normal_force: f64::NAN,
+                        friction_force: f64::NAN,
+                        mode: mode_of(self.modes[k], model.friction(k)),
+                    };
+                }
+                let c = d.contact(k);
+                ContactSample {
+                    normal_force: c.normal_force,
+                    friction_force: c.friction_force,
+                    mode: mode_of(self.modes[k], model.friction(k)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The reported mode of a bookkept one.
+fn mode_of(mode: ContactMode, mu: f64) -> Mode {
+    match mode {
+        ContactMode::Open => Mode::Open,
+        ContactMode::Stick if mu > 0.0 => Mode::Stick,
+        _ => Mode::Slide,
+    }
+}
+
+/// The slip sign `s` of a sticking contact that starts to slip: friction
+/// `-mu s lambda_n` opposes the tangential force it held.
+fn slip_direction(c: &ContactValues) -> f64 {
+    if c.friction_force > 0.0 {
+        -1.0
+    } else if c.friction_force < 0.0 {
+        1.0
+    } else if c.tangential_rate < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// The switching functions of contact `k` in `mode` at `(q, v)`, given the
+/// solve of `d` at that state for closed contacts.
+fn switching_of<M: Mechanism>(
+    model: &M,
+    d: &Dynamics<'_, M>,
+    k: usize,
+    mode: ContactMode,
+    q: &[f64],
+    v: &[f64],
+) -> [f64; 2] {
+    match mode {
+        ContactMode::Open => [model.gap(k, q), NONE],
+        ContactMode::Slide { slip } => {
+            let c = d.contact(k);
+            let normal = c.normal_force - c.normal_gap_rate;
+            let tangential = if model.friction(k) > 0.0 {
+                slip * model.contact_velocity(k, q, v).1
+            } else {
+                NONE
+            };
+            [normal, tangential]
+        }
+        ContactMode::Stick => {
+            let c = d.contact(k);
+            let normal = c.normal_force - c.normal_gap_rate;
+            let mu = model.friction(k);
+            let tangential = if mu > 0.0 {
+                mu * c.normal_force - c.friction_force.abs() - c.tangential_rate.abs()
+            } else {
+                NONE
+            };
+            [normal, tangential]
+        }
+    }
+}
