@@ -1028,6 +1028,31 @@ impl PlanarModel {
     }
 }
 
+/// The benchmark chain: `links` uniform rods of 1 m and 1 kg
+/// (`I = 1/12`) along +x, the first pinned to the ground at the origin,
+/// each pinned to the next at their ends, released horizontal under
+/// `g = 9.81`. Its tip is the point `(0.5, 0)` of the last body.
+pub fn chain(links: usize) -> Result<PlanarModel, ModelError> {
+    let bodies = (0..links)
+        .map(|i| Body::rigid(format!("link{i}"), 1.0, 1.0 / 12.0).at([i as f64 + 0.5, 0.0]))
+        .collect();
+    let joints = (0..links)
+        .map(|i| Joint {
+            kind: JointKind::Pin,
+            bodies: [
+                if i == 0 {
+                    BodyRef::Ground
+                } else {
+                    BodyRef::Body(i - 1)
+                },
+                BodyRef::Body(i),
+            ],
+            anchors: [if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] }, [-0.5, 0.0]],
+        })
+        .collect();
+    PlanarModel::new([0.0, -9.81], bodies, joints, vec![], vec![])
+}
+
 /// Rows and stored entries of both row sets of an instant.
 fn shape_of(instant: &Instant) -> [usize; 4] {
     let (e, i) = (instant.equalities(), instant.inequalities());
