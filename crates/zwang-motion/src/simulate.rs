@@ -309,6 +309,8 @@ struct Run<'m, M: Mechanism> {
     /// Switching functions at the start of the current step: per contact
     /// `[normal, tangential]` (NaN where not defined).
     phi: Vec<[f64; 2]>,
+    /// The same at the end of the step being looked at.
+    phi_end: Vec<[f64; 2]>,
     scratch: Vec<f64>,
 }
 
@@ -346,6 +348,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             output_every,
             next_sample: 0,
             phi: vec![[NONE; 2]; model.contacts()],
+            phi_end: vec![[NONE; 2]; model.contacts()],
         }
     }
 
@@ -557,22 +560,22 @@ impl<'m, M: Mechanism> Run<'m, M> {
     fn project(&mut self, always: bool) -> Result<bool, Stop> {
         let model = self.model;
         let t = self.t;
-        let modes = self.modes.clone();
         if self.projector.is_none() {
             let (q, v) = self.state();
-            self.projector = Some(Projector::new(model, t, q, v, &modes)?);
+            self.projector = Some(Projector::new(model, t, q, v, &self.modes)?);
         }
         let tol = self.settings.drift_tolerance;
         let p = self.projector.as_mut().expect("made above");
+        let modes = &self.modes;
         let (q, v) = self.y.split_at_mut(self.nq);
-        let before = p.positions(model, t, q, v, &modes, tol)?;
+        let before = p.positions(model, t, q, v, modes, tol)?;
         self.max_drift = self.max_drift.max(before);
         let moved = before > tol;
         if moved {
             self.stats.projections += 1;
         }
         if moved || always {
-            p.velocities(model, t, q, v, &modes)?;
+            p.velocities(model, t, q, v, modes)?;
         }
         Ok(moved)
     }
@@ -581,12 +584,21 @@ impl<'m, M: Mechanism> Run<'m, M> {
     /// is closed).
     fn switching(&mut self, t: f64) -> Result<Vec<[f64; 2]>, Stop> {
         let y = std::mem::take(&mut self.y);
-        let result = self.switching_at(t, &y);
+        let mut phi = Vec::new();
+        let result = self.switching_at(t, &y, &mut phi);
         self.y = y;
-        result.map_err(Stop::from)
+        result.map_err(Stop::from)?;
+        Ok(phi)
     }
 
-    fn switching_at(&mut self, t: f64, y: &[f64]) -> Result<Vec<[f64; 2]>, DynamicsError> {
+    /// The switching functions at `(t, y)` into `phi` (one per contact; no
+    /// allocation once it has the room).
+    fn switching_at(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        phi: &mut Vec<[f64; 2]>,
+    ) -> Result<(), DynamicsError> {
         let model = self.model;
         let (q, v) = y.split_at(self.nq);
         let any_closed = self.modes.iter().any(|m| m.is_closed());
@@ -594,11 +606,11 @@ impl<'m, M: Mechanism> Run<'m, M> {
         if any_closed {
             d.solve(t, q, v)?;
         }
-        let mut phi = vec![[NONE; 2]; model.contacts()];
-        for (k, p) in phi.iter_mut().enumerate() {
-            *p = switching_of(model, d, k, self.modes[k], q, v);
+        phi.clear();
+        for k in 0..model.contacts() {
+            phi.push(switching_of(model, d, k, self.modes[k], q, v));
         }
-        Ok(phi)
+        Ok(())
     }
 
     /// One accepted step, with the events in it.
@@ -616,10 +628,11 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let t_new = self.integrator.t();
         self.scratch.copy_from_slice(self.integrator.y());
         let end = std::mem::take(&mut self.scratch);
-        let phi_end = self.switching_at(t_new, &end);
+        let mut phi_end = std::mem::take(&mut self.phi_end);
+        let result = self.switching_at(t_new, &end, &mut phi_end);
         self.scratch = end;
-        let phi_end = match phi_end {
-            Ok(p) => p,
+        match result {
+            Ok(()) => {}
             Err(DynamicsError::Painleve { inconsistent }) => {
                 self.integrator.undo();
                 return self.painleve_ahead(inconsistent, observer);
@@ -660,7 +673,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
         let Some((t_event, k, f)) = first else {
             self.accept(t_prev, t_new, observer)?;
-            self.phi = phi_end;
+            self.phi_end = std::mem::replace(&mut self.phi, phi_end);
             // The projection changed the state: restart the derivative.
             return Ok(());
         };
