@@ -105,5 +105,5 @@ fn errors_of_f_are_passed_through() {
 #[test]
 #[should_panic(expected = "opposite signs")]
 fn the_same_sign_at_both_ends_panics() {
-    let _ = find_root(|x| Ok::<f64, ()>(x), 1.0, 2.0, 1.0, 2.0, 1e-12);
+    let _ = find_root(Ok::<f64, ()>, 1.0, 2.0, 1.0, 2.0, 1e-12);
 }
