@@ -727,3 +727,43 @@ fn errors_display_and_chain() {
     let e: StepError<Boom> = StepError::NonFinite { t: 2.0 };
     assert!(e.to_string().contains("not finite"));
 }
+
+/// Without the method's dense output, DOP853 spends 12 evaluations a step
+/// instead of 15, takes the same steps, and interpolates by cubic Hermite:
+/// exact at both ends, and inside a step of the oscillator within the
+/// Hermite bound `h^4 / 384 * max|y''''|` (`max|y''''| = 1`).
+#[test]
+fn hermite_dense_output_saves_the_extra_stages() {
+    let run = |dense_output: bool| {
+        let mut ode = Integrator::new(
+            2,
+            Settings {
+                dense_output,
+                ..settings(Method::Dop853, 1e-10, 1e-12)
+            },
+        );
+        ode.reset(&mut Oscillator, 0.0, &[1.0, 0.0]).unwrap();
+        let mut worst: f64 = 0.0;
+        let mut out = [0.0; 2];
+        while ode.t() < 10.0 {
+            ode.step(&mut Oscillator, 10.0).unwrap();
+            let (t0, t1) = (ode.t_prev(), ode.t());
+            let h = t1 - t0;
+            for j in 0..=8 {
+                let t = t0 + h * j as f64 / 8.0;
+                ode.dense(t, &mut out);
+                let bound = h.powi(4) / 384.0 + 1e-9;
+                let err = (out[0] - t.cos()).abs().max((out[1] + t.sin()).abs());
+                worst = worst.max(err / bound);
+            }
+            ode.dense(t1, &mut out);
+            assert_eq!(out, [ode.y()[0], ode.y()[1]]);
+        }
+        (ode.stats(), worst)
+    };
+    let (full, _) = run(true);
+    let (hermite, worst) = run(false);
+    assert_eq!(full.accepted, hermite.accepted);
+    assert_eq!(full.evaluations - hermite.evaluations, 3 * full.accepted);
+    assert!(worst <= 1.0, "Hermite error {worst} times its bound");
+}
