@@ -55,6 +55,31 @@ pub struct Settings {
     pub max_events: usize,
 }
 
+impl Settings {
+    /// Why these settings cannot be used, if they cannot (a run with them
+    /// ends `failed` with this reason, it does not panic).
+    pub fn validate(&self) -> Result<(), String> {
+        self.ode.validate()?;
+        let positive = [("event_tolerance", self.event_tolerance)];
+        let non_negative = [
+            ("touch_tolerance", self.touch_tolerance),
+            ("rest_speed", self.rest_speed),
+            ("drift_tolerance", self.drift_tolerance),
+        ];
+        for (name, x) in positive {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(format!("{name} must be finite and > 0, found {x}"));
+            }
+        }
+        for (name, x) in non_negative {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("{name} must be finite and >= 0, found {x}"));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -241,9 +266,31 @@ pub fn simulate<M: Mechanism>(
     // does, and DOP853 saves three evaluations a step.
     let mut settings = *settings;
     settings.ode.dense_output &= model.contacts() > 0 || observer.wants_samples();
+    if let Err(reason) = settings.validate() {
+        // Nothing runs: the initial state is the answer.
+        settings = Settings::default();
+        let mut run = Run::new(model, duration, &settings);
+        run.stats.wall_time = Duration::ZERO;
+        return finish(
+            model,
+            run,
+            Err(Stop::Failed(format!("settings: {reason}"))),
+            Duration::ZERO,
+        );
+    }
     let mut run = Run::new(model, duration, &settings);
     let clock = Clock::now();
     let result = run.go(observer);
+    finish(model, run, result, clock.elapsed())
+}
+
+/// The outcome of a run that ended with `result`.
+fn finish<M: Mechanism>(
+    model: &M,
+    run: Run<'_, M>,
+    result: Result<(), Stop>,
+    wall_time: Duration,
+) -> Outcome {
     let (status, reason) = match result {
         Ok(()) => (Status::Finished, None),
         Err(Stop::Painleve) => (Status::Painleve, None),
@@ -258,7 +305,7 @@ pub fn simulate<M: Mechanism>(
     }
     stats.evaluations = run.integrator.stats().evaluations;
     stats.rejected = run.integrator.stats().rejected;
-    stats.wall_time = clock.elapsed();
+    stats.wall_time = wall_time;
     Outcome {
         status,
         reason,
@@ -868,8 +915,11 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 let model = self.model;
                 let (q, v) = y.split_at(self.nq);
                 let d = self.dynamics.as_mut().expect("built in start");
-                let needs_solve = !(f == 0 && !self.modes[k].is_closed())
-                    && !matches!((f, self.modes[k]), (1, ContactMode::Slide { .. }));
+                // Gaps and sliding velocities are functions of the state; the
+                // others need the solve.
+                let state_only = (f == 0 && !self.modes[k].is_closed())
+                    || matches!((f, self.modes[k]), (1, ContactMode::Slide { .. }));
+                let needs_solve = !state_only;
                 if needs_solve {
                     d.solve(t, q, v)?;
                 }

@@ -83,24 +83,37 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Why these settings cannot be used, if they cannot: tolerances
+    /// `>= 0` and not both 0, `0 <= h_min <= h_max`, `h_max > 0`, a finite
+    /// `initial_step >= 0`. [`Integrator::new`] and
+    /// [`Integrator::set_settings`] panic on such settings; a caller with
+    /// settings from outside checks them here first.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.rtol >= 0.0 && self.atol >= 0.0 && self.rtol + self.atol > 0.0) {
+            return Err(format!(
+                "rtol and atol must be >= 0, not both 0 (rtol {}, atol {})",
+                self.rtol, self.atol
+            ));
+        }
+        if !(self.h_max > 0.0 && self.h_min >= 0.0 && self.h_min <= self.h_max) {
+            return Err(format!(
+                "need 0 <= h_min <= h_max, h_max > 0 (h_min {}, h_max {})",
+                self.h_min, self.h_max
+            ));
+        }
+        if !(self.initial_step >= 0.0 && self.initial_step.is_finite()) {
+            return Err(format!(
+                "initial_step must be finite and >= 0 ({})",
+                self.initial_step
+            ));
+        }
+        Ok(())
+    }
+
     fn check(&self) {
-        assert!(
-            self.rtol >= 0.0 && self.atol >= 0.0 && self.rtol + self.atol > 0.0,
-            "zwang-ode: rtol and atol must be >= 0, not both 0 (rtol {}, atol {})",
-            self.rtol,
-            self.atol
-        );
-        assert!(
-            self.h_max > 0.0 && self.h_min >= 0.0 && self.h_min <= self.h_max,
-            "zwang-ode: need 0 <= h_min <= h_max, h_max > 0 (h_min {}, h_max {})",
-            self.h_min,
-            self.h_max
-        );
-        assert!(
-            self.initial_step >= 0.0 && self.initial_step.is_finite(),
-            "zwang-ode: initial_step must be finite and >= 0 ({})",
-            self.initial_step
-        );
+        if let Err(e) = self.validate() {
+            panic!("zwang-ode: {e}");
+        }
     }
 }
 
