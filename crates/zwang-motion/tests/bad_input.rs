@@ -14,11 +14,15 @@ fn bad_settings_and_durations_fail_the_run_with_a_reason() {
     let mut s = Settings::default();
     s.ode.rtol = f64::NAN;
     cases.push((s, 1.0, "rtol and atol"));
-    let mut s = Settings::default();
-    s.event_tolerance = 0.0;
+    let s = Settings {
+        event_tolerance: 0.0,
+        ..Settings::default()
+    };
     cases.push((s, 1.0, "event_tolerance"));
-    let mut s = Settings::default();
-    s.drift_tolerance = -1.0;
+    let s = Settings {
+        drift_tolerance: -1.0,
+        ..Settings::default()
+    };
     cases.push((s, 1.0, "drift_tolerance"));
     cases.push((Settings::default(), 0.0, "duration"));
     cases.push((Settings::default(), f64::NAN, "duration"));
