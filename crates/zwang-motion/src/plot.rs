@@ -193,6 +193,7 @@ fn check_rows<M: Mechanism>(model: &M, rows: &[Row]) -> Result<(), String> {
 fn panels<M: Mechanism>(model: &M, rows: &[Row]) -> Vec<Panel> {
     const AXES: [&str; 3] = ["x", "y", "z"];
     let mut positions = Vec::new();
+    let mut angles = false;
     for b in 0..model.bodies() {
         let name = model.body_name(b);
         // The coordinates a body has are the same in every row.
@@ -214,6 +215,7 @@ fn panels<M: Mechanism>(model: &M, rows: &[Row]) -> Vec<Panel> {
             }
         }
         positions.extend(series);
+        angles |= angle.is_some();
         positions.extend(angle);
     }
     let mut energy = Series::new("energy".into());
@@ -235,7 +237,7 @@ fn panels<M: Mechanism>(model: &M, rows: &[Row]) -> Vec<Panel> {
     vec![
         Panel {
             caption: "positions",
-            unit: "m, rad",
+            unit: if angles { "m, rad" } else { "m" },
             series: positions,
             empty: "no finite values",
         },
@@ -445,6 +447,10 @@ fn write_rgb_png(buffer: &[u8], path: &Path) -> Result<(), String> {
     let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), WIDTH, HEIGHT);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
+    // Flat colours and thin lines: the adaptive filter and the best
+    // compression make the file several times smaller.
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    encoder.set_compression(png::Compression::Best);
     let mut writer = encoder.write_header().map_err(text_error)?;
     writer.write_image_data(buffer).map_err(text_error)?;
     writer.finish().map_err(text_error)?;
