@@ -13,7 +13,7 @@
 //! The default output is `target/painleve_map.png` in the workspace.
 
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
+use zwang::motion::plot::{register_font, FONT};
 use zwang_coulomb::rod::{painleve_boundary_mu, FrictionLaw, NormalRow, RigidRod};
 use zwang_coulomb::{check, Verdict};
 
@@ -21,7 +21,6 @@ const MU_MAX: f64 = 3.0;
 /// Cells of the map: 0.5 degree by 0.025 in `mu`.
 const N_THETA: usize = 180;
 const N_MU: usize = 120;
-const FONT: &str = "sans-serif";
 
 /// One panel: which way the contact end slides and how fast the rod spins.
 struct Panel {
@@ -140,12 +139,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    register_font(
-        FONT,
-        FontStyle::Normal,
-        include_bytes!("assets/DejaVuSans.ttf"),
-    )
-    .map_err(|_| "the bundled DejaVuSans.ttf is not a font")?;
+    // DejaVu Sans, bundled with zwang-motion (its plots use it too).
+    register_font()?;
 
     let root = BitMapBackend::new(&path, (1950, 720)).into_drawing_area();
     root.fill(&WHITE)?;

@@ -1,0 +1,524 @@
+//! `zwang simulate` as a user meets it (the contract of
+//! `docs/scene-format.md`): exit codes, the one-line errors of malformed
+//! scenes, the JSON summary, the CSV trajectory and the PNG plot.
+
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
+
+/// The keys of the JSON summary: those of the contract, `reason` (when
+/// failed) and the project's `stats`.
+const REQUIRED_KEYS: [&str; 7] = [
+    "status",
+    "time",
+    "steps",
+    "events",
+    "final",
+    "energy",
+    "max_constraint_drift",
+];
+const OPTIONAL_KEYS: [&str; 2] = ["reason", "stats"];
+/// The event kinds of the contract.
+const EVENT_KINDS: [&str; 7] = [
+    "impact",
+    "lift_off",
+    "stick",
+    "slip",
+    "rest",
+    "painleve_inconsistent",
+    "painleve_indeterminate",
+];
+const G: f64 = 9.81;
+
+/// A path for this test binary's outputs, removed first.
+fn scratch(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_simulate_{name}"));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn scene(name: &str) -> String {
+    format!("tests/data/scenes/{name}.toml")
+}
+
+/// A malformed scene: exit 2, nothing on stdout, exactly one line on
+/// stderr, which `check` accepts.
+fn assert_malformed(o: &Output, what: &str, check: impl Fn(&str) -> bool) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert!(o.stdout.is_empty(), "{what}: stdout {:?}", stdout(o));
+    assert!(err.ends_with('\n'), "{what}: {err:?}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err:?}");
+    assert!(check(err.trim_end_matches('\n')), "{what}: {err:?}");
+}
+
+/// Runs `zwang simulate SCENE --json EXTRA`: the output and the one JSON
+/// object it printed (exactly one, on one line).
+fn simulate_json(scene: &str, extra: &[&str]) -> (Output, Value) {
+    let mut args = vec!["simulate", scene, "--json"];
+    args.extend_from_slice(extra);
+    let o = zwang(&args);
+    let out = stdout(&o);
+    let values: Vec<Value> = serde_json::Deserializer::from_str(&out)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{scene}: not JSON ({e}): {out}"));
+    assert_eq!(values.len(), 1, "{scene}: one JSON value: {out}");
+    assert!(out.ends_with('\n') && out.lines().count() == 1, "{out:?}");
+    let v = values.into_iter().next().unwrap();
+    assert!(v.is_object(), "{scene}: an object: {v}");
+    (o, v)
+}
+
+/// A body's state in the JSON: `position` and `velocity` (2 numbers), and
+/// `angle`, `angular_velocity` exactly for rigid bodies.
+fn assert_body(what: &str, body: &Value, rigid: bool) {
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    let mut want = vec!["position", "velocity"];
+    if rigid {
+        want.extend(["angle", "angular_velocity"]);
+    }
+    let (mut got, mut want) = (keys.clone(), want);
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{what}: {body}");
+    assert_eq!(numbers(&body["position"]).len(), 2, "{what}");
+    assert_eq!(numbers(&body["velocity"]).len(), 2, "{what}");
+    if rigid {
+        assert!(body["angle"].is_f64(), "{what}");
+        assert!(body["angular_velocity"].is_f64(), "{what}");
+    }
+}
+
+/// The summary's keys and shapes, for a scene whose bodies are `bodies`
+/// (name, rigid) and whose contacts are `contacts`.
+fn assert_summary(v: &Value, bodies: &[(&str, bool)], contacts: &[&str]) {
+    let map: &Map<String, Value> = v.as_object().unwrap();
+    for key in REQUIRED_KEYS {
+        assert!(map.contains_key(key), "missing {key}: {v}");
+    }
+    for key in map.keys() {
+        assert!(
+            REQUIRED_KEYS.contains(&key.as_str()) || OPTIONAL_KEYS.contains(&key.as_str()),
+            "a key outside the contract: {key}"
+        );
+    }
+    let status = v["status"].as_str().unwrap();
+    assert!(
+        ["finished", "painleve", "failed"].contains(&status),
+        "{status}"
+    );
+    assert_eq!(map.contains_key("reason"), status == "failed", "{v}");
+    assert!(v["time"].as_f64().unwrap() >= 0.0);
+    assert!(v["steps"].is_u64());
+    assert!(v["max_constraint_drift"].as_f64().unwrap() >= 0.0);
+    let energy = v["energy"].as_object().unwrap();
+    let mut keys: Vec<&String> = energy.keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["final", "initial"]);
+    assert!(energy.values().all(Value::is_f64), "{v}");
+
+    let check_bodies = |what: &str, b: &Value| {
+        let names: Vec<&String> = b.as_object().unwrap().keys().collect();
+        assert_eq!(names.len(), bodies.len(), "{what}: {b}");
+        for (name, rigid) in bodies {
+            assert_body(&format!("{what}.{name}"), &b[*name], *rigid);
+        }
+    };
+    check_bodies("final", &v["final"]);
+    let mut last = f64::NEG_INFINITY;
+    for (i, e) in v["events"].as_array().unwrap().iter().enumerate() {
+        let what = format!("events[{i}]");
+        let mut keys: Vec<&String> = e.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["bodies", "contact", "kind", "time"], "{what}");
+        let t = e["time"].as_f64().unwrap();
+        assert!(t >= last, "{what}: events in time order");
+        last = t;
+        assert!(EVENT_KINDS.contains(&e["kind"].as_str().unwrap()), "{e}");
+        assert!(contacts.contains(&e["contact"].as_str().unwrap()), "{e}");
+        check_bodies(&format!("{what}.bodies"), &e["bodies"]);
+    }
+}
+
+fn kinds(v: &Value) -> Vec<&str> {
+    v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect()
+}
+
+/// The CSV: its header and rows, each row split at the commas.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.ends_with('\n'));
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect());
+    let header: Vec<String> = lines.next().expect("a header");
+    let rows: Vec<Vec<String>> = lines.collect();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.len(), header.len(), "row {i}: {row:?}");
+    }
+    (header, rows)
+}
+
+#[test]
+fn every_malformed_scene_is_exit_2_and_its_one_line() {
+    let dir = repo("tests/data/scenes/malformed");
+    let mut scenes: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    scenes.sort();
+    assert!(scenes.len() >= 80, "only {} malformed scenes", scenes.len());
+    let (csv, png) = (scratch("malformed.csv"), scratch("malformed.png"));
+    for path in &scenes {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let expected = std::fs::read_to_string(path.with_extension("expected"))
+            .unwrap_or_else(|_| panic!("{name}.expected is missing"));
+        let expected = expected.trim_end_matches(['\n', '\r']).to_string();
+        assert!(!expected.contains('\n'), "{name}.expected: one line");
+        let matches = |line: &str| match expected.strip_suffix('*') {
+            Some(prefix) => line.starts_with(prefix) && line.len() > prefix.len(),
+            None => line == expected,
+        };
+        let file = format!("tests/data/scenes/malformed/{name}.toml");
+        let (csv, png) = (csv.to_str().unwrap(), png.to_str().unwrap());
+        for args in [
+            &["simulate", file.as_str()][..],
+            &["simulate", &file, "--json"],
+            &["simulate", &file, "--json", "--csv", csv, "--plot", png],
+        ] {
+            assert_malformed(&zwang(args), &format!("{args:?}"), matches);
+        }
+        assert!(
+            !Path::new(csv).exists(),
+            "{name}: no CSV for a malformed scene"
+        );
+        assert!(
+            !Path::new(png).exists(),
+            "{name}: no plot for a malformed scene"
+        );
+    }
+}
+
+#[test]
+fn an_unreadable_scene_is_exit_2_and_one_line() {
+    for (path, what) in [
+        ("tests/data/scenes/no_such_scene.toml", "a missing file"),
+        ("tests/data/scenes", "a folder"),
+    ] {
+        for json in [false, true] {
+            let mut args = vec!["simulate", path];
+            if json {
+                args.push("--json");
+            }
+            assert_malformed(&zwang(&args), what, |line| {
+                line.starts_with("scene: cannot read ") && line.contains(path)
+            });
+        }
+    }
+}
+
+/// A particle dropped from 1 m, restitution 0.8: impacts at
+/// `t1 = sqrt(2 h / g)` and `t1 + 2 e v1 / g`, each returning `e` times the
+/// speed.
+#[test]
+fn bouncing_particle_json() {
+    let (o, v) = simulate_json(&scene("bouncing_particle"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert_summary(&v, &[("ball", false)], &["floor"]);
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["time"], 1.5);
+    assert!(v["steps"].as_u64().unwrap() > 0);
+    assert_eq!(kinds(&v), ["impact", "impact"]);
+    let (e, v1) = (0.8, (2.0 * G).sqrt());
+    let t1 = (2.0 / G).sqrt();
+    let events = v["events"].as_array().unwrap();
+    for (event, (t, speed)) in events
+        .iter()
+        .zip([(t1, e * v1), (t1 + 2.0 * e * v1 / G, e * e * v1)])
+    {
+        assert_eq!(event["contact"], "floor");
+        assert!(
+            (event["time"].as_f64().unwrap() - t).abs() < 1e-9,
+            "{event}"
+        );
+        // The state after the jump.
+        let ball = &event["bodies"]["ball"];
+        let velocity = numbers(&ball["velocity"]);
+        assert!((velocity[1] - speed).abs() < 1e-8, "{event}");
+        assert!(numbers(&ball["position"])[1].abs() < 1e-9, "{event}");
+    }
+    let energy = |k: &str| v["energy"][k].as_f64().unwrap();
+    assert!((energy("initial") - G).abs() < 1e-12);
+    // Two impacts keep e^4 of it.
+    assert!((energy("final") - G * e.powi(4)).abs() < 1e-7, "{v}");
+}
+
+/// A pendulum released horizontal: no events, energy and length kept.
+#[test]
+fn pendulum_json() {
+    let (o, v) = simulate_json(&scene("pendulum"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_summary(&v, &[("bob", false)], &[]);
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["time"], 1.0);
+    assert!(kinds(&v).is_empty());
+    let p = numbers(&v["final"]["bob"]["position"]);
+    assert!((p[0].hypot(p[1]) - 1.0).abs() < 1e-6, "{p:?}");
+    let (e0, e1) = (
+        v["energy"]["initial"].as_f64().unwrap(),
+        v["energy"]["final"].as_f64().unwrap(),
+    );
+    assert!((e1 - e0).abs() < 1e-6, "{e0} -> {e1}");
+    assert!(v["max_constraint_drift"].as_f64().unwrap() < 1e-6);
+}
+
+/// A rigid block sliding to a stop (both corners stick at `v / (mu g)`),
+/// beside a pendulum: rigid and particle bodies in the JSON.
+#[test]
+fn sliding_block_json() {
+    let (o, v) = simulate_json(&scene("sliding_block"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_summary(&v, &[("block", true), ("bob", false)], &["left", "right"]);
+    assert_eq!(kinds(&v), ["stick", "stick"]);
+    for e in v["events"].as_array().unwrap() {
+        assert!(
+            (e["time"].as_f64().unwrap() - 1.0 / (0.5 * G)).abs() < 1e-9,
+            "{e}"
+        );
+    }
+    let block = &v["final"]["block"];
+    let x = numbers(&block["position"])[0];
+    assert!((x - 1.0 / (2.0 * 0.5 * G)).abs() < 1e-9, "{block}");
+    // Friction took the block's kinetic energy, 1 J.
+    let (e0, e1) = (
+        v["energy"]["initial"].as_f64().unwrap(),
+        v["energy"]["final"].as_f64().unwrap(),
+    );
+    assert!((e0 - e1 - 1.0).abs() < 1e-6, "{e0} -> {e1}");
+}
+
+/// The CSV: the columns in the contract's order, one row per sample
+/// (every `output_every`, from 0 to the duration) and one per event.
+#[test]
+fn csv_columns_and_rows() {
+    let cases: [(&str, &str, f64, f64); 3] = [
+        (
+            "sliding_block",
+            "t,block.x,block.y,block.angle,block.vx,block.vy,block.omega,\
+             bob.x,bob.y,bob.vx,bob.vy,\
+             left.normal_force,left.friction_force,left.mode,\
+             right.normal_force,right.friction_force,right.mode",
+            0.5,
+            0.01,
+        ),
+        (
+            "bouncing_particle",
+            "t,ball.x,ball.y,ball.vx,ball.vy,floor.normal_force,floor.friction_force,floor.mode",
+            1.5,
+            0.01,
+        ),
+        ("pendulum", "t,bob.x,bob.y,bob.vx,bob.vy", 1.0, 0.01),
+    ];
+    for (name, header, duration, every) in cases {
+        let csv = scratch(&format!("{name}.csv"));
+        let (o, v) = simulate_json(&scene(name), &["--csv", csv.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let (got, rows) = read_csv(&csv);
+        assert_eq!(got.join(","), header, "{name}");
+
+        let event_times: Vec<f64> = v["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["time"].as_f64().unwrap())
+            .collect();
+        let samples = (duration / every).round() as usize + 1;
+        assert_eq!(rows.len(), samples + event_times.len(), "{name}");
+        let times: Vec<f64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]),
+            "{name}: rows in time order"
+        );
+        // The event rows, at the events' times (the same shortest
+        // round-trip numbers), then the samples every `output_every`.
+        let mut sample_times = times.clone();
+        for t in &event_times {
+            let at = sample_times.iter().position(|s| s == t);
+            sample_times.remove(at.unwrap_or_else(|| panic!("{name}: no row at event {t}")));
+        }
+        for (k, t) in sample_times.iter().enumerate() {
+            assert!(
+                (t - k as f64 * every).abs() < 1e-9,
+                "{name}: sample {k} at {t}"
+            );
+        }
+        for row in &rows {
+            for (column, cell) in got.iter().zip(row) {
+                if column.ends_with(".mode") {
+                    assert!(
+                        ["open", "slide", "stick"].contains(&cell.as_str()),
+                        "{cell}"
+                    );
+                } else {
+                    let x: f64 = cell.parse().unwrap_or_else(|_| panic!("{column}: {cell}"));
+                    assert!(x.is_finite(), "{name}: {column} = {cell}");
+                }
+            }
+        }
+        // The first row is the initial state.
+        if name == "bouncing_particle" {
+            assert_eq!(rows[0], ["0", "0", "1", "0", "0", "0", "0", "open"]);
+        }
+    }
+}
+
+/// Two runs write the same bytes: CSV and JSON.
+#[test]
+fn two_runs_are_bit_identical() {
+    for name in ["sliding_block", "thrown_ball"] {
+        let (a, b) = (
+            scratch(&format!("{name}_a.csv")),
+            scratch(&format!("{name}_b.csv")),
+        );
+        let (oa, _) = simulate_json(&scene(name), &["--csv", a.to_str().unwrap()]);
+        let (ob, _) = simulate_json(&scene(name), &["--csv", b.to_str().unwrap()]);
+        assert_eq!(oa.status.code(), Some(0), "{}", stderr(&oa));
+        assert_eq!(oa.stdout, ob.stdout, "{name}: JSON");
+        let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+        assert!(a.len() > 1000);
+        assert!(a == b, "{name}: CSV differs between two runs");
+    }
+}
+
+/// The width and height of a PNG, after checking its signature and that
+/// the IHDR chunk comes first.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    assert!(
+        bytes.ends_with(&[0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]),
+        "IEND"
+    );
+    (be(16), be(20))
+}
+
+#[test]
+fn plot_writes_a_png() {
+    for (name, code) in [
+        ("thrown_ball", 0),
+        ("sliding_block", 0),
+        ("rod_painleve", 1),
+    ] {
+        let png = scratch(&format!("{name}.png"));
+        let o = zwang(&["simulate", &scene(name), "--plot", png.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{name}: {}", stderr(&o));
+        let bytes = std::fs::read(&png).unwrap();
+        let (w, h) = png_size(&bytes);
+        assert!(
+            (600..=4000).contains(&w) && (400..=4000).contains(&h),
+            "{w} x {h}"
+        );
+        // Drawn, not blank: compressed, a blank picture is a few KB.
+        assert!(
+            bytes.len() > 10_000 && bytes.len() < 20_000_000,
+            "{} bytes",
+            bytes.len()
+        );
+    }
+}
+
+#[test]
+fn an_unwritable_output_is_one_line() {
+    let missing = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no/such/folder");
+    for flag in ["--csv", "--plot"] {
+        let out = missing.join("out.file");
+        let o = zwang(&["simulate", &scene("pendulum"), flag, out.to_str().unwrap()]);
+        assert_malformed(&o, flag, |line| {
+            line.starts_with(&format!("{}: cannot write ", &flag[2..]))
+        });
+    }
+}
+
+/// The rod of Yao and Gao in the Painleve band, its contact end leading:
+/// no rigid answer at the start, so the run stops there (exit 1), and the
+/// JSON is printed all the same.
+#[test]
+fn painleve_rod_exits_1_with_its_json() {
+    let mu: f64 = 2.0;
+    let root = (9.0 * mu * mu - 16.0).sqrt();
+    let tan = 1f64.tan();
+    assert!((3.0 * mu - root) / 2.0 < tan && tan < (3.0 * mu + root) / 2.0);
+
+    let (o, v) = simulate_json(&scene("rod_painleve"), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert_summary(&v, &[("rod", true)], &["end"]);
+    assert_eq!(v["status"], "painleve");
+    let kinds = kinds(&v);
+    let last = kinds.last().expect("a painleve event");
+    assert!(last.starts_with("painleve_"), "{kinds:?}");
+    let time = v["time"].as_f64().unwrap();
+    assert!(time < 1.0, "stopped before the duration: {time}");
+    assert_eq!(
+        v["events"].as_array().unwrap().last().unwrap()["time"],
+        time
+    );
+
+    // Without --json: the text, exit 1 too.
+    let o = zwang(&["simulate", &scene("rod_painleve")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("Painleve"), "{}", stdout(&o));
+}
+
+/// With stderr not a terminal (here a pipe) there is no progress bar:
+/// nothing on stderr, with or without --json.
+#[test]
+fn no_progress_bar_off_a_terminal() {
+    for args in [
+        &["simulate", "tests/data/scenes/thrown_ball.toml"][..],
+        &["simulate", "tests/data/scenes/thrown_ball.toml", "--json"],
+    ] {
+        let o = zwang(args);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(o.stderr.is_empty(), "{args:?}: {:?}", stderr(&o));
+        assert!(!stdout(&o).contains('\r'), "{args:?}");
+    }
+}
+
+/// `-` reads the scene from standard input.
+#[test]
+fn standard_input() {
+    let mut child = Command::new(zwang_bin())
+        .args(["simulate", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read(repo(&scene("bouncing_particle"))).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (_, file) = simulate_json(&scene("bouncing_particle"), &[]);
+    assert_eq!(v, file);
+}
