@@ -460,14 +460,14 @@ impl<'m, M: Mechanism> Run<'m, M> {
         self.modes = modes;
         let (q, v) = self.state();
         self.dynamics = Some(Dynamics::new(model, 0.0, q, v, self.modes.clone())?);
-        if let Some(k) = approaching {
-            self.impact(k, observer)?;
-        } else {
-            self.settle(None, observer)?;
-        }
+        let started = match approaching {
+            Some(k) => self.impact(k, observer),
+            None => self.settle(&[], observer),
+        };
+        // The start is a sample also when the run stops there.
         self.sample(observer, 0.0)?;
         self.next_sample = 1;
-        Ok(())
+        started
     }
 
     /// A closed contact's mode from its tangential velocity.
@@ -494,17 +494,14 @@ impl<'m, M: Mechanism> Run<'m, M> {
     /// Makes the modes consistent at the current state (solving the
     /// contact problem, opening contacts that must open, letting sticking
     /// contacts that must slip slip), projects, records the events and
-    /// restarts the integrator. `primary` is the event that brought us
-    /// here (its kind may be decided here: a stop is `stick` or `slip`).
+    /// restarts the integrator. `primary` are the events that brought us
+    /// here (their kinds may be decided here: a stop is `stick` or `slip`).
     fn settle(
         &mut self,
-        primary: Option<(EventKind, usize)>,
+        primary: &[(EventKind, usize)],
         observer: &mut dyn Observer,
     ) -> Result<(), Stop> {
-        let mut found: Vec<(EventKind, usize)> = Vec::new();
-        if let Some(p) = primary {
-            found.push(p);
-        }
+        let mut found: Vec<(EventKind, usize)> = primary.to_vec();
         let model = self.model;
         let t = self.t;
         let mut stable = false;
@@ -696,6 +693,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         // a bounce or a stop between its ends is not missed; the others
         // cost a solve and are compared at the ends.
         let mut first: Option<(f64, usize, usize)> = None;
+        let mut roots: Vec<(f64, usize, usize)> = Vec::new();
         for k in 0..self.model.contacts() {
             for f in 0..2 {
                 let (a, b) = (self.phi[k][f], phi_end[k][f]);
@@ -717,13 +715,14 @@ impl<'m, M: Mechanism> Run<'m, M> {
                     None
                 };
                 if let Some(root) = found {
+                    roots.push((root, k, f));
                     if first.is_none_or(|(t, _, _)| root < t) {
                         first = Some((root, k, f));
                     }
                 }
             }
         }
-        let Some((t_event, k, f)) = first else {
+        let Some((t_event, _, _)) = first else {
             self.accept(t_prev, t_new, observer)?;
             self.phi_end = std::mem::replace(&mut self.phi, phi_end);
             // The projection changed the state: restart the derivative.
@@ -749,24 +748,54 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 self.events.len()
             )));
         }
-        match (f, self.modes[k]) {
-            (0, ContactMode::Open) => self.impact(k, observer),
-            (0, _) => {
-                self.modes[k] = ContactMode::Open;
-                self.settle(Some((EventKind::LiftOff, k)), observer)
-            }
-            (_, ContactMode::Slide { .. }) => {
-                self.modes[k] = ContactMode::Stick;
-                self.settle(Some((EventKind::Stick, k)), observer)
-            }
-            (_, _) => {
-                let c = self.dynamics().contact(k);
-                self.modes[k] = ContactMode::Slide {
-                    slip: slip_direction(&c),
-                };
-                self.settle(Some((EventKind::Slip, k)), observer)
-            }
+        // Every crossing at the same time is one event (a symmetric block
+        // whose two corners stop together sticks at both at once).
+        let tol = 4.0 * self.settings.event_tolerance;
+        let together: Vec<(usize, usize)> = roots
+            .iter()
+            .filter(|(t, _, _)| *t <= t_event + tol)
+            .map(|&(_, k, f)| (k, f))
+            .collect();
+        if let Some(&(k, _)) = together
+            .iter()
+            .find(|&&(k, f)| f == 0 && !self.modes[k].is_closed())
+        {
+            return self.impact(k, observer);
         }
+        // The forces at the event state decide the slip directions.
+        let (t, y) = (self.t, self.y.clone());
+        let (q, v) = y.split_at(self.nq);
+        if let Err(e) = self.dynamics().solve(t, q, v) {
+            if let DynamicsError::Painleve { inconsistent } = e {
+                return self.painleve_ahead(inconsistent, observer);
+            }
+            return Err(e.into());
+        }
+        let mut primaries = Vec::with_capacity(together.len());
+        for &(k, f) in &together {
+            let kind = match (f, self.modes[k]) {
+                (0, _) => {
+                    self.modes[k] = ContactMode::Open;
+                    EventKind::LiftOff
+                }
+                (_, ContactMode::Slide { .. }) => {
+                    self.modes[k] = ContactMode::Stick;
+                    EventKind::Stick
+                }
+                (_, ContactMode::Stick) => {
+                    let c = self.dynamics().contact(k);
+                    self.modes[k] = ContactMode::Slide {
+                        slip: slip_direction(&c),
+                    };
+                    EventKind::Slip
+                }
+                // A closed contact's tangential event already handled by
+                // its normal one.
+                (_, ContactMode::Open) => continue,
+            };
+            primaries.push((kind, k));
+        }
+        self.settle(&primaries, observer)
     }
 
     /// Takes the integrator's step to `t_new` as the run's state: samples
@@ -1001,7 +1030,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         k: usize,
         observer: &mut dyn Observer,
     ) -> Result<(), Stop> {
-        self.settle(Some((kind, k)), observer)
+        self.settle(&[(kind, k)], observer)
     }
 
     /// Counts events at one time: many in a row at the same time are a
