@@ -580,6 +580,13 @@ impl<'m, M: Mechanism> Run<'m, M> {
         self.restart()
     }
 
+    /// Whether a closed contact slides with friction.
+    fn sliding_with_friction(&self) -> bool {
+        (0..self.model.contacts()).any(|k| {
+            matches!(self.modes[k], ContactMode::Slide { .. }) && self.model.friction(k) > 0.0
+        })
+    }
+
     /// The first closed contact with friction (for a Painleve event).
     fn frictional_contact(&self) -> usize {
         (0..self.model.contacts())
@@ -672,6 +679,18 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 return self.painleve_ahead(inconsistent, observer);
             }
             Err(StepError::System(e)) => return Err(e.into()),
+            // The step cannot get on while a contact slides with friction:
+            // the contact force grows without bound as the contact problem
+            // loses its answer (Painleve's inconsistent case, approached
+            // along the motion).
+            Err(e @ (StepError::StepTooSmall { .. } | StepError::TooManyRejections { .. }))
+                if self.sliding_with_friction() =>
+            {
+                let _ = e;
+                let k = self.frictional_contact();
+                self.record(EventKind::PainleveInconsistent, k, observer)?;
+                return Err(Stop::Painleve);
+            }
             Err(e) => return Err(Stop::Failed(e.to_string())),
         }
         let t_new = self.integrator.t();
@@ -991,7 +1010,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 } else {
                     model.restitution(j)
                 };
-                if j == k && slow && model.restitution(j) > 0.0 {
+                if j == k && slow {
                     rest = true;
                 }
                 restitution.push(e);
@@ -1005,14 +1024,17 @@ impl<'m, M: Mechanism> Run<'m, M> {
             if !modes[j].is_closed() {
                 continue;
             }
+            // Leaving slower than the rest speed is not leaving: the
+            // contact closes (and the contact problem may open it).
             let (gn, vt) = model.contact_velocity(j, &q, &v);
-            let scale = 1.0f64.max(v.iter().fold(0.0f64, |m, x| m.max(x.abs())));
-            self.modes[j] = if gn > 1e-9 * scale {
+            self.modes[j] = if gn > self.settings.rest_speed {
                 ContactMode::Open
             } else {
                 self.closed_mode(j, vt)
             };
         }
+        // A bouncing contact that no longer leaves has come to rest.
+        let rest = rest || (model.restitution(k) > 0.0 && self.modes[k].is_closed());
         let kind = if rest {
             EventKind::Rest
         } else {
