@@ -116,6 +116,12 @@ pub trait Mechanism {
     fn contact_name(&self, k: usize) -> &str;
     /// A contact's Coulomb coefficient.
     fn friction(&self, k: usize) -> f64;
+    /// A contact's viscous coefficient `c` (tangential force `-c v_t`
+    /// while touching). Default 0.
+    fn viscous(&self, k: usize) -> f64 {
+        let _ = k;
+        0.0
+    }
     /// A contact's Newton restitution coefficient.
     fn restitution(&self, k: usize) -> f64;
     /// A contact's gap (positive when apart).

@@ -33,7 +33,8 @@ impl From<ModelError> for DynamicsError {
 pub struct ContactValues {
     /// Normal force (`>= 0`), 0 when open.
     pub normal_force: f64,
-    /// Friction force along the contact's tangent.
+    /// Friction force along the contact's tangent: Coulomb's and the
+    /// viscous `-c v_t`.
     pub friction_force: f64,
     /// Normal acceleration `J_n a - b` beyond the row (`>= 0`).
     pub normal_gap_rate: f64,
@@ -58,6 +59,9 @@ pub struct Dynamics<'m, M: Mechanism> {
     /// `max(1, |a|)` of the last solve: the scale of a separating
     /// acceleration that is not round-off.
     accel_scale: f64,
+    /// The viscous friction force `-c v_t` of each contact at the last
+    /// solved state (0 when open).
+    viscous: Vec<f64>,
     /// Solves done, and the time spent in them.
     pub(crate) solves: usize,
     pub(crate) solve_time: Duration,
@@ -84,6 +88,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             coulomb: None,
             frictional,
             accel_scale: 1.0,
+            viscous: vec![0.0; model.contacts()],
             solves: 0,
             solve_time: Duration::ZERO,
         })
@@ -153,6 +158,14 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             .acceleration
             .iter()
             .fold(1.0f64, |m, x| m.max(x.abs()));
+        for (k, f) in self.viscous.iter_mut().enumerate() {
+            let c = self.model.viscous(k);
+            *f = if c > 0.0 && self.modes[k].is_closed() {
+                -c * self.model.contact_velocity(k, q, v).1
+            } else {
+                0.0
+            };
+        }
         Ok(())
     }
 
@@ -192,6 +205,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         } else if let ContactMode::Slide { slip } = self.modes[k] {
             values.friction_force = -mu * slip * lambda.abs();
         }
+        values.friction_force += self.viscous[k];
         if let (Some(c), true) = (&self.coulomb, self.frictional) {
             let entry = rows
                 .sliding

@@ -1017,7 +1017,26 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
         }
         let mut p = Projector::new(model, t, &q, &v, &modes)?;
+        let v_minus = v.clone();
         p.impact(model, t, &q, &mut v, &modes, &restitution)?;
+        // A bounce slower than the rest speed is no bounce: those contacts
+        // take the impact again, plastic (`e = 0`), and stay closed.
+        let mut again = false;
+        let closing = (0..model.contacts()).filter(|&j| modes[j].is_closed());
+        for (i, j) in closing.enumerate() {
+            let (gn, _) = model.contact_velocity(j, &q, &v);
+            if restitution[i] > 0.0 && gn <= self.settings.rest_speed {
+                restitution[i] = 0.0;
+                again = true;
+                if j == k {
+                    rest = true;
+                }
+            }
+        }
+        if again {
+            v.copy_from_slice(&v_minus);
+            p.impact(model, t, &q, &mut v, &modes, &restitution)?;
+        }
         self.y[self.nq..].copy_from_slice(&v);
         // Which touching contacts stay closed.
         for j in 0..model.contacts() {
@@ -1033,8 +1052,6 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 self.closed_mode(j, vt)
             };
         }
-        // A bouncing contact that no longer leaves has come to rest.
-        let rest = rest || (model.restitution(k) > 0.0 && self.modes[k].is_closed());
         let kind = if rest {
             EventKind::Rest
         } else {

@@ -952,6 +952,9 @@ impl Mechanism for PlanarModel {
     fn friction(&self, k: usize) -> f64 {
         self.contacts[k].friction
     }
+    fn viscous(&self, k: usize) -> f64 {
+        self.contacts[k].viscous
+    }
     fn restitution(&self, k: usize) -> f64 {
         self.contacts[k].restitution
     }
