@@ -10,7 +10,10 @@ use zwang::motion::{EventKind, Mechanism, Status};
 
 /// Each shipped scene, the status it ends with, and the kind and contact
 /// of the events it must show (in this order, among others).
-const SCENES: [(&str, Status, &[(EventKind, &str)]); 10] = [
+/// A scene, how it ends, and the events it must show (kind, contact).
+type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
+
+const SCENES: [Expected; 10] = [
     (
         "bouncing_ball",
         Status::Finished,
