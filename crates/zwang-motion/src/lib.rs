@@ -9,7 +9,7 @@
 //! Coulomb friction sticks exactly, and a contact problem without a rigid
 //! answer stops the run with `painleve` instead of a wrong motion.
 //!
-//! - [`simulate`] runs from the initial state to a duration: between events
+//! - [`simulate`](fn@simulate) runs from the initial state to a duration: between events
 //!   an embedded Runge-Kutta pair with dense output ([`zwang_ode`], DOP853
 //!   by default, tolerances in [`Settings::ode`]) integrates the instant
 //!   solution; events are located on the dense output (see the
