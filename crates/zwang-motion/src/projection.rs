@@ -147,8 +147,7 @@ impl Projector {
 
     /// An impact: `min 1/2 |v+ - v-|_M^2` s.t. the joints (and sticking
     /// rows) `J v+ = 0` and Newton's law `J_n v+ >= -e_k J_n v-` on every
-    /// touching contact (the modes close them). Writes `v+` into `v` and
-    /// returns the normal impulses, one per closed contact, in order.
+    /// touching contact (the modes close them). Writes `v+` into `v`.
     pub fn impact<M: Mechanism>(
         &mut self,
         model: &M,
@@ -157,7 +156,7 @@ impl Projector {
         v: &mut [f64],
         modes: &[ContactMode],
         restitution: &[f64],
-    ) -> Result<Vec<f64>, DynamicsError> {
+    ) -> Result<(), DynamicsError> {
         // The approach speeds J_n v- of the closed rows, then the bounds.
         model.update_instant(t, q, v, modes, &mut self.instant)?;
         let ineq = self.instant.inequalities();
@@ -183,6 +182,6 @@ impl Projector {
             },
         )?;
         v.copy_from_slice(&self.solution.acceleration);
-        Ok(self.solution.multipliers_in.clone())
+        Ok(())
     }
 }

@@ -719,10 +719,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 if a.is_nan() || b.is_nan() {
                     continue;
                 }
-                let open = !self.modes[k].is_closed();
-                let state_only = (f == 0 && open)
-                    || (f == 1 && matches!(self.modes[k], ContactMode::Slide { .. }));
-                let found = if state_only {
+                let found = if state_only(f, self.modes[k]) {
                     self.scan(k, f, t_prev, t_new, a, b)?
                 } else if a >= 0.0 && b < 0.0 {
                     Some(if a == 0.0 {
@@ -742,7 +739,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
         }
         let Some((t_event, _, _)) = first else {
-            self.accept(t_prev, t_new, observer)?;
+            self.accept(t_new, observer)?;
             self.phi_end = std::mem::replace(&mut self.phi, phi_end);
             // The projection changed the state: restart the derivative.
             return Ok(());
@@ -759,7 +756,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 Err(StepError::System(e)) => return Err(e.into()),
                 Err(e) => return Err(Stop::Failed(e.to_string())),
             }
-            self.accept(t_prev, t_event, observer)?;
+            self.accept(t_event, observer)?;
         }
         if self.events.len() >= self.settings.max_events {
             return Err(Stop::Failed(format!(
@@ -818,11 +815,10 @@ impl<'m, M: Mechanism> Run<'m, M> {
     }
 
     /// Takes the integrator's step to `t_new` as the run's state: samples
-    /// inside it, drift check and projection.
-    fn accept(&mut self, t_prev: f64, t_new: f64, observer: &mut dyn Observer) -> Result<(), Stop> {
+    /// inside it (after the last one taken), drift check and projection.
+    fn accept(&mut self, t_new: f64, observer: &mut dyn Observer) -> Result<(), Stop> {
         self.steps += 1;
         // Samples in (t_prev, t_new].
-        let _ = t_prev;
         let last = (self.duration / self.output_every).round() as usize;
         while self.next_sample <= last {
             let ts = if self.next_sample == last {
@@ -963,12 +959,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 let model = self.model;
                 let (q, v) = y.split_at(self.nq);
                 let d = self.dynamics.as_mut().expect("built in start");
-                // Gaps and sliding velocities are functions of the state; the
-                // others need the solve.
-                let state_only = (f == 0 && !self.modes[k].is_closed())
-                    || matches!((f, self.modes[k]), (1, ContactMode::Slide { .. }));
-                let needs_solve = !state_only;
-                if needs_solve {
+                if !state_only(f, self.modes[k]) {
                     d.solve(t, q, v)?;
                 }
                 Ok(switching_of(model, d, k, self.modes[k], q, v)[f])
@@ -1060,15 +1051,6 @@ impl<'m, M: Mechanism> Run<'m, M> {
         // The impact is recorded with the state after the jump; the modes
         // settle after it.
         self.projector = None;
-        self.settle_after_impact(kind, k, observer)
-    }
-
-    fn settle_after_impact(
-        &mut self,
-        kind: EventKind,
-        k: usize,
-        observer: &mut dyn Observer,
-    ) -> Result<(), Stop> {
         self.settle(&[(kind, k)], observer)
     }
 
@@ -1176,6 +1158,16 @@ impl<'m, M: Mechanism> Run<'m, M> {
             })
             .collect()
     }
+}
+
+/// Whether switching function `f` of a contact in `mode` is a function of
+/// the state alone (a gap of an open contact, a sliding velocity); the
+/// others need a solve.
+fn state_only(f: usize, mode: ContactMode) -> bool {
+    matches!(
+        (f, mode),
+        (0, ContactMode::Open) | (1, ContactMode::Slide { .. })
+    )
 }
 
 /// The reported mode of a bookkept one.

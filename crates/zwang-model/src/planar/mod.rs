@@ -428,7 +428,7 @@ impl PlanarModel {
                     let (name, coef) = match force {
                         Force::Spring { stiffness, .. } => ("stiffness", *stiffness),
                         Force::Damper { damping, .. } => ("damping", *damping),
-                        Force::Constant { .. } => unreachable!("matched above"),
+                        Force::Constant { .. } => ("force", 0.0),
                     };
                     if !(coef.is_finite() && coef >= 0.0) {
                         return Err(invalid(key(name), "must be >= 0"));
@@ -542,15 +542,9 @@ impl PlanarModel {
         };
         let mut s = [0usize; 4];
         for j in &self.joints {
-            let per_row = body(j.bodies[0]) + body(j.bodies[1]);
-            let (rows, nnz) = match j.kind {
-                JointKind::Pin => (2, 2 * per_row),
-                JointKind::Distance { .. } | JointKind::Slot { .. } => (1, per_row),
-                JointKind::Slider { .. } => (2, 2 * per_row),
-                JointKind::Weld => (3, 3 * per_row),
-            };
+            let rows = rows_of(&j.kind);
             s[0] += rows;
-            s[1] += nnz;
+            s[1] += rows * (body(j.bodies[0]) + body(j.bodies[1]));
         }
         for (k, c) in self.contacts.iter().enumerate() {
             let d = dofs(self.bodies[c.body].kind);
@@ -624,41 +618,37 @@ impl PlanarModel {
         for force in &self.forces {
             match force {
                 Force::Spring {
-                    bodies,
-                    anchors,
-                    stiffness,
-                    rest_length,
-                } => {
-                    let (pa, pb) = (
-                        g.point(bodies[0], anchors[0]),
-                        g.point(bodies[1], anchors[1]),
-                    );
-                    let d = sub(pb.position, pa.position);
-                    let len = norm(d);
-                    if len > 0.0 {
-                        let f = scale(d, stiffness * (len - rest_length) / len);
-                        g.apply(&pa, f, out);
-                        g.apply(&pb, scale(f, -1.0), out);
-                    }
+                    bodies, anchors, ..
                 }
-                Force::Damper {
-                    bodies,
-                    anchors,
-                    damping,
+                | Force::Damper {
+                    bodies, anchors, ..
                 } => {
+                    // Along the line of the anchors, pulling A towards B
+                    // when positive; no direction when they coincide.
                     let (pa, pb) = (
                         g.point(bodies[0], anchors[0]),
                         g.point(bodies[1], anchors[1]),
                     );
                     let d = sub(pb.position, pa.position);
                     let len = norm(d);
-                    if len > 0.0 {
-                        let n = scale(d, 1.0 / len);
-                        let rate = dot(n, sub(pb.velocity, pa.velocity));
-                        let f = scale(n, damping * rate);
-                        g.apply(&pa, f, out);
-                        g.apply(&pb, scale(f, -1.0), out);
+                    if len == 0.0 {
+                        continue;
                     }
+                    let n = scale(d, 1.0 / len);
+                    let pull = match force {
+                        Force::Spring {
+                            stiffness,
+                            rest_length,
+                            ..
+                        } => stiffness * (len - rest_length),
+                        Force::Damper { damping, .. } => {
+                            damping * dot(n, sub(pb.velocity, pa.velocity))
+                        }
+                        Force::Constant { .. } => 0.0,
+                    };
+                    let f = scale(n, pull);
+                    g.apply(&pa, f, out);
+                    g.apply(&pb, scale(f, -1.0), out);
                 }
                 Force::Constant {
                     body,
@@ -1019,15 +1009,16 @@ impl Mechanism for PlanarModel {
 impl PlanarModel {
     /// Number of two-sided rows of the joints.
     pub fn joint_rows(&self) -> usize {
-        self.joints
-            .iter()
-            .map(|j| match j.kind {
-                JointKind::Pin => 2,
-                JointKind::Distance { .. } | JointKind::Slot { .. } => 1,
-                JointKind::Slider { .. } => 2,
-                JointKind::Weld => 3,
-            })
-            .sum()
+        self.joints.iter().map(|j| rows_of(&j.kind)).sum()
+    }
+}
+
+/// The rows a joint adds.
+fn rows_of(kind: &JointKind) -> usize {
+    match kind {
+        JointKind::Distance { .. } | JointKind::Slot { .. } => 1,
+        JointKind::Pin | JointKind::Slider { .. } => 2,
+        JointKind::Weld => 3,
     }
 }
 
