@@ -36,7 +36,8 @@ pub struct ContactValues {
     /// Friction force along the contact's tangent: Coulomb's and the
     /// viscous `-c v_t`.
     pub friction_force: f64,
-    /// Normal acceleration `J_n a - b` beyond the row (`>= 0`).
+    /// Normal acceleration `J_n a - b` beyond the row (`>= 0`; round-off
+    /// below `1e-12` of the solve's largest acceleration is 0).
     pub normal_gap_rate: f64,
     /// Tangential acceleration of a sticking contact (0 while it sticks).
     pub tangential_rate: f64,
@@ -190,7 +191,14 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         let a = &sol.acceleration;
         let ineq = self.instant.inequalities();
         let lambda = sol.multipliers_in.get(normal).copied().unwrap_or(0.0);
+        // Round-off is no separation: below the scale of the solve's
+        // accelerations the normal acceleration counts as zero.
         let w = ineq.row_dot(normal, a) - ineq.rhs()[normal];
+        let w = if w.abs() > 1e-12 * self.accel_scale {
+            w
+        } else {
+            0.0
+        };
         let mu = self.model.friction(k);
         let mut values = ContactValues {
             normal_force: lambda,
@@ -216,8 +224,18 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         } else if self.modes[k] == ContactMode::Stick && mu > 0.0 {
             values.mode = Mode::Stick;
         }
-        if values.mode != Mode::Open && lambda <= 0.0 && w > 1e-12 * self.accel_scale {
+        // Open means separating: a contact that carries no force but does
+        // not move away (one of many holding a body at rest, whose forces
+        // are not unique) stays closed, whatever mode the solver named.
+        let separating = lambda <= 0.0 && w > 0.0;
+        if separating {
             values.mode = Mode::Open;
+        } else if values.mode == Mode::Open {
+            values.mode = if self.modes[k] == ContactMode::Stick && mu > 0.0 {
+                Mode::Stick
+            } else {
+                Mode::Slide
+            };
         }
         values
     }
