@@ -108,7 +108,26 @@ pub trait Mechanism {
     /// The position-level values of the rows of the instant written for
     /// `modes`: joint violations (then zero for sticking rows) in `eq`,
     /// gaps of the closed contacts in `ineq`.
-    fn violations(&self, q: &[f64], modes: &[ContactMode], eq: &mut [f64], ineq: &mut [f64]);
+    /// Rows given at velocity level only (nonholonomic constraints) have
+    /// no position-level value: they write 0.
+    fn violations(
+        &self,
+        t: f64,
+        q: &[f64],
+        modes: &[ContactMode],
+        eq: &mut [f64],
+        ineq: &mut [f64],
+    );
+    /// The right-hand sides `c` of the velocity-level equalities
+    /// `J v = c` of the instant written for `modes` (in its equality
+    /// order): nonzero for rheonomic constraints (`phi(q, t)`) and for
+    /// nonholonomic ones `B(q, t) v + beta = 0`. A velocity projection
+    /// moves `v` onto them. Default: all zero (scleronomic joints and
+    /// sticking rows).
+    fn velocity_targets(&self, t: f64, q: &[f64], modes: &[ContactMode], eq: &mut [f64]) {
+        let _ = (t, q, modes);
+        eq.fill(0.0);
+    }
 
     /// Number of contacts.
     fn contacts(&self) -> usize;

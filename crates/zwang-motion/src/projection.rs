@@ -16,6 +16,7 @@ pub(crate) struct Projector {
     mx: Vec<f64>,
     eq: Vec<f64>,
     ineq: Vec<f64>,
+    targets: Vec<f64>,
 }
 
 fn failed(e: impl std::fmt::Display) -> DynamicsError {
@@ -36,6 +37,7 @@ impl Projector {
             mx: vec![0.0; instant.dim()],
             eq: vec![0.0; m_eq],
             ineq: vec![0.0; m_in],
+            targets: vec![0.0; m_eq],
             instant,
             backend: AutoBackend::new(),
             solution: Solution::empty(),
@@ -45,8 +47,14 @@ impl Projector {
     /// The largest position-level violation of the rows at `q`: joints
     /// (both signs) and closed contacts (both signs: a closed contact sits
     /// on its surface).
-    pub fn violation<M: Mechanism>(&mut self, model: &M, q: &[f64], modes: &[ContactMode]) -> f64 {
-        model.violations(q, modes, &mut self.eq, &mut self.ineq);
+    pub fn violation<M: Mechanism>(
+        &mut self,
+        model: &M,
+        t: f64,
+        q: &[f64],
+        modes: &[ContactMode],
+    ) -> f64 {
+        model.violations(t, q, modes, &mut self.eq, &mut self.ineq);
         self.eq
             .iter()
             .chain(&self.ineq)
@@ -106,7 +114,7 @@ impl Projector {
         modes: &[ContactMode],
         tol: f64,
     ) -> Result<f64, DynamicsError> {
-        let before = self.violation(model, q, modes);
+        let before = self.violation(model, t, q, modes);
         let mut now = before;
         for _ in 0..4 {
             if now <= tol {
@@ -119,14 +127,35 @@ impl Projector {
                 RowSet::Inequalities => -ineq[i],
             })?;
             model.displace(q, &self.solution.acceleration);
-            now = self.violation(model, q, modes);
+            now = self.violation(model, t, q, modes);
         }
         Ok(before)
     }
 
-    /// Moves `v` onto the rows' velocity level (`J v = 0` on joints and
-    /// sticking rows, `J_n v >= 0` on closed contacts) in Gauss's metric;
-    /// returns the largest correction.
+    /// The largest velocity-level violation `|J v - c|` of the equality
+    /// rows at `(t, q, v)` (`c` from [`Mechanism::velocity_targets`]):
+    /// nonholonomic rows have no position level, so only this sees their
+    /// drift.
+    pub fn velocity_violation<M: Mechanism>(
+        &mut self,
+        model: &M,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+    ) -> Result<f64, DynamicsError> {
+        model.update_instant(t, q, v, modes, &mut self.instant)?;
+        model.velocity_targets(t, q, modes, &mut self.targets);
+        let eq = self.instant.equalities();
+        Ok((0..eq.len()).fold(0.0f64, |m, i| {
+            m.max((eq.row_dot(i, v) - self.targets[i]).abs())
+        }))
+    }
+
+    /// Moves `v` onto the rows' velocity level (`J v = c` on joints and
+    /// sticking rows, `c` from [`Mechanism::velocity_targets`], zero for
+    /// scleronomic joints; `J_n v >= 0` on closed contacts) in Gauss's
+    /// metric; returns the largest correction.
     pub fn velocities<M: Mechanism>(
         &mut self,
         model: &M,
@@ -135,7 +164,14 @@ impl Projector {
         v: &mut [f64],
         modes: &[ContactMode],
     ) -> Result<f64, DynamicsError> {
-        self.solve(model, t, q, v, modes, Some(v), |_, _, _, _| 0.0)?;
+        model.velocity_targets(t, q, modes, &mut self.targets);
+        let targets = std::mem::take(&mut self.targets);
+        let solved = self.solve(model, t, q, v, modes, Some(v), |set, i, _, _| match set {
+            RowSet::Equalities => targets[i],
+            RowSet::Inequalities => 0.0,
+        });
+        self.targets = targets;
+        solved?;
         let a = &self.solution.acceleration;
         let change = v
             .iter()

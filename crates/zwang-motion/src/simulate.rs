@@ -626,7 +626,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let (q, v) = self.y.split_at_mut(self.nq);
         let before = p.positions(model, t, q, v, modes, tol)?;
         self.max_drift = self.max_drift.max(before);
-        let moved = before > tol;
+        let mut moved = before > tol;
+        if !moved && !always && p.velocity_violation(model, t, q, v, modes)? > tol {
+            // Velocity-level rows (nonholonomic) drift without any
+            // position-level sign.
+            moved = true;
+        }
         if moved {
             self.stats.projections += 1;
         }
@@ -1108,7 +1113,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let contacts = self.contact_samples(&*observer, t, y);
         let (q, v) = y.split_at(self.nq);
         let drift = match self.projector.as_mut() {
-            Some(p) => p.violation(model, q, &self.modes),
+            Some(p) => p.violation(model, t, q, &self.modes),
             None => 0.0,
         };
         self.max_drift = self.max_drift.max(drift);

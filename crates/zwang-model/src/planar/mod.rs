@@ -910,7 +910,14 @@ impl Mechanism for PlanarModel {
         Ok(())
     }
 
-    fn violations(&self, q: &[f64], modes: &[ContactMode], eq: &mut [f64], ineq: &mut [f64]) {
+    fn violations(
+        &self,
+        _t: f64,
+        q: &[f64],
+        modes: &[ContactMode],
+        eq: &mut [f64],
+        ineq: &mut [f64],
+    ) {
         let g = self.geometry(q, q);
         let mut r = 0;
         for (j, joint) in self.joints.iter().enumerate() {

@@ -103,7 +103,7 @@ fn functions(m: &PlanarModel, q: &[f64]) -> Vec<f64> {
     let modes = vec![ContactMode::Slide { slip: 1.0 }; m.contacts()];
     let mut eq = vec![0.0; m.joint_rows()];
     let mut ineq = vec![0.0; m.contacts()];
-    m.violations(q, &modes, &mut eq, &mut ineq);
+    m.violations(0.0, q, &modes, &mut eq, &mut ineq);
     eq.into_iter().chain(ineq).collect()
 }
 
