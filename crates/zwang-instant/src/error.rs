@@ -53,6 +53,15 @@ pub enum InstantError {
         /// What is wrong.
         what: String,
     },
+    /// The order of an equality row is not an integer `>= 2` (2: a row
+    /// of accelerations; above 2, a constraint of higher order).
+    #[error("`{key}`: {what}")]
+    Order {
+        /// The key, for example `equalities.order[1]`.
+        key: String,
+        /// What is wrong.
+        what: String,
+    },
     /// A key the instant file format does not define (a misspelling would
     /// otherwise change the physics silently: `"inequality"` for
     /// `"inequalities"` drops every contact). Read with
@@ -85,6 +94,7 @@ impl InstantError {
             InstantError::Dimension { key, .. }
             | InstantError::NonFinite { key, .. }
             | InstantError::Friction { key, .. }
+            | InstantError::Order { key, .. }
             | InstantError::UnknownKey { key, .. }
             | InstantError::File { key, .. } => key,
         }

@@ -6,6 +6,12 @@
 //! error ([`InstantError::UnknownKey`]), because a misspelled key would
 //! silently change the physics; [`parse_instant_with`] and
 //! [`ParseOptions::allow_unknown`] turn such keys into warnings.
+//!
+//! One key is a zwang addition that keeps every other key's meaning:
+//! `equalities.order`, one integer `>= 2` per row, the time derivative of
+//! the coordinates the row constrains (`A q^(k) = b`; 2, the default, is
+//! `A a = b`). Rows above 2 are constraints of higher order
+//! ([`Instant::equality_orders`]).
 
 use crate::error::InstantError;
 use crate::instant::{
@@ -25,8 +31,11 @@ const TOP_LEVEL_KEYS: [&str; 7] = [
     "sticking",
 ];
 
-/// The keys of an `equalities` or `inequalities` object.
+/// The keys of an `inequalities` object.
 const ROW_KEYS: [&str; 2] = ["A", "b"];
+/// The keys of an `equalities` object: `order` (a zwang addition) gives
+/// the order of each row, 2 (accelerations) by default.
+const EQUALITY_KEYS: [&str; 3] = ["A", "b", "order"];
 /// The keys of a sparse matrix object.
 const SPARSE_KEYS: [&str; 4] = ["shape", "rows", "cols", "vals"];
 /// The keys of a reference to a row.
@@ -253,6 +262,9 @@ pub fn parse_value_with(
         }
         let (a, b) = parse_rows(set, rows, n, &mut unknown)?;
         builder = if key {
+            if let Some(order) = rows.get("order").filter(|o| !o.is_null()) {
+                builder = builder.equality_orders(parse_orders(order, b.len())?);
+            }
             builder.equalities(a, b)
         } else {
             builder.inequalities(a, b)
@@ -470,7 +482,12 @@ fn parse_rows(
             format!("expected an object with A and b, found {}", kind(v)),
         )
     })?;
-    unknown.check(set, o, &ROW_KEYS)?;
+    let known: &[&str] = if set == "equalities" {
+        &EQUALITY_KEYS
+    } else {
+        &ROW_KEYS
+    };
+    unknown.check(set, o, known)?;
     let akey = format!("{set}.A");
     let bkey = format!("{set}.b");
     let a_value = o.get("A").ok_or_else(|| err(&akey, "missing"))?;
@@ -483,6 +500,42 @@ fn parse_rows(
         });
     }
     Ok((a, b))
+}
+
+/// `equalities.order`: one integer `>= 2` per row (`rows` of them).
+fn parse_orders(v: &Value, rows: usize) -> Result<Vec<u32>, InstantError> {
+    const KEY: &str = "equalities.order";
+    let list = v.as_array().ok_or_else(|| {
+        err(
+            KEY,
+            format!(
+                "expected an array of integers >= 2 (one per row), found {}",
+                kind(v)
+            ),
+        )
+    })?;
+    if list.len() != rows {
+        return Err(InstantError::Dimension {
+            key: KEY.into(),
+            what: format!(
+                "has length {}, but `equalities.b` has {rows} rows",
+                list.len()
+            ),
+        });
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let order = x
+                .as_u64()
+                .filter(|&k| k >= 2)
+                .and_then(|k| u32::try_from(k).ok());
+            order.ok_or_else(|| InstantError::Order {
+                key: format!("{KEY}[{i}]"),
+                what: format!("must be an integer >= 2 (2: a row of accelerations), found {x}"),
+            })
+        })
+        .collect()
 }
 
 fn parse_row_ref(key: &str, v: &Value, unknown: &mut Unknown) -> Result<RowRef, InstantError> {
@@ -604,10 +657,11 @@ pub fn to_json(instant: &Instant, encoding: Encoding) -> Value {
         ("inequalities", instant.inequalities()),
     ] {
         if !rows.is_empty() {
-            o.insert(
-                key.into(),
-                json!({"A": matrix_json(rows.matrix(), encoding), "b": rows.rhs()}),
-            );
+            let mut set = json!({"A": matrix_json(rows.matrix(), encoding), "b": rows.rhs()});
+            if key == "equalities" && instant.highest_order() > 2 {
+                set["order"] = json!(instant.equality_orders());
+            }
+            o.insert(key.into(), set);
         }
     }
     if !instant.sliding().is_empty() {
@@ -696,6 +750,76 @@ mod tests {
         let dense = parsed.instant.mass().to_dense();
         assert_eq!(dense.as_slice().unwrap(), &[2.0, 0.0, 0.0, 3.0]);
         assert!(parse_instant(r#"{"mass": [2.0], "force": [1.0, 1.0]}"#).is_err());
+    }
+
+    /// `equalities.order`: rows of higher order are read, validated by key,
+    /// written back, and absent means every row is of order 2.
+    #[test]
+    fn equality_orders() {
+        let text = |order: &str| {
+            format!(
+                r#"{{"mass": [1.0, 1.0], "force": [0.0, -9.81],
+                    "equalities": {{"A": [[1.0, 0.0], [-0.0125, 9.81]], "b": [0.0, 0.0]{order}}}}}"#
+            )
+        };
+        let plain = parse_instant(&text("")).unwrap().instant;
+        assert_eq!(plain.equality_orders(), [2, 2]);
+        assert_eq!(plain.highest_order(), 2);
+        assert!(to_json(&plain, Encoding::Dense)["equalities"]
+            .get("order")
+            .is_none());
+        let higher = parse_instant(&text(r#", "order": [2, 3]"#)).unwrap().instant;
+        assert_eq!(higher.equality_orders(), [2, 3]);
+        assert_eq!(higher.highest_order(), 3);
+        let written = to_json(&higher, Encoding::Sparse);
+        assert_eq!(written["equalities"]["order"], json!([2, 3]));
+        let again = parse_value(&written).unwrap().instant;
+        assert_eq!(again.equality_orders(), [2, 3]);
+        let null = parse_instant(&text(r#", "order": null"#)).unwrap().instant;
+        assert_eq!(null.equality_orders(), [2, 2]);
+        for (order, key) in [
+            (r#", "order": [2]"#, "equalities.order"),
+            (r#", "order": [2, 3, 3]"#, "equalities.order"),
+            (r#", "order": 3"#, "equalities.order"),
+            (r#", "order": [2, 1]"#, "equalities.order[1]"),
+            (r#", "order": [0, 3]"#, "equalities.order[0]"),
+            (r#", "order": [2, 2.5]"#, "equalities.order[1]"),
+            (r#", "order": [2, -3]"#, "equalities.order[1]"),
+            (r#", "order": [2, "3"]"#, "equalities.order[1]"),
+            (r#", "order": [2, 4294967296]"#, "equalities.order[1]"),
+        ] {
+            let e = parse_instant(&text(order)).unwrap_err();
+            assert_eq!(e.key(), key, "{order}: {e}");
+        }
+        // Inequalities have no order: a key the format does not define there.
+        let e = parse_instant(
+            r#"{"mass": [1.0], "force": [0.0],
+                "inequalities": {"A": [[1.0]], "b": [0.0], "order": [3]}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.key(), "inequalities.order");
+    }
+
+    /// The builder validates the orders as the file does.
+    #[test]
+    fn equality_orders_from_the_builder() {
+        let mass = matrix_from_triplets("mass", (1, 1), [(0, 0, 1.0)]).unwrap();
+        let a = matrix_from_triplets("equalities.A", (1, 1), [(0, 0, 1.0)]).unwrap();
+        let build = |orders: Vec<u32>| {
+            Instant::builder(mass.clone(), vec![0.0])
+                .equalities(a.clone(), vec![0.0])
+                .equality_orders(orders)
+                .build()
+        };
+        assert_eq!(build(vec![4]).unwrap().highest_order(), 4);
+        assert_eq!(build(vec![]).unwrap_err().key(), "equalities.order");
+        assert_eq!(build(vec![1]).unwrap_err().key(), "equalities.order[0]");
+        // A copy with the same rows keeps the orders; with others, order 2.
+        let higher = build(vec![3]).unwrap();
+        let same = higher.with_rows(higher.equalities().clone(), higher.inequalities().clone());
+        assert_eq!(same.equality_orders(), [3]);
+        let none = higher.with_rows(crate::Rows::empty(1), crate::Rows::empty(1));
+        assert_eq!(none.highest_order(), 2);
     }
 
     /// A sparse shape is checked before it is allocated.

@@ -144,6 +144,8 @@ pub struct Instant {
     mass: CsMat<f64>,
     force: Vec<f64>,
     equalities: Rows,
+    /// The order of each equality row (see [`Instant::equality_orders`]).
+    equality_orders: Vec<u32>,
     inequalities: Rows,
     sliding: Vec<SlidingContact>,
     /// Where each sliding contact's tangent is not zero (see
@@ -182,6 +184,7 @@ impl Instant {
             mass,
             force,
             equalities: None,
+            equality_orders: None,
             inequalities: None,
             sliding: Vec::new(),
             supports: Vec::new(),
@@ -208,6 +211,27 @@ impl Instant {
     /// The two-sided rows.
     pub fn equalities(&self) -> &Rows {
         &self.equalities
+    }
+    /// The order of each equality row, one per row: `2` for a row of
+    /// accelerations `A a = b` (every row unless the builder or the file
+    /// said otherwise), `k > 2` for a row `A q^(k) = b` on the `k`-th time
+    /// derivative of the coordinates (a constraint of higher order, Zhang
+    /// et al., arbitrary-order Gauss principle of relative motion
+    /// dynamics). `M` and `Q` keep their meaning.
+    ///
+    /// The QP backends and the variational forms read every row as a row
+    /// of accelerations: an instant whose [`Instant::highest_order`] is
+    /// above 2 has no minimum to solve for (the generalized compulsion is
+    /// linear in the top derivative, so it is only stationary), and the
+    /// checker (`zwang_coulomb::check`) says `stationary_only` before any
+    /// of them runs.
+    pub fn equality_orders(&self) -> &[u32] {
+        &self.equality_orders
+    }
+    /// The highest order of the equality rows; `2` (accelerations) without
+    /// rows of higher order, or without rows.
+    pub fn highest_order(&self) -> u32 {
+        self.equality_orders.iter().copied().fold(2, u32::max)
     }
     /// The unilateral rows.
     pub fn inequalities(&self) -> &Rows {
@@ -507,13 +531,21 @@ impl Instant {
 
     /// A copy with other constraint rows (friction entries dropped); used by
     /// solvers that work on a subset of the rows. A new pattern: the copy
-    /// gets a fresh [`Instant::structure_id`].
+    /// gets a fresh [`Instant::structure_id`]. The equality rows keep their
+    /// orders ([`Instant::equality_orders`]) when there are as many as
+    /// before; otherwise they are all of order 2 (accelerations).
     pub fn with_rows(&self, equalities: Rows, inequalities: Rows) -> Instant {
+        let equality_orders = if equalities.len() == self.equality_orders.len() {
+            self.equality_orders.clone()
+        } else {
+            vec![2; equalities.len()]
+        };
         Instant {
             name: self.name.clone(),
             mass: self.mass.clone(),
             force: self.force.clone(),
             equalities,
+            equality_orders,
             inequalities,
             sliding: Vec::new(),
             tangent_support: Vec::new(),
@@ -542,6 +574,7 @@ pub struct InstantBuilder {
     mass: CsMat<f64>,
     force: Vec<f64>,
     equalities: Option<(CsMat<f64>, Vec<f64>)>,
+    equality_orders: Option<Vec<u32>>,
     inequalities: Option<(CsMat<f64>, Vec<f64>)>,
     sliding: Vec<SlidingContact>,
     /// An explicit support per sliding contact (`None`: its nonzeros).
@@ -558,6 +591,13 @@ impl InstantBuilder {
     /// Two-sided rows `A a = b`.
     pub fn equalities(mut self, a: CsMat<f64>, b: Vec<f64>) -> Self {
         self.equalities = Some((a, b));
+        self
+    }
+    /// The order of each equality row (see [`Instant::equality_orders`]):
+    /// one integer `>= 2` per row, `2` for accelerations. Without this
+    /// call every row is of order 2.
+    pub fn equality_orders(mut self, orders: Vec<u32>) -> Self {
+        self.equality_orders = Some(orders);
         self
     }
     /// Unilateral rows `A a >= b`.
@@ -605,6 +645,7 @@ impl InstantBuilder {
         check_symmetric(&mass)?;
         check_vector("force", &self.force, n)?;
         let equalities = make_rows("equalities", self.equalities, n)?;
+        let equality_orders = make_orders(self.equality_orders, equalities.len())?;
         let inequalities = make_rows("inequalities", self.inequalities, n)?;
         // Positive definiteness, checked by factoring once; the factor is
         // dropped (the solvers keep their own).
@@ -615,6 +656,7 @@ impl InstantBuilder {
             mass,
             force: self.force,
             equalities,
+            equality_orders,
             inequalities,
             sliding: self.sliding,
             tangent_support: Vec::new(),
@@ -759,6 +801,32 @@ fn make_rows(
     check_matrix(&akey, &a)?;
     check_vector(&format!("{key}.b"), &b, a.rows())?;
     Ok(Rows { matrix: a, rhs: b })
+}
+
+/// The orders of `rows` equality rows: all 2 when none are given; else one
+/// per row, each `>= 2`.
+fn make_orders(orders: Option<Vec<u32>>, rows: usize) -> Result<Vec<u32>, InstantError> {
+    let Some(orders) = orders else {
+        return Ok(vec![2; rows]);
+    };
+    if orders.len() != rows {
+        return Err(InstantError::Dimension {
+            key: "equalities.order".into(),
+            what: format!(
+                "has length {}, but there are {rows} equality rows",
+                orders.len()
+            ),
+        });
+    }
+    if let Some((i, k)) = orders.iter().enumerate().find(|(_, &k)| k < 2) {
+        return Err(InstantError::Order {
+            key: format!("equalities.order[{i}]"),
+            what: format!(
+                "must be an integer >= 2 (2: a row of accelerations), found {k}"
+            ),
+        });
+    }
+    Ok(orders)
 }
 
 fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
