@@ -39,9 +39,12 @@ pub enum Verdict {
     /// `G` is not a P-matrix and the contact problem has no answer: the
     /// rigid model needs an impulsive normal force.
     PainleveInconsistent,
-    /// A higher-order principle: stationary, not a minimum, so there is no
-    /// QP at all. Never produced from an instant file (the variant is kept
-    /// so that every producer of verdicts shares one type).
+    /// An instant with equality rows of order above 2 (constraints on
+    /// `q'''` or higher, [`Instant::equality_orders`]): the principle of
+    /// that order is stationary, not a minimum, so there is no QP at all
+    /// (Zhang et al., arbitrary-order Gauss principle of relative motion
+    /// dynamics, eq 12). The worst verdict: it replaces any friction
+    /// analysis.
     StationaryOnly,
 }
 
@@ -207,7 +210,15 @@ struct Group {
 /// cost `O(k)`. Whether an answer exists, and whether it is unique, comes
 /// from the contact problem itself (every mode combination of a part is
 /// tried, up to [`crate::MAX_ENUMERATED_MODES`]).
+///
+/// An instant with equality rows of order above 2 is
+/// [`Verdict::StationaryOnly`], whatever its contacts: nothing is solved,
+/// and the reason names the rows, their orders and why there is no
+/// minimum.
 pub fn check(instant: &Instant) -> Report {
+    if instant.highest_order() > 2 {
+        return stationary_report(instant);
+    }
     let k = instant.sliding().len();
     let (solved, outcomes) = solve_parts(instant, &ContactSettings::default());
     let mut report = no_sliding_report();
@@ -459,6 +470,70 @@ pub fn check(instant: &Instant) -> Report {
         report.frozen_exact = same;
     }
     report
+}
+
+/// The report of an instant with rows of higher order: the verdict
+/// [`Verdict::StationaryOnly`], no operators (nothing is solved), and a
+/// reason that names the rows and their orders.
+///
+/// Why: a row of order `k = m + 2 > 2` constrains `q^(m+2)` linearly. In
+/// the space of those derivatives (Gauss's variation of order `m`: `t`,
+/// `q`, ..., `q^(m+1)` fixed) the generalized compulsion
+/// `Z_m = d^m/dt^m [1/2 sum m_i (r_i'' - F_i / m_i)^2]` is, for `m >= 1`,
+/// linear in `q^(m+2)` (Zhang et al., eq 8), so its difference between the
+/// real motion and any possible one is exactly zero (their eq 12): the real
+/// motion makes it stationary, not a minimum. The equations are
+/// `M q'' - Q - sum_b lambda_b dphi_b/dq^(m+2) = 0` (their eqs 39, 50) with
+/// the multipliers part of the state; V. Čović (1977) notes the same: an
+/// extremum only in the ordinary (acceleration) case.
+fn stationary_report(instant: &Instant) -> Report {
+    let rows: Vec<(usize, u32)> = instant
+        .equality_orders()
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, k)| k > 2)
+        .collect();
+    let listed: Vec<String> = rows
+        .iter()
+        .map(|(i, k)| format!("{i} (order {k}: A q^({k}) = b)"))
+        .collect();
+    let (noun, verb) = if rows.len() == 1 {
+        ("row", "constrains")
+    } else {
+        ("rows", "constrain")
+    };
+    let reason = format!(
+        "Equality {noun} {} {verb} a derivative of the coordinates above the acceleration: a \
+         constraint of order m + 2 with m >= 1. The generalized compulsion of order m is linear \
+         in q^(m+2) (Zhang et al., arbitrary-order Gauss principle of relative motion dynamics, \
+         eqs 8 and 12), so its difference between the real motion and every possible one is \
+         zero: the real motion makes it stationary, not a minimum, and there is no QP to solve. \
+         Solve M q'' - Q - sum_b lambda_b dphi_b/dq^(m+2) = 0 with the constraints instead: the \
+         multipliers join the state (lambda' comes from the constraint; for order 3, the crate \
+         zwang-higher-order integrates it).",
+        listed.join(", ")
+    );
+    let k = instant.sliding().len();
+    Report {
+        verdict: Verdict::StationaryOnly,
+        coupling: 0.0,
+        contacts: (0..k)
+            .map(|index| ContactReport {
+                index,
+                verdict: Verdict::StationaryOnly,
+                coupling: 0.0,
+                reason: "Not analysed: the instant has constraints of higher order, so there is \
+                         no minimum form for the friction to be compared with."
+                    .into(),
+            })
+            .collect(),
+        reason,
+        blocks: Vec::new(),
+        free_normal_acceleration: vec![0.0; k],
+        p_matrix: None,
+        frozen_exact: false,
+    }
 }
 
 /// The report of an instant without sliding contacts.
@@ -854,5 +929,65 @@ fn contact_sentence(group: &Group, kappa: f64, ops: &Operators, normal: usize) -
             ops.free_normal_acceleration[normal]
         ),
         Verdict::StationaryOnly => "A higher-order principle: stationary, not a minimum.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zwang_instant::matrix_from_triplets;
+
+    /// A unit mass on a floor (`a_y >= 0`), sliding (`mu = 0.3`), with two
+    /// equality rows of the given orders.
+    fn particle(orders: Vec<u32>) -> Instant {
+        let mass = matrix_from_triplets("mass", (2, 2), [(0, 0, 1.0), (1, 1, 1.0)]).unwrap();
+        let eq = matrix_from_triplets("equalities.A", (2, 2), [(0, 0, 1.0), (1, 1, 1.0)]);
+        let floor = matrix_from_triplets("inequalities.A", (1, 2), [(0, 1, 1.0)]).unwrap();
+        Instant::builder(mass, vec![1.0, -9.81])
+            .equalities(eq.unwrap(), vec![0.5, 0.0])
+            .equality_orders(orders)
+            .inequalities(floor, vec![0.0])
+            .sliding(SlidingContact {
+                normal: RowRef {
+                    set: RowSet::Inequalities,
+                    row: 0,
+                },
+                tangent: vec![1.0, 0.0],
+                mu: 0.3,
+                slip: 1.0,
+            })
+            .build()
+            .unwrap()
+    }
+
+    /// Rows of order 2 are the ordinary instant; one row above 2 makes the
+    /// whole instant `stationary_only`, its contacts included, and the
+    /// reason names the row and its order and says why.
+    #[test]
+    fn rows_of_higher_order_are_stationary_only() {
+        let ordinary = check(&particle(vec![2, 2]));
+        assert_eq!(ordinary.verdict, Verdict::Equivalent);
+        for (orders, named) in [
+            (vec![2, 3], vec!["row 1 (order 3"]),
+            (vec![4, 2], vec!["row 0 (order 4"]),
+            (vec![3, 5], vec!["rows 0 (order 3", "1 (order 5"]),
+        ] {
+            let report = check(&particle(orders.clone()));
+            assert_eq!(report.verdict, Verdict::StationaryOnly, "{orders:?}");
+            assert_eq!(report.verdict.as_str(), "stationary_only");
+            for name in named {
+                assert!(report.reason.contains(name), "{orders:?}: {}", report.reason);
+            }
+            assert!(!report.reason.contains("row 1 (order 2"), "{}", report.reason);
+            for why in ["linear", "stationary, not a minimum", "eqs 8 and 12", "no QP"] {
+                assert!(report.reason.contains(why), "{why}: {}", report.reason);
+            }
+            assert_eq!(report.contacts.len(), 1);
+            assert_eq!(report.contacts[0].verdict, Verdict::StationaryOnly);
+            assert_eq!(report.p_matrix, None);
+            assert!(report.blocks.is_empty() && !report.frozen_exact);
+            // The dense matrices of a report without blocks are zeros.
+            assert_eq!(report.g(), vec![vec![0.0]]);
+        }
     }
 }
