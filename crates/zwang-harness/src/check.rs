@@ -3,7 +3,7 @@
 
 use crate::json::{cone_checks, StickingJson};
 use std::fmt::Write as _;
-use zwang_coulomb::{check, variational, Mode, Report, StickingCheck};
+use zwang_coulomb::{check, variational, Mode, Report, StickingCheck, Verdict};
 use zwang_instant::Instant;
 use zwang_qp::{AutoBackend, Backend};
 
@@ -29,12 +29,17 @@ pub struct Checked {
 /// (`ratio <= 1`); one that must slip (or opens) is reported with
 /// `holds: false` and the force that holding it would take, from the QP
 /// with its tangent row held (`ratio > 1`, or a pulling normal force).
+///
+/// An instant with rows of higher order is `stationary_only` and nothing
+/// is solved: its sticking contacts are not checked (there is no answer to
+/// check them on).
 pub fn checked(instant: &Instant) -> Checked {
     let mut report = check(instant);
-    if instant.sliding().is_empty() && instant.sticking().is_empty() {
+    let stationary = report.verdict == Verdict::StationaryOnly;
+    if instant.sliding().is_empty() && instant.sticking().is_empty() && !stationary {
         report.reason = NO_FRICTION.into();
     }
-    let sticking = if instant.sticking().is_empty() {
+    let sticking = if instant.sticking().is_empty() || stationary {
         Vec::new()
     } else {
         let newton = variational(instant);

@@ -64,7 +64,8 @@ pub enum Outcome {
     },
     /// The form does not apply to the instant, and why (the null-space
     /// form with contact rows; the QP friction forms on a Painleve
-    /// instant).
+    /// instant; every form on an instant with rows of higher order, which
+    /// has no minimum).
     NotApplicable(String),
 }
 
@@ -214,9 +215,37 @@ pub struct Comparison {
 
 impl Comparison {
     /// Runs the checker and every form on `instant`, each once under a
-    /// clock.
+    /// clock. On an instant with rows of higher order (verdict
+    /// `stationary_only`) no form applies: each is listed as
+    /// [`Outcome::NotApplicable`] with the checker's reason, and no
+    /// difference is measured.
     pub fn of(instant: &Instant) -> Comparison {
         let checked = checked(instant);
+        let friction = !instant.sliding().is_empty() || !instant.sticking().is_empty();
+        if checked.report.verdict == Verdict::StationaryOnly {
+            let names = if friction { &ALL_FORMS[..] } else { &IDEAL_FORMS };
+            let reason = no_minimum(instant).unwrap_or_default();
+            let forms = names
+                .iter()
+                .map(|&name| FormRun {
+                    name,
+                    contact_set: None,
+                    outcome: Outcome::NotApplicable(reason.clone()),
+                })
+                .collect();
+            let none = MaxDifference {
+                acceleration: None,
+                multipliers: None,
+            };
+            return Comparison {
+                forms,
+                max_difference: none,
+                ideal_difference: none,
+                non_equivalence: None,
+                checked,
+                friction,
+            };
+        }
         let mut backend = AutoBackend::new();
         let qp = FormRun::timed("qp", || (backend.solve(instant), None));
         // The variational forms take the contact set as given: hand them
@@ -240,7 +269,6 @@ impl Comparison {
             run.contact_set = form.contact_set().map(<[bool]>::to_vec);
             forms.push(run);
         }
-        let friction = !instant.sliding().is_empty() || !instant.sticking().is_empty();
         if friction {
             forms.extend(friction_forms(instant, checked.report.verdict));
         }
@@ -280,6 +308,41 @@ impl Comparison {
             friction,
         }
     }
+}
+
+/// Why no form of the principle over the accelerations applies to
+/// `instant`, naming its rows of higher order: `Some` exactly when it has
+/// some (verdict `stationary_only`; the checker's reason says more), `None`
+/// for an instant of accelerations. What `zwang solve` and `zwang compare`
+/// report as `not_applicable`, without running any form.
+///
+/// ```
+/// use zwang_harness::no_minimum;
+/// use zwang_instant::parse_instant;
+///
+/// let text = r#"{"mass": [1.0, 1.0], "force": [0.0, -9.81],
+///                "equalities": {"A": [[-0.0125, 9.81]], "b": [0.0], "order": [3]}}"#;
+/// let instant = parse_instant(text).unwrap().instant;
+/// let reason = no_minimum(&instant).unwrap();
+/// assert!(reason.contains("equality row 0, order 3"));
+/// ```
+pub fn no_minimum(instant: &Instant) -> Option<String> {
+    if instant.highest_order() <= 2 {
+        return None;
+    }
+    let rows: Vec<String> = instant
+        .equality_orders()
+        .iter()
+        .enumerate()
+        .filter(|&(_, &k)| k > 2)
+        .map(|(i, k)| format!("equality row {i}, order {k}"))
+        .collect();
+    Some(format!(
+        "stationary_only: the instant has constraints of higher order ({}); there the principle \
+         is stationary, not a minimum, so no form over the accelerations applies (see the \
+         verdict's reason)",
+        rows.join("; ")
+    ))
 }
 
 /// `frozen_qp`, `fixed_point` and `variational`; the two QP forms do not
@@ -525,4 +588,66 @@ fn difference_line(what: &str, d: Option<&MaxDifference>) -> String {
         value(d.and_then(|d| d.acceleration)),
         value(d.and_then(|d| d.multipliers))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{csv, Row};
+    use zwang_instant::parse_instant;
+
+    /// The particle on the turning plane of Zhang et al. (section 5) at one
+    /// state, as an instant with its third-order row, `with` more keys.
+    fn turning_plane(order: &str, with: &str) -> Instant {
+        let text = format!(
+            r#"{{"mass": [1.0, 1.0], "force": [-0.01, -9.845],
+                "equalities": {{"A": [[-0.0125, 9.81]], "b": [0.0]{order}}}{with}}}"#
+        );
+        parse_instant(&text).unwrap().instant
+    }
+
+    /// No form runs on an instant of higher order: each is not applicable
+    /// with the reason, nothing is compared, the verdict is
+    /// `stationary_only`; friction entries add the friction forms, also not
+    /// applicable. The same rows at order 2 solve as usual.
+    #[test]
+    fn no_form_applies_to_rows_of_higher_order() {
+        let friction = r#", "inequalities": {"A": [[0.0, 1.0]], "b": [0.0]},
+            "friction": [{"normal": {"set": "inequalities", "row": 0},
+                          "tangent": [1.0, 0.0], "mu": 0.2, "slip": 1}]"#;
+        for (with, forms) in [("", &IDEAL_FORMS[..]), (friction, &ALL_FORMS[..])] {
+            let instant = turning_plane(r#", "order": [3]"#, with);
+            let c = Comparison::of(&instant);
+            assert_eq!(c.checked.report.verdict, Verdict::StationaryOnly);
+            let names: Vec<&str> = c.forms.iter().map(|f| f.name).collect();
+            assert_eq!(names, forms);
+            for f in &c.forms {
+                let Outcome::NotApplicable(reason) = &f.outcome else {
+                    panic!("{} ran", f.name);
+                };
+                assert!(reason.contains("equality row 0, order 3"), "{reason}");
+                assert!(f.solution().is_none() && f.time_us().is_none());
+            }
+            assert_eq!(c.max_difference.acceleration, None);
+            assert_eq!(c.non_equivalence, None);
+            assert!(c.checked.sticking.is_empty());
+            let json = serde_json::to_value(CompareJson::new(None, None, &c)).unwrap();
+            assert_eq!(json["verdict"], "stationary_only");
+            assert_eq!(json["forms"]["qp"]["status"], "not_applicable");
+            assert!(json["forms"]["null_space"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("stationary, not a minimum"));
+            let text = c.text("turning plane");
+            assert!(text.contains("not applicable:") && text.contains("stationary_only"));
+            // The table row: no answer, and the verdict that explains it.
+            let table = csv(&[Row::compared("plane".into(), &c)]);
+            let row = table.lines().nth(1).unwrap();
+            assert!(row.starts_with("plane,not_applicable,stationary_only,"), "{row}");
+        }
+        let ordinary = Comparison::of(&turning_plane("", ""));
+        assert_eq!(ordinary.checked.report.verdict, Verdict::Equivalent);
+        assert!(ordinary.forms.iter().all(|f| f.solution().is_some()));
+        assert!(no_minimum(&turning_plane(r#", "order": [2]"#, "")).is_none());
+    }
 }

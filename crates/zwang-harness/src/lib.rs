@@ -13,6 +13,10 @@
 //! - [`Comparison::of`] runs every form ([`ALL_FORMS`]) on one instant and
 //!   measures their differences; [`Comparison::text`] and [`CompareJson`]
 //!   are its readable and JSON reports;
+//! - on an instant with constraints of higher order (equality rows of
+//!   order above 2) there is no minimum: the verdict is `stationary_only`
+//!   and every form is [`Outcome::NotApplicable`] with the reason
+//!   [`no_minimum`] gives;
 //! - [`checked`] is the checker's verdict with the cone checks of the
 //!   sticking contacts folded into its reason ([`Checked::text`],
 //!   [`CheckJson`]);
@@ -47,7 +51,8 @@ pub mod table;
 
 pub use check::{checked, CheckJson, Checked};
 pub use compare::{
-    CompareJson, Comparison, Extra, FormRun, Outcome, ALL_FORMS, FRICTION_FORMS, IDEAL_FORMS,
+    no_minimum, CompareJson, Comparison, Extra, FormRun, Outcome, ALL_FORMS, FRICTION_FORMS,
+    IDEAL_FORMS,
 };
 pub use json::{cone_checks, MaxDifference};
 pub use suite::Row;

@@ -126,8 +126,11 @@ impl Row {
                 let ne = v.non_equivalence.as_ref();
                 cells.push(v.status.to_owned());
                 // An instant without an answer is not "equivalent": only a
-                // Painleve verdict explains a missing answer.
-                let answered = v.status == "solved" || v.verdict.starts_with("painleve");
+                // Painleve verdict, or a principle of higher order (no
+                // minimum), explains a missing answer.
+                let answered = v.status == "solved"
+                    || v.verdict.starts_with("painleve")
+                    || v.verdict == "stationary_only";
                 cells.push(if answered {
                     v.verdict.to_owned()
                 } else {
