@@ -19,7 +19,10 @@
 //! - [`scene`]: the scene file (TOML, `docs/scene-format.md`);
 //! - [`ode`]: embedded Runge-Kutta pairs with dense output;
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
-//!   stick-slip, Painleve), reports.
+//!   stick-slip, Painleve), reports;
+//! - [`higher_order`]: constraints of third order, where the principle is
+//!   stationary, not a minimum: the multipliers join the state and the
+//!   motion is integrated.
 //!
 //! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
 //! the root of the repository) is built from the same crates; this facade
@@ -28,6 +31,7 @@
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
 pub use zwang_harness as harness;
+pub use zwang_higher_order as higher_order;
 pub use zwang_instant as instant;
 pub use zwang_model as model;
 pub use zwang_motion as motion;

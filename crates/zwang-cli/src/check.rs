@@ -31,7 +31,11 @@ use zwang_harness::{checked, CheckJson};
 /// converges to it), `painleve_inconsistent` (no rigid answer) or
 /// `painleve_indeterminate` (several); the instant takes the worst of its
 /// contacts. An instant without `friction` entries is `equivalent`, with
-/// coupling 0 and no contacts (sticking contacts are ideal rows).
+/// coupling 0 and no contacts (sticking contacts are ideal rows). An
+/// instant with constraints of higher order (`equalities.order` above 2)
+/// is `stationary_only`, whatever its contacts: the principle of that order
+/// is stationary, not a minimum, so there is no QP; the reason names the
+/// rows and their orders (coupling 0, `p_matrix` null, nothing solved).
 ///
 /// Exit code 0 for any verdict, 2 for a malformed or unreadable file (one
 /// line on stderr, nothing on stdout).

@@ -39,7 +39,10 @@ use zwang_instant::file::ParseOptions;
 /// solve has a `reason`. A form that does not apply is {`status`:
 /// "not_applicable", `reason`}: the null-space form with contact rows and
 /// no contact set (the QP found none), `frozen_qp` and `fixed_point` on a
-/// Painleve instant (there is no rigid answer for a QP to approach).
+/// Painleve instant (there is no rigid answer for a QP to approach), and
+/// every form on an instant with constraints of higher order
+/// (`equalities.order` above 2; verdict `stationary_only`: no minimum, so
+/// no form runs and no difference is measured).
 /// Then:
 ///
 ///   `max_difference` {`acceleration`, `multipliers`}: the largest absolute

@@ -18,7 +18,10 @@
 //!   instant with `friction` entries gets the variational (Newton) answer
 //!   instead, which a QP cannot give;
 //! - `check` says whether the minimum (QP) form is exact at the instant
-//!   (the equivalence verdict of `zwang_coulomb::check`);
+//!   (the equivalence verdict of `zwang_coulomb::check`; `stationary_only`
+//!   for constraints of higher order, `equalities.order` above 2, where
+//!   there is no minimum and `solve` and `compare` report
+//!   `not_applicable`);
 //! - `compare` runs every form on the instant (or on every instant of a
 //!   folder, as a Markdown or CSV table) and reports their differences;
 //! - `simulate` runs a scene file (`docs/scene-format.md`) over time with
@@ -35,7 +38,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | [`EXIT_OK`] (0) | solved; any verdict of `check`; `compare` ran; help, version or demonstration printed |
-//! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status, or `simulate` with `painleve` or `failed`; what is known is still printed |
+//! | [`EXIT_UNSOLVED`] (1) | `solve` ended with another status (`not_applicable` on constraints of higher order included), or `simulate` with `painleve` or `failed`; what is known is still printed |
 //! | [`EXIT_BAD_INPUT`] (2) | malformed file, unreadable file, unknown flag or backend: one line on stderr, nothing on stdout (`compare DIR` still prints its table, with the malformed files as error rows) |
 //!
 //! The comparisons, verdicts and tables come from the library

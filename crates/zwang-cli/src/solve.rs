@@ -67,6 +67,13 @@ const ALL: &str = "all";
 /// for one that slips or opens, `holds: false` and the force that holding
 /// it would take (`ratio` > 1, null when infinite).
 ///
+/// Constraints of higher order (`equalities.order` above 2): the principle
+/// is stationary there, not a minimum, so there is no QP and nothing is
+/// solved: the object is {`status`: "not_applicable", `reason` (the
+/// checker's: which rows, which orders, why), `verdict`:
+/// "stationary_only", `equality_orders`}, exit code 1, whatever
+/// `--backend` says.
+///
 /// Exit code 0 when solved (for `all`: when `auto` solved), 1 for any other
 /// status (the answer known is still printed), 2 for a malformed or
 /// unreadable file (one line on stderr, nothing on stdout). A key the
@@ -114,6 +121,9 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let Some(instant) = load(&args.file, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
+    if instant.highest_order() > 2 {
+        return not_applicable(args, &instant, out);
+    }
     if !instant.sliding().is_empty() || !instant.sticking().is_empty() {
         if requested != DEFAULT_BACKEND {
             let what = format!(
@@ -229,6 +239,39 @@ fn solve_with_friction(
     } else {
         EXIT_UNSOLVED
     }
+}
+
+/// An instant with constraints of higher order: there is no minimum, so
+/// no backend and no form runs; the answer is `not_applicable` with the
+/// checker's reason (exit code 1: nothing was solved).
+fn not_applicable(args: &SolveArgs, instant: &Instant, out: &mut dyn Write) -> i32 {
+    let report = checked(instant).report;
+    let text = if args.json {
+        pretty(&NotApplicableJson {
+            status: NOT_APPLICABLE,
+            reason: &report.reason,
+            verdict: report.verdict.as_str(),
+            equality_orders: instant.equality_orders(),
+        })
+    } else {
+        format!(
+            "{}\n\nstatus: {NOT_APPLICABLE} (verdict {})\n  {}\n",
+            table::title(instant.name(), &args.file),
+            report.verdict,
+            report.reason
+        )
+    };
+    emit(out, &text);
+    EXIT_UNSOLVED
+}
+
+/// The `zwang solve --json` object of an instant of higher order.
+#[derive(serde::Serialize)]
+struct NotApplicableJson<'a> {
+    status: &'static str,
+    reason: &'a str,
+    verdict: &'static str,
+    equality_orders: &'a [u32],
 }
 
 /// The lines under the table of a friction instant.

@@ -1,0 +1,51 @@
+//! The system: mass, force and constraints of third order, as functions
+//! generic over dual numbers so that their derivatives come exactly.
+
+use num_dual::DualNum;
+
+/// The numbers the system's functions are evaluated with: `f64`, and the
+/// dual numbers of `num-dual` (`Dual64`, `HyperDual64`, ...) through which
+/// the engine takes their derivatives. Blanket-implemented: write
+/// `fn mass<D: Scalar>(...)`, use `D::from(x)` for a constant and the usual
+/// arithmetic and functions (`sin`, `sqrt`, ...) of [`DualNum`].
+pub trait Scalar: DualNum<Primitive = f64> + Copy {}
+
+impl<D: DualNum<Primitive = f64> + Copy> Scalar for D {}
+
+/// A mechanical system with constraints of third order,
+/// `phi_b(t, q, q', q'', q''') = 0`, each linear in `q'''`.
+///
+/// The equations of motion are those of Zhang et al. (arbitrary-order
+/// Gauss principle of relative motion dynamics, eqs 39 and 50, m = 1):
+///
+/// ```text
+/// M(t, q) q'' - Q(t, q, q') - sum_b lambda_b B_b = 0,   B_b = dphi_b/dq'''
+/// phi_b(t, q, q', q'', q''') = 0
+/// ```
+///
+/// `Q` is every generalized force that is not a constraint force: applied
+/// forces, and in generalized coordinates the velocity-product terms
+/// (`Q - h`), in a moving frame the inertial forces of the frame. Every
+/// function writes into a slice of zeros, so only nonzero entries need be
+/// set, and must be written for any [`Scalar`]: the engine differentiates
+/// them (in `t`, `q`, `q'`, `q''`, `q'''`) by evaluating them on dual
+/// numbers.
+pub trait ThirdOrderSystem {
+    /// Number of coordinates `n` (at least 1).
+    fn dim(&self) -> usize;
+
+    /// Number of constraints of third order `g` (may be 0: then the
+    /// motion is `M q'' = Q`).
+    fn constraint_count(&self) -> usize;
+
+    /// Writes `M(t, q)`, `n x n` row by row, into `m` (zeros on entry).
+    fn mass<D: Scalar>(&self, t: D, q: &[D], m: &mut [D]);
+
+    /// Writes `Q(t, q, q')`, length `n`, into `f` (zeros on entry).
+    fn force<D: Scalar>(&self, t: D, q: &[D], qd: &[D], f: &mut [D]);
+
+    /// `phi_b(t, q, q', q'', q''')` for `b < g`: linear in `q'''` (checked
+    /// at every state; its coefficients may depend on `q''`).
+    fn constraint<D: Scalar>(&self, b: usize, t: D, q: &[D], qd: &[D], qdd: &[D], qddd: &[D])
+        -> D;
+}
