@@ -126,20 +126,21 @@ fn plane_constraint_holds_by_finite_differences() {
 }
 
 /// (b) `I = q1''^2 / 2 + g q2''` (the constraint is `dI/dt`) keeps its
-/// initial value, written out by hand from the initial state.
+/// initial value, written out by hand from the initial state. Samples
+/// every second: the integrator chooses its own steps in between.
 #[test]
 fn plane_invariant_is_conserved() {
     // By hand at the start: q1'' = -0.01 / 0.8, q2'' = -9.845 + 0.2 g.
     let (a1, a2) = (-0.01 / 0.8, -9.845 + 0.2 * 9.81);
     let i0 = 0.5 * a1 * a1 + 9.81 * a2;
-    let run = plane_run(&PLANE, 0.2, 5.0, 0.01);
+    let run = plane_run(&PLANE, 0.2, 10.0, 1.0);
     let worst = run
         .samples
         .iter()
         .map(|s| rel(0.5 * s.qdd[0] * s.qdd[0] + PLANE.g * s.qdd[1], i0, i0.abs()))
         .fold(0.0, f64::max);
     println!(
-        "invariant: {worst:.2e} relative over 5 s ({} steps)",
+        "invariant: {worst:.2e} relative over 10 s ({} steps)",
         run.stats.accepted
     );
     assert!(worst < 1e-9, "{worst:e}");
@@ -384,7 +385,7 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         qd: qd0.to_vec(),
         lambda: vec![lambda0],
     };
-    let run = integrate(&pendulum, &start, 3.0, 0.01, &settings()).unwrap();
+    let run = integrate(&pendulum, &start, 5.0, 0.05, &settings()).unwrap();
     let e0 = pendulum.energy(&q0, &qd0);
     let (mut qp_diff, mut energy, mut drift) = (0.0f64, 0.0f64, 0.0f64);
     for s in &run.samples {

@@ -110,7 +110,8 @@ pub fn instant<S: ThirdOrderSystem>(
             .flat_map(|(b, row)| row.iter().enumerate().map(move |(j, &v)| (b, j, v)))
             .filter(|&(_, _, v)| v != 0.0),
     )?;
-    let rhs: Vec<f64> = e.phi0.iter().map(|p| -p).collect();
+    // `0.0 - p`, not `-p`: no negative zero in the file.
+    let rhs: Vec<f64> = e.phi0.iter().map(|p| 0.0 - p).collect();
     Ok(Instant::builder(mass, e.force)
         .name(format!("constraints of third order at t = {t}"))
         .equalities(rows, rhs)
