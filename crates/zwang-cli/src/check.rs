@@ -71,3 +71,61 @@ pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     emit(out, &text);
     EXIT_OK
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{run_with, EXIT_BAD_INPUT, EXIT_OK};
+
+    fn data(name: &str) -> String {
+        format!(
+            "{}/../../tests/data/higher_order/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_with(args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    /// In process: the verdict names the rows of higher order and their
+    /// orders; a malformed order is one line naming its key, exit code 2.
+    #[test]
+    fn higher_order_verdict_and_malformed_orders() {
+        for (file, named) in [
+            ("turning_plane.json", "row 0 (order 3"),
+            ("mixed_orders.json", "row 1 (order 3"),
+            ("order_four.json", "row 0 (order 4"),
+        ] {
+            let path = data(file);
+            let (code, out, err) = run(&["zwang", "check", &path, "--json"]);
+            assert_eq!(code, EXIT_OK, "{file}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["verdict"], "stationary_only", "{file}");
+            let reason = v["reason"].as_str().unwrap();
+            assert!(reason.contains(named), "{file}: {reason}");
+            let (code, text, _) = run(&["zwang", "check", &path]);
+            assert_eq!(code, EXIT_OK);
+            assert!(text.contains("verdict: stationary_only"), "{text}");
+        }
+        for (file, key) in [
+            ("order_length.json", "`equalities.order`"),
+            ("order_below_two.json", "`equalities.order[1]`"),
+            ("order_not_an_integer.json", "`equalities.order[0]`"),
+            ("order_not_an_array.json", "`equalities.order`"),
+            ("order_on_inequalities.json", "`inequalities.order`"),
+        ] {
+            let path = data(&format!("malformed/{file}"));
+            let (code, out, err) = run(&["zwang", "check", &path]);
+            assert_eq!(code, EXIT_BAD_INPUT, "{file}");
+            assert!(out.is_empty());
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains(key), "{file}: {err}");
+        }
+    }
+}

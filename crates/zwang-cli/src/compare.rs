@@ -136,3 +136,50 @@ pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) 
     emit(out, &text);
     EXIT_OK
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{run_with, EXIT_OK};
+
+    fn data(name: &str) -> String {
+        format!(
+            "{}/../../tests/data/higher_order/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_with(args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    /// In process: every form is `not_applicable` with the reason, exit 0;
+    /// the folder's table shows each instant's verdict beside its status.
+    #[test]
+    fn higher_order_forms_are_not_applicable() {
+        let (code, out, err) = run(&["zwang", "compare", &data("mixed_orders.json"), "--json"]);
+        assert_eq!(code, EXIT_OK, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verdict"], "stationary_only");
+        let forms = v["forms"].as_object().unwrap();
+        assert_eq!(forms.len(), 4);
+        for (name, form) in forms {
+            assert_eq!(form["status"], "not_applicable", "{name}");
+            let reason = form["reason"].as_str().unwrap();
+            assert!(reason.contains("equality row 1, order 3"), "{name}: {reason}");
+        }
+        assert!(v["max_difference"]["acceleration"].is_null());
+        let (code, table, err) = run(&["zwang", "compare", &data("")]);
+        assert_eq!(code, EXIT_OK, "{err}");
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(rows.len(), 3, "{table}");
+        for row in rows {
+            assert!(row.contains("not_applicable") && row.contains("stationary_only"), "{row}");
+        }
+    }
+}

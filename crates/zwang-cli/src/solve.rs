@@ -395,3 +395,50 @@ impl Serialize for BackendsJson<'_> {
         s.collect_map(self.0.iter().map(|r| (r.name, RunJson::from(r))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{run_with, EXIT_UNSOLVED};
+
+    /// A file of the repository's test data.
+    fn data(name: &str) -> String {
+        format!(
+            "{}/../../tests/data/higher_order/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_with(args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    /// In process: `solve` on constraints of higher order is an answer,
+    /// `not_applicable` with the reason, exit code 1, whatever the backend.
+    #[test]
+    fn higher_order_is_not_applicable() {
+        let file = data("turning_plane.json");
+        for extra in [&[][..], &["--backend", "all"], &["--backend", "clarabel"]] {
+            let mut args = vec!["zwang", "solve", file.as_str(), "--json"];
+            args.extend(extra);
+            let (code, out, err) = run(&args);
+            assert_eq!(code, EXIT_UNSOLVED, "{args:?}: {err}");
+            assert!(err.is_empty(), "{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["status"], "not_applicable");
+            assert_eq!(v["verdict"], "stationary_only");
+            assert_eq!(v["equality_orders"], serde_json::json!([3]));
+            let reason = v["reason"].as_str().unwrap();
+            assert!(reason.contains("row 0 (order 3"), "{reason}");
+            assert!(reason.contains("stationary, not a minimum"), "{reason}");
+        }
+        let (code, out, _) = run(&["zwang", "solve", &file]);
+        assert_eq!(code, EXIT_UNSOLVED);
+        assert!(out.contains("status: not_applicable (verdict stationary_only)"), "{out}");
+    }
+}
