@@ -52,7 +52,9 @@ fn main() {
     };
 
     println!("A particle on a plane turning slowly (omega = 0.1) with q1'' q1''' + g q2''' = 0");
-    println!("(Zhang et al., arbitrary-order Gauss principle of relative motion dynamics, section 5)\n");
+    println!(
+        "(Zhang et al., arbitrary-order Gauss principle of relative motion dynamics, section 5)\n"
+    );
     println!(
         "{:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14} {:>10}",
         "t", "q1", "q2", "q1''", "q2''", "lambda", "I", "phi"

@@ -215,7 +215,10 @@ fn plane_agrees_with_the_hand_derived_ode() {
                 }
             }
         }
-        println!("hand-derived ODE (lambda0 {lambda}, F {:?}): {worst:.2e}", plane.force);
+        println!(
+            "hand-derived ODE (lambda0 {lambda}, F {:?}): {worst:.2e}",
+            plane.force
+        );
         assert!(worst < 1e-9, "{worst:e}");
     }
 }
@@ -410,7 +413,11 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         .iter()
         .map(|s| s.q[0])
         .fold(f64::NEG_INFINITY, f64::max)
-        - run.samples.iter().map(|s| s.q[0]).fold(f64::INFINITY, f64::min);
+        - run
+            .samples
+            .iter()
+            .map(|s| s.q[0])
+            .fold(f64::INFINITY, f64::min);
     assert!(swing > 0.3, "{swing}");
 }
 

@@ -82,7 +82,10 @@ fn every_higher_order_instant() {
     let table = stdout(&o);
     for stem in ["mixed_orders", "order_four", "turning_plane"] {
         let row = table.lines().find(|l| l.contains(stem)).unwrap();
-        assert!(row.contains("not_applicable") && row.contains("stationary_only"), "{row}");
+        assert!(
+            row.contains("not_applicable") && row.contains("stationary_only"),
+            "{row}"
+        );
     }
 }
 

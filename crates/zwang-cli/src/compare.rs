@@ -171,7 +171,10 @@ mod tests {
         for (name, form) in forms {
             assert_eq!(form["status"], "not_applicable", "{name}");
             let reason = form["reason"].as_str().unwrap();
-            assert!(reason.contains("equality row 1, order 3"), "{name}: {reason}");
+            assert!(
+                reason.contains("equality row 1, order 3"),
+                "{name}: {reason}"
+            );
         }
         assert!(v["max_difference"]["acceleration"].is_null());
         let (code, table, err) = run(&["zwang", "compare", &data("")]);
@@ -179,7 +182,10 @@ mod tests {
         let rows: Vec<&str> = table.lines().skip(2).collect();
         assert_eq!(rows.len(), 3, "{table}");
         for row in rows {
-            assert!(row.contains("not_applicable") && row.contains("stationary_only"), "{row}");
+            assert!(
+                row.contains("not_applicable") && row.contains("stationary_only"),
+                "{row}"
+            );
         }
     }
 }

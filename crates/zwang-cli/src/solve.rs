@@ -439,6 +439,9 @@ mod tests {
         }
         let (code, out, _) = run(&["zwang", "solve", &file]);
         assert_eq!(code, EXIT_UNSOLVED);
-        assert!(out.contains("status: not_applicable (verdict stationary_only)"), "{out}");
+        assert!(
+            out.contains("status: not_applicable (verdict stationary_only)"),
+            "{out}"
+        );
     }
 }

@@ -976,10 +976,23 @@ mod tests {
             assert_eq!(report.verdict, Verdict::StationaryOnly, "{orders:?}");
             assert_eq!(report.verdict.as_str(), "stationary_only");
             for name in named {
-                assert!(report.reason.contains(name), "{orders:?}: {}", report.reason);
+                assert!(
+                    report.reason.contains(name),
+                    "{orders:?}: {}",
+                    report.reason
+                );
             }
-            assert!(!report.reason.contains("row 1 (order 2"), "{}", report.reason);
-            for why in ["linear", "stationary, not a minimum", "eqs 8 and 12", "no QP"] {
+            assert!(
+                !report.reason.contains("row 1 (order 2"),
+                "{}",
+                report.reason
+            );
+            for why in [
+                "linear",
+                "stationary, not a minimum",
+                "eqs 8 and 12",
+                "no QP",
+            ] {
                 assert!(report.reason.contains(why), "{why}: {}", report.reason);
             }
             assert_eq!(report.contacts.len(), 1);

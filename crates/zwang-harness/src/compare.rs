@@ -223,7 +223,11 @@ impl Comparison {
         let checked = checked(instant);
         let friction = !instant.sliding().is_empty() || !instant.sticking().is_empty();
         if checked.report.verdict == Verdict::StationaryOnly {
-            let names = if friction { &ALL_FORMS[..] } else { &IDEAL_FORMS };
+            let names = if friction {
+                &ALL_FORMS[..]
+            } else {
+                &IDEAL_FORMS
+            };
             let reason = no_minimum(instant).unwrap_or_default();
             let forms = names
                 .iter()
@@ -643,7 +647,10 @@ mod tests {
             // The table row: no answer, and the verdict that explains it.
             let table = csv(&[Row::compared("plane".into(), &c)]);
             let row = table.lines().nth(1).unwrap();
-            assert!(row.starts_with("plane,not_applicable,stationary_only,"), "{row}");
+            assert!(
+                row.starts_with("plane,not_applicable,stationary_only,"),
+                "{row}"
+            );
         }
         let ordinary = Comparison::of(&turning_plane("", ""));
         assert_eq!(ordinary.checked.report.verdict, Verdict::Equivalent);

@@ -27,7 +27,8 @@ pub(crate) fn solve(mut a: Vec<f64>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     }
     for c in 0..m {
         let p = (c..m).max_by(|&i, &j| a[i * m + c].abs().total_cmp(&a[j * m + c].abs()))?;
-        if !(a[p * m + c].abs() > PIVOT_TOL) {
+        let pivot = a[p * m + c].abs();
+        if pivot.is_nan() || pivot <= PIVOT_TOL {
             return None;
         }
         if p != c {

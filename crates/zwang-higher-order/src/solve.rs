@@ -162,7 +162,10 @@ fn finite(what: &str, v: &[f64]) -> Result<(), HigherOrderError> {
 }
 
 fn duals(re: &[f64], eps: &[f64]) -> Vec<Dual64> {
-    re.iter().zip(eps).map(|(&r, &e)| Dual64::new(r, e)).collect()
+    re.iter()
+        .zip(eps)
+        .map(|(&r, &e)| Dual64::new(r, e))
+        .collect()
 }
 
 fn hyper(re: &[f64], eps1: &[f64], eps2: &[f64]) -> Vec<HyperDual64> {
@@ -248,7 +251,8 @@ fn constraint_rows<S: ThirdOrderSystem>(
             for k in j..n {
                 let x = hyper(&zero, &unit(n, j), &unit(n, k));
                 let v = system.constraint(b, tc, &qc, &qdc, &qddc, &x);
-                if !(v.eps1eps2.abs() <= LINEAR_TOL * size) {
+                finite(&format!("{}: d2phi/dq'''2", key()), &[v.eps1eps2])?;
+                if v.eps1eps2.abs() > LINEAR_TOL * size {
                     return Err(HigherOrderError::NotLinear {
                         constraint: b,
                         j,
@@ -311,12 +315,13 @@ pub(crate) fn evaluate<S: ThirdOrderSystem>(
         let jacobian: Vec<f64> = (0..n * n)
             .map(|jk| mass[jk] - (0..g).map(|b| lambda[b] * rows.b_qdd[b][jk]).sum::<f64>())
             .collect();
-        let step = linalg::solve(jacobian, residual.iter().map(|r| -r).collect()).ok_or_else(
-            || HigherOrderError::SingularAcceleration {
-                t,
-                lambda: lambda.to_vec(),
-            },
-        )?;
+        let step =
+            linalg::solve(jacobian, residual.iter().map(|r| -r).collect()).ok_or_else(|| {
+                HigherOrderError::SingularAcceleration {
+                    t,
+                    lambda: lambda.to_vec(),
+                }
+            })?;
         for (x, d) in qdd.iter_mut().zip(&step) {
             *x += d;
         }
@@ -344,8 +349,10 @@ pub(crate) fn evaluate<S: ThirdOrderSystem>(
     let mut rhs = vec![0.0; size];
     for j in 0..n {
         for k in 0..n {
-            a[j * size + k] =
-                mass[j * n + k] - (0..g).map(|b| lambda[b] * rows.b_qdd[b][j * n + k]).sum::<f64>();
+            a[j * size + k] = mass[j * n + k]
+                - (0..g)
+                    .map(|b| lambda[b] * rows.b_qdd[b][j * n + k])
+                    .sum::<f64>();
         }
         for b in 0..g {
             a[j * size + n + b] = -rows.b[b][j];

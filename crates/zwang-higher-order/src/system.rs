@@ -46,6 +46,5 @@ pub trait ThirdOrderSystem {
 
     /// `phi_b(t, q, q', q'', q''')` for `b < g`: linear in `q'''` (checked
     /// at every state; its coefficients may depend on `q''`).
-    fn constraint<D: Scalar>(&self, b: usize, t: D, q: &[D], qd: &[D], qdd: &[D], qddd: &[D])
-        -> D;
+    fn constraint<D: Scalar>(&self, b: usize, t: D, q: &[D], qd: &[D], qdd: &[D], qddd: &[D]) -> D;
 }

@@ -768,7 +768,9 @@ mod tests {
         assert!(to_json(&plain, Encoding::Dense)["equalities"]
             .get("order")
             .is_none());
-        let higher = parse_instant(&text(r#", "order": [2, 3]"#)).unwrap().instant;
+        let higher = parse_instant(&text(r#", "order": [2, 3]"#))
+            .unwrap()
+            .instant;
         assert_eq!(higher.equality_orders(), [2, 3]);
         assert_eq!(higher.highest_order(), 3);
         let written = to_json(&higher, Encoding::Sparse);

@@ -821,9 +821,7 @@ fn make_orders(orders: Option<Vec<u32>>, rows: usize) -> Result<Vec<u32>, Instan
     if let Some((i, k)) = orders.iter().enumerate().find(|(_, &k)| k < 2) {
         return Err(InstantError::Order {
             key: format!("equalities.order[{i}]"),
-            what: format!(
-                "must be an integer >= 2 (2: a row of accelerations), found {k}"
-            ),
+            what: format!("must be an integer >= 2 (2: a row of accelerations), found {k}"),
         });
     }
     Ok(orders)
