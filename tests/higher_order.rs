@@ -629,3 +629,61 @@ fn sample_times() {
     );
     assert!((f[0].eps - 0.01).abs() < 1e-15); // dQ1/dq1 = M omega^2
 }
+
+/// `phi = q1''^2 q1''' + q2'''` on a unit mass under a gyroscopic force
+/// `Q = (0.5 + 0.2 q2', -1 - 0.2 q1')`: `B = (q1''^2, 1)` is not affine in
+/// `q''`, so Newton's method iterates. By hand at rest:
+/// `q1'' - lambda q1''^2 = Q1` has the root
+/// `q1'' = (1 - sqrt(1 - 4 lambda Q1)) / (2 lambda)` (the one that tends
+/// to `Q1` as `lambda -> 0`), `q2'' = Q2 + lambda`; and `phi` is the time
+/// derivative of `q1''^3 / 3 + q2''`, which the motion keeps.
+struct Cubic;
+
+impl ThirdOrderSystem for Cubic {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn constraint_count(&self) -> usize {
+        1
+    }
+    fn mass<D: Scalar>(&self, _t: D, _q: &[D], m: &mut [D]) {
+        m[0] = D::from(1.0);
+        m[3] = D::from(1.0);
+    }
+    fn force<D: Scalar>(&self, _t: D, _q: &[D], qd: &[D], f: &mut [D]) {
+        f[0] = qd[1] * 0.2 + 0.5;
+        f[1] = qd[0] * -0.2 - 1.0;
+    }
+    fn constraint<D: Scalar>(&self, _: usize, _: D, _: &[D], _: &[D], qdd: &[D], x: &[D]) -> D {
+        qdd[0] * qdd[0] * x[0] + x[1]
+    }
+}
+
+#[test]
+fn newton_when_b_depends_nonlinearly_on_the_accelerations() {
+    let lambda = 0.3;
+    let d = derivatives(&Cubic, 0.0, &[0.0, 0.0], &[0.0, 0.0], &[lambda]).unwrap();
+    let root = (1.0 - (1.0 - 4.0 * lambda * 0.5f64).sqrt()) / (2.0 * lambda);
+    println!("Newton: q1'' {:.3e} from the root", (d.qdd[0] - root).abs());
+    assert!((d.qdd[0] - root).abs() < 1e-14, "{} vs {root}", d.qdd[0]);
+    assert!((d.qdd[1] - (-1.0 + lambda)).abs() < 1e-15);
+    let invariant = |a: &[f64]| a[0].powi(3) / 3.0 + a[1];
+    let start = State {
+        t: 0.0,
+        q: vec![0.0, 0.0],
+        qd: vec![0.0, 0.0],
+        lambda: vec![lambda],
+    };
+    let run = integrate(&Cubic, &start, 2.0, 0.5, &settings()).unwrap();
+    let i0 = invariant(&[root, -1.0 + lambda]);
+    let worst = run
+        .samples
+        .iter()
+        .map(|s| rel(invariant(&s.qdd), i0, i0.abs()))
+        .fold(0.0, f64::max);
+    println!("invariant q1''^3 / 3 + q2'': {worst:.2e}");
+    assert!(worst < 1e-10, "{worst:e}");
+    // The multiplier moves: lambda' is not trivially zero here.
+    let last = run.samples.last().unwrap();
+    assert!((last.lambda[0] - lambda).abs() > 1e-3, "{:?}", last.lambda);
+}
