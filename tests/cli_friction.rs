@@ -20,8 +20,8 @@ use common::{numbers, repo, stderr, stdout, zwang};
 
 const SUITE: &str = "tests/data/friction";
 
-/// Every verdict an instant file can get (`stationary_only` needs a
-/// higher-order principle, which the file format cannot state).
+/// Every verdict a friction instant of this suite can get
+/// (`stationary_only` needs rows of higher order: `tests/higher_order_cli.rs`).
 const VERDICTS: [&str; 4] = [
     "equivalent",
     "not_equivalent",

@@ -67,7 +67,7 @@
 //! | `not_equivalent` | `C != 0`, one solution | the frozen QP is off; re-solving converges iff `rho(D^-1 C) < 1`, at that rate |
 //! | `painleve_inconsistent` | `G` not a P-matrix, no solution | the rigid model needs an impulse ("impact without collision") |
 //! | `painleve_indeterminate` | `G` not a P-matrix, several solutions | the rigid model does not decide |
-//! | `stationary_only` | higher-order principles | reserved: never produced from an instant |
+//! | `stationary_only` | higher-order principles | an equality row of order above 2 (`equalities.order`): no minimum exists, no QP is solved |
 //!
 //! For one contact, `kappa = |C| / D`; the contact problem is the LCP
 //! `w = G lambda + w_free >= 0, lambda >= 0, w . lambda = 0` (`w_free` the

@@ -219,12 +219,11 @@ impl Instant {
     /// et al., arbitrary-order Gauss principle of relative motion
     /// dynamics). `M` and `Q` keep their meaning.
     ///
-    /// The QP backends and the variational forms read every row as a row
-    /// of accelerations: an instant whose [`Instant::highest_order`] is
-    /// above 2 has no minimum to solve for (the generalized compulsion is
-    /// linear in the top derivative, so it is only stationary), and the
-    /// checker (`zwang_coulomb::check`) says `stationary_only` before any
-    /// of them runs.
+    /// An instant whose [`Instant::highest_order`] is above 2 has no
+    /// minimum to solve for (the generalized compulsion is linear in the
+    /// top derivative, so it is only stationary): the QP backends answer
+    /// `not_applicable` without reading its rows, and the checker
+    /// (`zwang_coulomb::check`) says `stationary_only`.
     pub fn equality_orders(&self) -> &[u32] {
         &self.equality_orders
     }

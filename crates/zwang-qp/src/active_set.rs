@@ -100,6 +100,9 @@ impl Backend for ActiveSetBackend {
     }
 
     fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        if crate::refuse_higher_order(instant, out, "active-set") {
+            return;
+        }
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let m = m_eq + m_in;
         out.reset(instant);

@@ -33,6 +33,9 @@ impl Backend for AutoBackend {
     }
 
     fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        if crate::refuse_higher_order(instant, out, "auto") {
+            return;
+        }
         if self.direct.applies(instant) {
             self.direct.solve_into(instant, out);
         } else {

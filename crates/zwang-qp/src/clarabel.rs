@@ -87,6 +87,9 @@ impl Backend for ClarabelBackend {
     }
 
     fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
+        if crate::refuse_higher_order(instant, out, "clarabel") {
+            return;
+        }
         *out = self.solve_fresh(instant);
     }
 }

@@ -41,7 +41,7 @@ impl Backend for DirectBackend {
     }
 
     fn applies(&self, instant: &Instant) -> bool {
-        instant.inequalities().is_empty()
+        instant.inequalities().is_empty() && instant.highest_order() <= 2
     }
 
     fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {

@@ -39,10 +39,12 @@ pub trait Backend {
     /// The backend's name, as `--backend` spells it.
     fn name(&self) -> &'static str;
     /// Whether the backend can solve this instant at all (the direct
-    /// backend takes no inequality rows). Default: every instant.
+    /// backend takes no inequality rows). Default: every instant whose
+    /// rows are acceleration rows; a row of higher order
+    /// ([`Instant::highest_order`] above 2) has no minimum to find (the
+    /// principle is only stationary there), so no backend applies.
     fn applies(&self, instant: &Instant) -> bool {
-        let _ = instant;
-        true
+        instant.highest_order() <= 2
     }
     /// Solves one instant into `out`, reusing its vectors: every vector of
     /// `out` is resized to the instant's sizes (`n`, `m_eq`, `m_in`),
@@ -80,4 +82,21 @@ pub fn backend_by_name(name: &str) -> Option<Box<dyn Backend>> {
         "clarabel" => Box::new(ClarabelBackend::new()),
         _ => return None,
     })
+}
+
+/// Marks `out` [`Status::NotApplicable`] (sized, nothing solved) when the
+/// instant has rows of higher order, and says so: every backend asks
+/// before it reads the rows as acceleration rows.
+pub(crate) fn refuse_higher_order(
+    instant: &Instant,
+    out: &mut Solution,
+    backend: &'static str,
+) -> bool {
+    if instant.highest_order() <= 2 {
+        return false;
+    }
+    out.reset(instant);
+    out.status = Status::NotApplicable;
+    out.backend = backend;
+    true
 }

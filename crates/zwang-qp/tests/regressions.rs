@@ -289,3 +289,32 @@ fn regularized_schur_refactor_does_not_inherit_fill_in() {
         );
     }
 }
+
+/// A backend called directly on an instant with a row of order 3 read the
+/// row as an acceleration row and "solved" a QP that does not exist (the
+/// generalized compulsion is linear in q''', Zhang et al. eq 12): the
+/// check for rows of higher order lived only in the command line. Every
+/// backend now answers `NotApplicable`, sized, and says it does not apply.
+#[test]
+fn backends_solved_instants_of_higher_order() {
+    // M = diag(1, 1), Q = (0, -9.81); row (0.3, 9.81) q''' = 0 of order 3.
+    let mass = matrix_from_triplets("mass", (2, 2), [(0, 0, 1.0), (1, 1, 1.0)]).unwrap();
+    let a = matrix_from_triplets("equalities.A", (1, 2), [(0, 0, 0.3), (0, 1, 9.81)]).unwrap();
+    let instant = Instant::builder(mass, vec![0.0, -9.81])
+        .equalities(a, vec![0.0])
+        .equality_orders(vec![3])
+        .build()
+        .unwrap();
+    let backends: Vec<Box<dyn Backend>> = vec![
+        Box::new(AutoBackend::new()),
+        Box::new(DirectBackend::new()),
+        Box::new(ActiveSetBackend::new()),
+        Box::new(ClarabelBackend::new()),
+    ];
+    for mut b in backends {
+        assert!(!b.applies(&instant), "{}", b.name());
+        let s = b.solve(&instant);
+        assert_eq!(s.status, Status::NotApplicable, "{}", b.name());
+        assert_eq!((s.acceleration.len(), s.multipliers_eq.len()), (2, 1));
+    }
+}
