@@ -553,6 +553,28 @@ impl PlanarModel {
     /// about an in-plane axis needs every rigid body's
     /// [`Body::inertia_tensor`] (an error naming the first one missing;
     /// for a [`Frame::Custom`] the evaluation fails instead).
+    ///
+    /// ```
+    /// use zwang_model::planar::{Body, Frame, PlanarModel};
+    /// use zwang_model::Mechanism;
+    ///
+    /// // A 0.5 kg particle 2 m from the axis of a frame turning at 3 rad/s:
+    /// // at rest it feels the centrifugal force m w^2 r, moving at 1 m/s
+    /// // along y also the Coriolis force -2 m w z x v = (3, 0) N.
+    /// let p = Body::particle("p", 0.5).at([2.0, 0.0]);
+    /// let turning = Frame::Constant {
+    ///     acceleration: [0.0; 3],
+    ///     angular_velocity: [0.0, 0.0, 3.0],
+    /// };
+    /// let model = PlanarModel::new([0.0, 0.0], vec![p], vec![], vec![], vec![])
+    ///     .unwrap()
+    ///     .in_frame(turning)
+    ///     .unwrap();
+    /// let (at_rest, _) = model.build_instant(0.0, &[2.0, 0.0], &[0.0, 0.0], &[]).unwrap();
+    /// assert_eq!(at_rest.force(), &[9.0, 0.0]);
+    /// let (moving, _) = model.build_instant(0.0, &[2.0, 0.0], &[0.0, 1.0], &[]).unwrap();
+    /// assert_eq!(moving.force(), &[12.0, 0.0]);
+    /// ```
     pub fn in_frame(mut self, frame: Frame) -> Result<PlanarModel, ModelError> {
         if let Some((key, message)) = frame.problem() {
             return Err(invalid(key, message));
