@@ -13,18 +13,20 @@ use zwang::motion::{EventKind, Mechanism, Status};
 /// A scene, how it ends, and the events it must show (kind, contact).
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
-const SCENES: [Expected; 10] = [
+const SCENES: [Expected; 14] = [
     (
         "bouncing_ball",
         Status::Finished,
         &[(EventKind::Impact, "floor"), (EventKind::Rest, "floor")],
     ),
+    ("chaplygin_sleigh", Status::Finished, &[]),
     ("double_pendulum", Status::Finished, &[]),
     (
         "incline_stick",
         Status::Finished,
         &[(EventKind::Stick, "lower"), (EventKind::Stick, "upper")],
     ),
+    ("knife_edge_incline", Status::Finished, &[]),
     (
         "ladder",
         Status::Finished,
@@ -34,6 +36,7 @@ const SCENES: [Expected; 10] = [
         ],
     ),
     ("pendulum", Status::Finished, &[]),
+    ("pendulum_on_block", Status::Finished, &[]),
     (
         "rocking_block",
         Status::Finished,
@@ -48,6 +51,7 @@ const SCENES: [Expected; 10] = [
             (EventKind::Stick, "end_b"),
         ],
     ),
+    ("rod_on_turning_axis", Status::Finished, &[]),
     (
         "rod_painleve",
         Status::Painleve,

@@ -14,10 +14,13 @@
 //! - [`planar`]: particles and rigid bodies in the plane, in maximal
 //!   coordinates (`q = (x, y, theta)` per rigid body, `(x, y)` per
 //!   particle, block-diagonal `M`); pin, distance, slider, slot and weld
-//!   joints as acceleration rows with their velocity-product terms;
-//!   contacts of a body point against a fixed line or circle, with
-//!   Coulomb and viscous friction and restitution; springs, dampers,
-//!   constant forces and gravity.
+//!   joints as acceleration rows with their velocity-product terms, and
+//!   the knife edge (a nonholonomic blade, velocity level only); contacts
+//!   of a body point against a fixed line or circle, with Coulomb and
+//!   viscous friction and restitution; springs, dampers, constant forces
+//!   and gravity; optionally all of it relative to a moving frame
+//!   ([`planar::frame`]: prescribed `a_O(t)`, `omega(t)`, the inertial
+//!   forces exact in `Q`).
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};

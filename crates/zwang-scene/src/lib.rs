@@ -2,9 +2,11 @@
 //! description.
 //!
 //! A scene is a TOML file: the world (`[scene]`: dimension, gravity,
-//! duration, sampling), its bodies (`[[body]]`: particles and rigid bodies
+//! duration, sampling), optionally the moving frame it is described in
+//! (`[frame]`: a constant or sinusoidal acceleration of the origin and
+//! angular velocity), its bodies (`[[body]]`: particles and rigid bodies
 //! with their initial state), two-sided joints (`[[joint]]`: pin, distance,
-//! slider, slot, weld), one-sided contacts of a body point against a fixed
+//! slider, slot, weld, and the nonholonomic knife edge), one-sided contacts of a body point against a fixed
 //! line or circle (`[[contact]]`, with Coulomb and viscous friction and
 //! restitution), applied forces (`[[force]]`: springs, dampers, constant
 //! forces and torques) and the integrator settings (`[solver]`). The format
@@ -58,6 +60,6 @@ mod types;
 pub use error::SceneError;
 pub use parse::parse_scene;
 pub use types::{
-    Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Method, Scene, SolverSettings,
-    Surface,
+    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Method, Scene, Sinusoid,
+    SolverSettings, Surface,
 };

@@ -6,11 +6,12 @@
 //! first fault found is the error.
 
 use toml::{Table, Value};
+use zwang_model::planar::inertia_tensor_problem;
 
 use crate::error::SceneError;
 use crate::types::{
-    Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Method, Scene, SolverSettings,
-    Surface,
+    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Method, Scene, Sinusoid,
+    SolverSettings, Surface,
 };
 
 type Result<T> = std::result::Result<T, SceneError>;
@@ -18,7 +19,11 @@ type Result<T> = std::result::Result<T, SceneError>;
 /// The dimension of the planar form, the only one supported.
 const DIM: usize = 2;
 
-const TOP_KEYS: &[&str] = &["scene", "body", "joint", "contact", "force", "solver"];
+const TOP_KEYS: &[&str] = &[
+    "scene", "frame", "body", "joint", "contact", "force", "solver",
+];
+const FRAME_KEYS: &[&str] = &["kind", "acceleration", "angular_velocity"];
+const SINUSOID_KEYS: &[&str] = &["offset", "amplitude", "frequency", "phase"];
 const SCENE_KEYS: &[&str] = &["name", "dimension", "gravity", "duration", "output_every"];
 const BODY_KEYS: &[&str] = &[
     "name",
@@ -29,9 +34,12 @@ const BODY_KEYS: &[&str] = &[
     "angle",
     "velocity",
     "angular_velocity",
+    "inertia_tensor",
 ];
-const RIGID_ONLY_KEYS: &[&str] = &["inertia", "angle", "angular_velocity"];
-const JOINT_KEYS: &[&str] = &["kind", "bodies", "anchors", "length", "axis"];
+const RIGID_ONLY_KEYS: &[&str] = &["inertia", "angle", "angular_velocity", "inertia_tensor"];
+const JOINT_KEYS: &[&str] = &[
+    "kind", "bodies", "anchors", "length", "axis", "body", "point",
+];
 const CONTACT_KEYS: &[&str] = &[
     "name",
     "body",
@@ -99,6 +107,13 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         Some(x) => positive(&scene, "output_every", x)?,
         None => at_least_tiny(duration / 1000.0, duration),
     };
+    let frame = match root.get("frame") {
+        None => None,
+        Some(v) => Some(read_frame(&root.table_of(v, "frame")?)?),
+    };
+    let needs_tensor = frame
+        .as_ref()
+        .is_some_and(|f| f.turns_in_plane() == Some(true));
 
     let mut bodies: Vec<Body> = Vec::new();
     let body_tables = root.array_of_tables("body")?;
@@ -106,7 +121,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         return Err(SceneError::new("body", "at least one body is required"));
     }
     for t in &body_tables {
-        let body = read_body(t, &bodies)?;
+        let body = read_body(t, &bodies, needs_tensor)?;
         bodies.push(body);
     }
     let mut scene_out = Scene {
@@ -115,6 +130,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         gravity,
         duration,
         output_every,
+        frame,
         bodies,
         joints: Vec::new(),
         contacts: Vec::new(),
@@ -388,7 +404,123 @@ fn read_dimension(scene: &Tab) -> Result<usize> {
     }
 }
 
-fn read_body(t: &Tab, earlier: &[Body]) -> Result<Body> {
+/// `[frame]`: the motion of the frame the scene is described in.
+fn read_frame(t: &Tab) -> Result<Frame> {
+    t.only(FRAME_KEYS)?;
+    match t.string("kind")? {
+        "constant" => {
+            let acceleration = match t.get("acceleration") {
+                Some(v) => vector3(v, &t.key("acceleration"), Shape::Acceleration)?,
+                None => [0.0; 3],
+            };
+            let angular_velocity = match t.get("angular_velocity") {
+                Some(v) => vector3(v, &t.key("angular_velocity"), Shape::AngularVelocity)?,
+                None => [0.0; 3],
+            };
+            Ok(Frame::Constant {
+                acceleration,
+                angular_velocity,
+            })
+        }
+        "sinusoid" => {
+            let mut parts = [Sinusoid::default(); 2];
+            for (part, (key, shape)) in parts.iter_mut().zip([
+                ("acceleration", Shape::Acceleration),
+                ("angular_velocity", Shape::AngularVelocity),
+            ]) {
+                if let Some(v) = t.get(key) {
+                    *part = read_sinusoid(&t.table_of(v, key)?, shape)?;
+                }
+            }
+            let [acceleration, angular_velocity] = parts;
+            Ok(Frame::Sinusoid {
+                acceleration,
+                angular_velocity,
+            })
+        }
+        other => Err(t.err(
+            "kind",
+            format!("unknown kind {other:?} (expected constant or sinusoid)"),
+        )),
+    }
+}
+
+/// The shapes a frame's vectors may take besides 3 numbers.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Also 2 numbers (`z = 0`).
+    Acceleration,
+    /// Also one number (about `z`).
+    AngularVelocity,
+}
+
+/// A 3-vector of a frame, or its planar shorthand.
+fn vector3(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
+    let (scalar, two, what) = match shape {
+        Shape::Acceleration => (false, true, "an array of 2 or 3 numbers"),
+        Shape::AngularVelocity => (true, false, "a number (about z) or an array of 3 numbers"),
+    };
+    match value {
+        Value::Array(items) if items.len() == 3 || (two && items.len() == 2) => {
+            let mut out = [0.0; 3];
+            for (i, item) in items.iter().enumerate() {
+                out[i] = number(item, &format!("{key}[{i}]"))?;
+            }
+            Ok(out)
+        }
+        Value::Array(items) => Err(SceneError::new(
+            key,
+            format!("expected {what}, found {} numbers", items.len()),
+        )),
+        Value::Float(_) | Value::Integer(_) if scalar => Ok([0.0, 0.0, number(value, key)?]),
+        _ => Err(SceneError::new(key, format!("expected {what}"))),
+    }
+}
+
+/// A sinusoid's frequency or phase: one number for every component, or
+/// one per component (shaped as the offsets).
+fn per_component(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
+    match value {
+        Value::Float(_) | Value::Integer(_) => Ok([number(value, key)?; 3]),
+        _ => match shape {
+            Shape::Acceleration => vector3(value, key, shape),
+            Shape::AngularVelocity => match value {
+                Value::Array(_) => vector3(value, key, shape),
+                _ => Err(SceneError::new(
+                    key,
+                    "expected a number or an array of 3 numbers",
+                )),
+            },
+        },
+    }
+}
+
+/// `{ offset, amplitude, frequency, phase }`: each component
+/// `offset + amplitude sin(2 pi frequency t + phase)`.
+fn read_sinusoid(t: &Tab, shape: Shape) -> Result<Sinusoid> {
+    t.only(SINUSOID_KEYS)?;
+    let offset = match t.get("offset") {
+        Some(v) => vector3(v, &t.key("offset"), shape)?,
+        None => [0.0; 3],
+    };
+    let amplitude = vector3(t.required("amplitude")?, &t.key("amplitude"), shape)?;
+    let frequency = per_component(t.required("frequency")?, &t.key("frequency"), shape)?;
+    if frequency.iter().any(|&f| f < 0.0) {
+        return Err(t.err("frequency", "must be >= 0"));
+    }
+    let phase = match t.get("phase") {
+        Some(v) => per_component(v, &t.key("phase"), shape)?,
+        None => [0.0; 3],
+    };
+    Ok(Sinusoid {
+        offset,
+        amplitude,
+        frequency,
+        phase,
+    })
+}
+
+fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
     t.only(BODY_KEYS)?;
     let name = t.string("name")?;
     if name.is_empty() {
@@ -422,6 +554,27 @@ fn read_body(t: &Tab, earlier: &[Body]) -> Result<Body> {
     let angle = t.opt_number("angle")?.unwrap_or(0.0);
     let velocity = t.opt_vec("velocity")?.unwrap_or([0.0; DIM]);
     let angular_velocity = t.opt_number("angular_velocity")?.unwrap_or(0.0);
+    let inertia_tensor = match t.get("inertia_tensor") {
+        Some(v) => {
+            let key = t.key("inertia_tensor");
+            let items = array(v, &key, 3, "numbers")?;
+            let mut tensor = [0.0; 3];
+            for (i, item) in items.iter().enumerate() {
+                tensor[i] = number(item, &format!("{key}[{i}]"))?;
+            }
+            if let Some(message) = inertia_tensor_problem(inertia, tensor) {
+                return Err(t.err("inertia_tensor", message));
+            }
+            Some(tensor)
+        }
+        None if needs_tensor && kind == BodyKind::Rigid => {
+            return Err(t.err(
+                "inertia_tensor",
+                "missing required key (the frame turns about an in-plane axis)",
+            ))
+        }
+        None => None,
+    };
     Ok(Body {
         name: name.to_string(),
         kind,
@@ -431,6 +584,7 @@ fn read_body(t: &Tab, earlier: &[Body]) -> Result<Body> {
         angle,
         velocity,
         angular_velocity,
+        inertia_tensor,
     })
 }
 
@@ -510,24 +664,32 @@ fn initial_distance(
 fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
     let kind_name = t.string("kind")?;
+    let pair: &[&str] = &["bodies", "anchors"];
     let (what, allowed): (&str, &[&str]) = match kind_name {
-        "pin" => ("a pin joint", &[]),
-        "distance" => ("a distance joint", &["length"]),
-        "slider" => ("a slider joint", &["axis"]),
-        "slot" => ("a slot joint", &["axis"]),
-        "weld" => ("a weld joint", &[]),
+        "pin" => ("a pin joint", pair),
+        "distance" => ("a distance joint", &["bodies", "anchors", "length"]),
+        "slider" => ("a slider joint", &["bodies", "anchors", "axis"]),
+        "slot" => ("a slot joint", &["bodies", "anchors", "axis"]),
+        "weld" => ("a weld joint", pair),
+        "knife_edge" => ("a knife_edge joint", &["body", "point", "axis"]),
         other => {
             return Err(t.err(
                 "kind",
-                format!("unknown kind {other:?} (expected pin, distance, slider, slot or weld)"),
+                format!(
+                    "unknown kind {other:?} (expected pin, distance, slider, slot, weld or \
+                     knife_edge)"
+                ),
             ))
         }
     };
-    let extra: Vec<&str> = ["length", "axis"]
+    let extra: Vec<&str> = ["bodies", "anchors", "length", "axis", "body", "point"]
         .into_iter()
         .filter(|k| !allowed.contains(k))
         .collect();
     t.not_allowed(&extra, what)?;
+    if kind_name == "knife_edge" {
+        return read_knife_edge(t, scene);
+    }
     let (bodies, anchors) = read_pair(scene, t)?;
 
     // Slider and weld keep the relative angle, a slot's line turns with its
@@ -582,6 +744,24 @@ fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
         bodies,
         anchors,
     })
+}
+
+/// A knife edge: `body` (rigid) on the plane, the blade at `point` along
+/// `axis` (both in the body's frame).
+fn read_knife_edge(t: &Tab, scene: &Scene) -> Result<Joint> {
+    let body = proper_body(scene, t, "body")?;
+    if !scene.bodies[body].is_rigid() {
+        return Err(t.err(
+            "body",
+            format!(
+                "must be rigid on a knife_edge joint ({:?} is a particle)",
+                scene.bodies[body].name
+            ),
+        ));
+    }
+    let point = t.vec("point")?;
+    let axis = unit(t.vec("axis")?, &t.key("axis"))?;
+    Ok(Joint::knife_edge(body, point, axis))
 }
 
 fn read_contact(t: &Tab, index: usize, scene: &Scene) -> Result<Contact> {

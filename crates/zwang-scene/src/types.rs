@@ -23,6 +23,11 @@ pub struct Scene {
     /// `scene.output_every`, s (> 0): the sampling of the trajectory
     /// (default `duration / 1000`).
     pub output_every: f64,
+    /// The `[frame]` table: the motion of the frame the scene is described
+    /// in (positions, velocities, gravity and ground points are the
+    /// frame's); `None` for a fixed frame. Never [`Frame::Custom`] from a
+    /// file.
+    pub frame: Option<Frame>,
     /// The `[[body]]` tables, in file order; [`BodyRef::Body`] indexes this.
     pub bodies: Vec<Body>,
     /// The `[[joint]]` tables (two-sided constraints), in file order.
@@ -37,7 +42,9 @@ pub struct Scene {
 
 // The description types are the model's own: a scene is a planar model
 // plus how long and how finely to run it.
-pub use zwang_model::planar::{Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Surface};
+pub use zwang_model::planar::{
+    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Sinusoid, Surface,
+};
 
 /// The integrators of `zwang simulate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -90,13 +97,17 @@ impl Scene {
     /// parser has checked everything the model checks, so this fails only
     /// for a `Scene` built by hand with bad values).
     pub fn model(&self) -> Result<zwang_model::planar::PlanarModel, zwang_model::ModelError> {
-        zwang_model::planar::PlanarModel::new(
+        let model = zwang_model::planar::PlanarModel::new(
             self.gravity,
             self.bodies.clone(),
             self.joints.clone(),
             self.contacts.clone(),
             self.forces.clone(),
-        )
+        )?;
+        match &self.frame {
+            Some(frame) => model.in_frame(frame.clone()),
+            None => Ok(model),
+        }
     }
 
     /// The reference of the body called `name` (`"ground"` is

@@ -1,12 +1,12 @@
 //! Valid scenes: every field of the result, defaults included.
 
 use zwang_scene::{
-    parse_scene, Body, BodyKind, BodyRef, Contact, Force, Joint, JointKind, Method, Scene,
-    SolverSettings, Surface,
+    parse_scene, Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Method, Scene,
+    Sinusoid, SolverSettings, Surface,
 };
 
 mod common;
-use common::FULL;
+use common::{FRAMED, FULL};
 
 /// Within a few rounding errors (a norm computed with `hypot` or with
 /// `sqrt` may differ in the last place).
@@ -37,6 +37,7 @@ fn full_scene_every_field() {
                 angle: 0.5,
                 velocity: [0.1, -0.2],
                 angular_velocity: 0.3,
+                inertia_tensor: None,
             },
             Body {
                 name: "ball".into(),
@@ -47,6 +48,7 @@ fn full_scene_every_field() {
                 angle: 0.0,
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
+                inertia_tensor: None,
             },
             Body {
                 name: "block".into(),
@@ -57,6 +59,7 @@ fn full_scene_every_field() {
                 angle: 0.0,
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
+                inertia_tensor: None,
             },
         ]
     );
@@ -247,6 +250,7 @@ fn minimal_scene_takes_the_defaults() {
             gravity: [0.0, -9.81],
             duration: 0.5,
             output_every: 0.5 / 1000.0,
+            frame: None,
             bodies: vec![Body {
                 name: "p".into(),
                 kind: BodyKind::Particle,
@@ -256,6 +260,7 @@ fn minimal_scene_takes_the_defaults() {
                 angle: 0.0,
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
+                inertia_tensor: None,
             }],
             joints: vec![],
             contacts: vec![],
@@ -322,4 +327,55 @@ fn contact_names_default_to_their_index() {
     let scene = parse_scene(&text).unwrap();
     let names: Vec<&str> = scene.contacts.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["contact0", "named", "contact2"]);
+}
+
+#[test]
+fn frame_tensor_and_knife_edge() {
+    let scene = parse_scene(FRAMED).unwrap();
+    let pi_2 = std::f64::consts::FRAC_PI_2;
+    assert_eq!(
+        scene.frame,
+        Some(Frame::Sinusoid {
+            acceleration: Sinusoid {
+                offset: [0.0, 0.5, 0.0],
+                amplitude: [-2.0, -2.0, 0.0],
+                frequency: [0.25; 3],
+                phase: [pi_2, 0.0, 0.0],
+            },
+            angular_velocity: Sinusoid {
+                offset: [0.0, 1.5, 0.0],
+                amplitude: [0.0, 0.0, 0.3],
+                frequency: [0.0, 0.0, 2.0],
+                phase: [0.0; 3],
+            },
+        })
+    );
+    assert_eq!(scene.bodies[0].inertia_tensor, Some([0.0, 0.25, 0.0]));
+    assert_eq!(scene.bodies[1].inertia_tensor, None);
+    assert_eq!(
+        scene.joints[1],
+        Joint {
+            kind: JointKind::KnifeEdge { axis: [0.6, 0.8] },
+            bodies: [BodyRef::Ground, BodyRef::Body(0)],
+            anchors: [[0.0, 0.0], [-0.5, 0.0]],
+        }
+    );
+    let model = scene.model().unwrap();
+    assert_eq!(model.frame(), scene.frame.as_ref());
+
+    // The planar shorthands of a constant frame: [ax, ay] and a scalar
+    // omega about z (no tensor needed then).
+    let constant = parse_scene(
+        "[scene]\ndimension = 2\nduration = 1\n[frame]\nkind = \"constant\"\n\
+         acceleration = [1, 2]\nangular_velocity = 3\n\
+         [[body]]\nname = \"b\"\nkind = \"rigid\"\nmass = 1\ninertia = 1\nposition = [0, 0]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        constant.frame,
+        Some(Frame::Constant {
+            acceleration: [1.0, 2.0, 0.0],
+            angular_velocity: [0.0, 0.0, 3.0],
+        })
+    );
 }

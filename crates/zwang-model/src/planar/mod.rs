@@ -17,12 +17,20 @@
 //! turned clockwise, `t = (n_y, -n_x)` (on a floor with `n = (0, 1)`,
 //! `t = (1, 0)`): tangential velocities and friction forces are signed
 //! along `t`.
+//!
+//! A model may be described relative to a moving frame
+//! ([`PlanarModel::in_frame`]): its coordinates, velocities, gravity and
+//! fixed points are then the frame's, and the inertial forces of the
+//! frame's motion join `Q` (see [`frame`]).
 
+pub mod frame;
 mod rows;
 #[cfg(test)]
 mod tests;
 
 use crate::{BodyState, ContactMode, ContactRows, Layout, Mechanism, ModelError};
+use frame::cross3;
+pub use frame::{inertia_tensor_problem, Frame, FrameFn, FrameMotion, Sinusoid};
 use rows::{Geometry, RowValue};
 use sprs::CsMat;
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact, StickingContact};
@@ -55,6 +63,12 @@ pub struct Body {
     pub velocity: [f64; 2],
     /// Rigid bodies: angular velocity.
     pub angular_velocity: f64,
+    /// Rigid bodies: the in-plane inertia `[Ixx, Iyy, Ixy]` about the
+    /// centre of mass in body axes (`Ixy` the tensor's entry,
+    /// `-sum m x y`), `Izz` being [`Body::inertia`]; the body is taken
+    /// symmetric about its plane of motion (`Ixz = Iyz = 0`). Needed only
+    /// in a frame that turns about an in-plane axis; see [`frame`].
+    pub inertia_tensor: Option<[f64; 3]>,
 }
 
 impl Body {
@@ -69,6 +83,7 @@ impl Body {
             angle: 0.0,
             velocity: [0.0; 2],
             angular_velocity: 0.0,
+            inertia_tensor: None,
         }
     }
     /// A rigid body at rest at the origin, angle 0.
@@ -103,6 +118,12 @@ impl Body {
         self.angular_velocity = angular_velocity;
         self
     }
+    /// With its in-plane inertia `[Ixx, Iyy, Ixy]` (body axes, about the
+    /// centre of mass; see [`Body::inertia_tensor`]).
+    pub fn with_inertia_tensor(mut self, tensor: [f64; 3]) -> Body {
+        self.inertia_tensor = Some(tensor);
+        self
+    }
 }
 
 /// A body of the model, or the fixed world.
@@ -123,6 +144,18 @@ pub struct Joint {
     pub bodies: [BodyRef; 2],
     /// One point in each body's frame (ground: world).
     pub anchors: [[f64; 2]; 2],
+}
+
+impl Joint {
+    /// A knife edge of rigid body `body` on the plane: the blade at
+    /// `point` with direction `axis`, both in the body's frame.
+    pub fn knife_edge(body: usize, point: [f64; 2], axis: [f64; 2]) -> Joint {
+        Joint {
+            kind: JointKind::KnifeEdge { axis },
+            bodies: [BodyRef::Ground, BodyRef::Body(body)],
+            anchors: [[0.0; 2], point],
+        }
+    }
 }
 
 /// The joints.
@@ -149,6 +182,18 @@ pub enum JointKind {
     },
     /// The anchors coincide and the relative angle stays (3 rows).
     Weld,
+    /// A knife edge (a blade, a skate) of a rigid body on the plane: the
+    /// second body's anchor `P` has no velocity across the blade,
+    /// `n . v_P = 0` with `n` the blade's normal (`axis`, turned with the
+    /// body, then a quarter turn). A Pfaffian nonholonomic constraint, at
+    /// velocity level only: its row is the time derivative
+    /// `n . a_P + n' . v_P = 0` and it has no position-level value. The
+    /// first body is ground (its anchor `[0, 0]`, unused), the second a
+    /// rigid body (1 row); see [`Joint::knife_edge`].
+    KnifeEdge {
+        /// Unit vector along the blade, in the (second) body's frame.
+        axis: [f64; 2],
+    },
 }
 
 /// A fixed surface a contact point stays out of.
@@ -225,10 +270,13 @@ pub enum Force {
     },
 }
 
-/// A planar mechanism: bodies, joints, contacts, forces and gravity.
+/// A planar mechanism: bodies, joints, contacts, forces and gravity, in
+/// the fixed frame or in a moving one.
 #[derive(Debug, Clone)]
 pub struct PlanarModel {
     gravity: [f64; 2],
+    /// `None`: an inertial frame.
+    frame: Option<Frame>,
     bodies: Vec<Body>,
     /// First coordinate of each body.
     offsets: Vec<usize>,
@@ -297,6 +345,17 @@ impl PlanarModel {
             }
             finite2(&key("position"), b.position)?;
             finite2(&key("velocity"), b.velocity)?;
+            if let Some(tensor) = b.inertia_tensor {
+                if b.kind == BodyKind::Particle {
+                    return Err(invalid(
+                        key("inertia_tensor"),
+                        "a particle has no inertia tensor",
+                    ));
+                }
+                if let Some(message) = inertia_tensor_problem(b.inertia, tensor) {
+                    return Err(invalid(key("inertia_tensor"), message));
+                }
+            }
             match b.kind {
                 BodyKind::Rigid => {
                     if !(b.inertia.is_finite() && b.inertia > 0.0) {
@@ -361,6 +420,24 @@ impl PlanarModel {
                     *axis = unit(&key("axis"), *axis)?;
                 }
                 JointKind::Weld => {}
+                JointKind::KnifeEdge { axis } => {
+                    *axis = unit(&key("axis"), *axis)?;
+                    if a.is_some() || b.is_none() {
+                        return Err(invalid(
+                            key("bodies"),
+                            "a knife edge joins ground (first) to a body",
+                        ));
+                    }
+                    if is_particle(b) {
+                        return Err(invalid(key("bodies"), "a knife edge's body is rigid"));
+                    }
+                    if joint.anchors[0] != [0.0, 0.0] {
+                        return Err(invalid(
+                            key("anchors"),
+                            "a knife edge's ground anchor is [0, 0] (unused)",
+                        ));
+                    }
+                }
             }
             let needs_rigid = matches!(joint.kind, JointKind::Slider { .. } | JointKind::Weld);
             if needs_rigid && (is_particle(a) || is_particle(b)) {
@@ -459,6 +536,7 @@ impl PlanarModel {
         }
         Ok(PlanarModel {
             gravity,
+            frame: None,
             bodies,
             offsets,
             joints,
@@ -467,6 +545,62 @@ impl PlanarModel {
             forces,
             n,
         })
+    }
+
+    /// The same model described in a moving frame: positions,
+    /// velocities, gravity and ground points are the frame's, and the
+    /// frame's inertial forces join `Q` ([`frame`]). A frame that turns
+    /// about an in-plane axis needs every rigid body's
+    /// [`Body::inertia_tensor`] (an error naming the first one missing;
+    /// for a [`Frame::Custom`] the evaluation fails instead).
+    ///
+    /// ```
+    /// use zwang_model::planar::{Body, Frame, PlanarModel};
+    /// use zwang_model::Mechanism;
+    ///
+    /// // A 0.5 kg particle 2 m from the axis of a frame turning at 3 rad/s:
+    /// // at rest it feels the centrifugal force m w^2 r, moving at 1 m/s
+    /// // along y also the Coriolis force -2 m w z x v = (3, 0) N.
+    /// let p = Body::particle("p", 0.5).at([2.0, 0.0]);
+    /// let turning = Frame::Constant {
+    ///     acceleration: [0.0; 3],
+    ///     angular_velocity: [0.0, 0.0, 3.0],
+    /// };
+    /// let model = PlanarModel::new([0.0, 0.0], vec![p], vec![], vec![], vec![])
+    ///     .unwrap()
+    ///     .in_frame(turning)
+    ///     .unwrap();
+    /// let (at_rest, _) = model.build_instant(0.0, &[2.0, 0.0], &[0.0, 0.0], &[]).unwrap();
+    /// assert_eq!(at_rest.force(), &[9.0, 0.0]);
+    /// let (moving, _) = model.build_instant(0.0, &[2.0, 0.0], &[0.0, 1.0], &[]).unwrap();
+    /// assert_eq!(moving.force(), &[12.0, 0.0]);
+    /// ```
+    pub fn in_frame(mut self, frame: Frame) -> Result<PlanarModel, ModelError> {
+        if let Some((key, message)) = frame.problem() {
+            return Err(invalid(key, message));
+        }
+        if frame.turns_in_plane() == Some(true) {
+            if let Some(i) = self.missing_tensor() {
+                return Err(invalid(
+                    format!("body[{i}].inertia_tensor"),
+                    "required: the frame turns about an in-plane axis",
+                ));
+            }
+        }
+        self.frame = Some(frame);
+        Ok(self)
+    }
+
+    /// The moving frame, if any.
+    pub fn frame(&self) -> Option<&Frame> {
+        self.frame.as_ref()
+    }
+
+    /// The first rigid body without an inertia tensor.
+    fn missing_tensor(&self) -> Option<usize> {
+        self.bodies
+            .iter()
+            .position(|b| b.kind == BodyKind::Rigid && b.inertia_tensor.is_none())
     }
 
     /// The bodies as given.
@@ -600,9 +734,11 @@ impl PlanarModel {
     }
 
     /// Writes `Q` (gravity, applied forces, viscous friction of closed
-    /// contacts) into `out` (length `n`).
+    /// contacts, the moving frame's inertial forces) into `out` (length
+    /// `n`).
     fn write_force(
         &self,
+        t: f64,
         q: &[f64],
         v: &[f64],
         modes: &[ContactMode],
@@ -671,7 +807,70 @@ impl PlanarModel {
                 g.apply(&frame.point, f, out);
             }
         }
+        if self.frame.is_some() {
+            let fm = self.frame_motion(t)?;
+            for (i, b) in self.bodies.iter().enumerate() {
+                let o = self.offsets[i];
+                let r = [q[o], q[o + 1], 0.0];
+                let vc = [v[o], v[o + 1], 0.0];
+                // a_O + omega' x r + omega x (omega x r) + 2 omega x v.
+                let w = fm.omega;
+                let (a1, a2) = (cross3(fm.omega_dot, r), cross3(w, cross3(w, r)));
+                let a3 = cross3(w, vc);
+                for k in 0..2 {
+                    out[o + k] -= b.mass * (fm.a_o[k] + a1[k] + a2[k] + 2.0 * a3[k]);
+                }
+                if b.kind == BodyKind::Rigid {
+                    // -(I_C omega')_z - (omega x I_C omega)_z.
+                    let mut moment = -b.inertia * fm.omega_dot[2];
+                    if w[0] != 0.0 || w[1] != 0.0 {
+                        let l = self.in_plane_momentum(i, q[o + 2], w, t)?;
+                        moment -= w[0] * l[1] - w[1] * l[0];
+                    }
+                    out[o + 2] += moment;
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The frame's motion at `t`, checked finite.
+    fn frame_motion(&self, t: f64) -> Result<FrameMotion, ModelError> {
+        let fm = self
+            .frame
+            .as_ref()
+            .map_or(FrameMotion::default(), |f| f.motion(t));
+        let finite = [fm.a_o, fm.omega, fm.omega_dot]
+            .iter()
+            .flatten()
+            .all(|x| x.is_finite());
+        if finite {
+            Ok(fm)
+        } else {
+            Err(invalid(
+                "frame",
+                format!("its motion is not finite at t = {t}"),
+            ))
+        }
+    }
+
+    /// The in-plane part of `I_C omega` of rigid body `i` at angle
+    /// `theta` (frame axes).
+    fn in_plane_momentum(
+        &self,
+        i: usize,
+        theta: f64,
+        w: [f64; 3],
+        t: f64,
+    ) -> Result<[f64; 2], ModelError> {
+        let Some(tensor) = self.bodies[i].inertia_tensor else {
+            return Err(invalid(
+                format!("body[{i}].inertia_tensor"),
+                format!("required: the frame turns about an in-plane axis at t = {t}"),
+            ));
+        };
+        let [ixx, iyy, ixy] = frame::rotate_tensor(tensor, theta);
+        Ok([ixx * w[0] + ixy * w[1], ixy * w[0] + iyy * w[1]])
     }
 
     fn mass_matrix(&self) -> CsMat<f64> {
@@ -758,7 +957,6 @@ impl Mechanism for PlanarModel {
         v: &[f64],
         modes: &[ContactMode],
     ) -> Result<(Instant, Layout), ModelError> {
-        let _ = t;
         self.check_modes(modes)?;
         self.check_state(q, v)?;
         let n = self.n;
@@ -781,7 +979,7 @@ impl Mechanism for PlanarModel {
         }
         let [eq, ineq] = patterns;
         let mut force = vec![0.0; n];
-        self.write_force(q, v, modes, &mut force)?;
+        self.write_force(t, q, v, modes, &mut force)?;
         let rows = |p: Pattern| {
             (
                 CsMat::new((p.rhs.len(), n), p.indptr, p.indices, p.data),
@@ -863,7 +1061,6 @@ impl Mechanism for PlanarModel {
         modes: &[ContactMode],
         instant: &mut Instant,
     ) -> Result<(), ModelError> {
-        let _ = t;
         self.check_state(q, v)?;
         if modes.len() != self.contacts.len()
             || instant.dim() != self.n
@@ -875,7 +1072,7 @@ impl Mechanism for PlanarModel {
             ));
         }
         let mut result = Ok(());
-        instant.edit_force(|out| result = self.write_force(q, v, modes, out))?;
+        instant.edit_force(|out| result = self.write_force(t, q, v, modes, out))?;
         result?;
         for set in [RowSet::Equalities, RowSet::Inequalities] {
             let mut result = Ok(());
@@ -982,8 +1179,39 @@ impl Mechanism for PlanarModel {
             angular_velocity: rigid.then(|| v[o + 2]),
         }
     }
-    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
+    /// Kinetic + gravitational + spring energy of the motion in the
+    /// model's frame; in a moving frame plus the potential of the
+    /// convective forces at the frame's `a_O(t)`, `omega(t)`:
+    /// `sum m a_O . r_C - 1/2 m |omega x r_C|^2 - 1/2 omega . I_C omega`.
+    /// With constant `a_O` and `omega` (a [`Frame::Constant`]) this is the
+    /// Jacobi integral of the relative motion, conserved (the Coriolis
+    /// forces do no work); with a time-varying frame nothing is conserved.
+    /// NaN where a rigid body lacks the inertia tensor the frame needs.
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64 {
         let mut e = 0.0;
+        if self.frame.is_some() {
+            let Ok(fm) = self.frame_motion(t) else {
+                return f64::NAN;
+            };
+            let w = fm.omega;
+            for (i, b) in self.bodies.iter().enumerate() {
+                let o = self.offsets[i];
+                let r = [q[o], q[o + 1], 0.0];
+                let wr = cross3(w, r);
+                e += b.mass * (fm.a_o[0] * r[0] + fm.a_o[1] * r[1])
+                    - 0.5 * b.mass * (wr[0] * wr[0] + wr[1] * wr[1] + wr[2] * wr[2]);
+                if b.kind == BodyKind::Rigid {
+                    let mut wiw = b.inertia * w[2] * w[2];
+                    if w[0] != 0.0 || w[1] != 0.0 {
+                        let Ok(l) = self.in_plane_momentum(i, q[o + 2], w, t) else {
+                            return f64::NAN;
+                        };
+                        wiw += w[0] * l[0] + w[1] * l[1];
+                    }
+                    e -= 0.5 * wiw;
+                }
+            }
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             let o = self.offsets[i];
             e += 0.5 * b.mass * (v[o] * v[o] + v[o + 1] * v[o + 1]);
@@ -1023,7 +1251,7 @@ impl PlanarModel {
 /// The rows a joint adds.
 fn rows_of(kind: &JointKind) -> usize {
     match kind {
-        JointKind::Distance { .. } | JointKind::Slot { .. } => 1,
+        JointKind::Distance { .. } | JointKind::Slot { .. } | JointKind::KnifeEdge { .. } => 1,
         JointKind::Pin | JointKind::Slider { .. } => 2,
         JointKind::Weld => 3,
     }

@@ -259,6 +259,17 @@ impl Geometry<'_> {
                     sink(&angle_row());
                 }
             }
+            JointKind::KnifeEdge { axis } => {
+                // n . v_P = 0 with n = perp(e), e = R_B axis; its rate
+                // n . a_P + n' . v_P = 0, n' = omega perp(n) = -omega e,
+                // a_P = a_C + alpha perp(u) - omega^2 u.
+                let e = rotate(*axis, self.angle(joint.bodies[1]));
+                let n = perp(e);
+                let rhs = pb.omega * dot(e, pb.velocity) - dot(n, pb.centripetal());
+                let mut row = RowValue::new(rhs);
+                row.add(pb.body, pb.coef(n));
+                sink(&row);
+            }
         }
         Ok(())
     }
@@ -285,6 +296,8 @@ impl Geometry<'_> {
                     sink(angle());
                 }
             }
+            // Velocity level only: no position-level value.
+            JointKind::KnifeEdge { .. } => sink(0.0),
         }
     }
 

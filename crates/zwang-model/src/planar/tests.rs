@@ -281,7 +281,7 @@ fn spring_force_is_minus_the_gradient_of_its_energy() {
     let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
     m.initial_state(&mut q, &mut v);
     let mut f = vec![0.0; n];
-    m.write_force(&q, &v, &[], &mut f).unwrap();
+    m.write_force(0.0, &q, &v, &[], &mut f).unwrap();
     let h = 1e-6;
     let qp: Vec<f64> = (0..n).map(|i| q[i] + h * v[i]).collect();
     let qm: Vec<f64> = (0..n).map(|i| q[i] - h * v[i]).collect();
@@ -328,4 +328,375 @@ fn bad_descriptions_name_their_key() {
         e.to_string(),
         "joint[0].bodies: sliders and welds join rigid bodies (or ground)"
     );
+}
+
+/// A sleigh-like body with a knife edge, in a generic state that does not
+/// satisfy the edge (the row holds for any state).
+fn knife_model() -> (PlanarModel, [f64; 2], [f64; 2]) {
+    let (point, axis) = ([-0.3, 0.2], [0.6, -0.8]);
+    let bodies = vec![
+        Body::particle("p", 0.7).at([0.4, -0.6]).moving([0.9, 0.6]),
+        Body::rigid("sleigh", 2.0, 0.3)
+            .at([0.1, 0.9])
+            .turned(0.4)
+            .moving([0.3, -0.2])
+            .spinning(1.3),
+    ];
+    let joints = vec![Joint::knife_edge(1, point, axis)];
+    let m = PlanarModel::new([0.0, -9.81], bodies, joints, vec![], vec![]).unwrap();
+    (m, point, axis)
+}
+
+/// `n . v_P` written out from `(q, v)` of the sleigh (body 1, at offset
+/// 2): the blade's normal and point, independently of the model's
+/// geometry code.
+fn blade_velocity(q: &[f64], v: &[f64], point: [f64; 2], axis: [f64; 2]) -> f64 {
+    let (s, c) = q[4].sin_cos();
+    let norm = axis[0].hypot(axis[1]);
+    let e = [
+        (c * axis[0] - s * axis[1]) / norm,
+        (s * axis[0] + c * axis[1]) / norm,
+    ];
+    let n = [-e[1], e[0]];
+    let u = [c * point[0] - s * point[1], s * point[0] + c * point[1]];
+    let vp = [v[2] - v[4] * u[1], v[3] + v[4] * u[0]];
+    n[0] * vp[0] + n[1] * vp[1]
+}
+
+/// The knife edge's row is the time derivative of `n(q) . v_P(q, v)`
+/// along the path `(q + s v + s^2/2 a, v + s a)`, and `J v = n . v_P`;
+/// it has no position level (violation 0, velocity target 0).
+#[test]
+fn knife_edge_row_is_the_rate_of_the_blade_normal_velocity() {
+    let (m, point, axis) = knife_model();
+    let n = m.nv();
+    let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
+    m.initial_state(&mut q, &mut v);
+    let (instant, layout) = m.build_instant(0.0, &q, &v, &[]).unwrap();
+    assert_eq!((layout.joint_rows, instant.equalities().len()), (1, 1));
+    let eq = instant.equalities();
+    let jv = eq.row_dot(0, &v);
+    let expected = blade_velocity(&q, &v, point, axis);
+    assert!(
+        expected.abs() > 0.1 && (jv - expected).abs() < 1e-14,
+        "{jv} vs {expected}"
+    );
+    let mut worst = 0.0f64;
+    for seed in 0..5 {
+        let a: Vec<f64> = (0..n)
+            .map(|i| ((i * 7 + 3 + seed * 5) % 11) as f64 * 0.37 - 1.5)
+            .collect();
+        let h = 1e-5;
+        let state = |s: f64| -> (Vec<f64>, Vec<f64>) {
+            (
+                (0..n)
+                    .map(|i| q[i] + s * v[i] + 0.5 * s * s * a[i])
+                    .collect(),
+                (0..n).map(|i| v[i] + s * a[i]).collect(),
+            )
+        };
+        let ((qp, vp), (qm, vm)) = (state(h), state(-h));
+        let rate = (blade_velocity(&qp, &vp, point, axis) - blade_velocity(&qm, &vm, point, axis))
+            / (2.0 * h);
+        let ja = eq.row_dot(0, &a) - eq.rhs()[0];
+        worst = worst.max((ja - rate).abs() / (1.0 + rate.abs()));
+    }
+    assert!(worst < 1e-8, "J a - b vs d/dt (n . v_P): {worst:e}");
+    let (mut viol, mut target) = ([1.0], [1.0]);
+    m.violations(0.0, &q, &[], &mut viol, &mut []);
+    m.velocity_targets(0.0, &q, &[], &mut target);
+    assert_eq!((viol, target), ([0.0], [0.0]));
+}
+
+#[test]
+fn knife_edges_join_ground_to_a_rigid_body() {
+    let bodies = || {
+        vec![
+            Body::particle("p", 1.0),
+            Body::rigid("r", 1.0, 0.1).at([1.0, 0.0]),
+        ]
+    };
+    let build = |joint: Joint| {
+        PlanarModel::new([0.0; 2], bodies(), vec![joint], vec![], vec![])
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        build(Joint::knife_edge(0, [0.0; 2], [1.0, 0.0])),
+        "joint[0].bodies: a knife edge's body is rigid"
+    );
+    assert_eq!(
+        build(Joint::knife_edge(1, [0.0; 2], [0.0, 0.0])),
+        "joint[0].axis: must not be zero"
+    );
+    let mut j = Joint::knife_edge(1, [0.0; 2], [1.0, 0.0]);
+    j.bodies = [BodyRef::Body(1), BodyRef::Ground];
+    assert_eq!(
+        build(j),
+        "joint[0].bodies: a knife edge joins ground (first) to a body"
+    );
+    let mut j = Joint::knife_edge(1, [0.0; 2], [1.0, 0.0]);
+    j.anchors[0] = [1.0, 0.0];
+    assert_eq!(
+        build(j),
+        "joint[0].anchors: a knife edge's ground anchor is [0, 0] (unused)"
+    );
+}
+
+/// The frame's inertial forces on a rigid body are the sum over its mass
+/// elements: a box `a x b x c` (thickness `c` out of the plane, turned by
+/// `beta` in its body frame so that `Ixy != 0`) is exactly eight equal
+/// masses at the 2-point Gauss-Legendre nodes for every integrand of
+/// degree <= 3 in the offsets, and the force and moment integrands are of
+/// degree <= 2. Each element gets
+/// `-dm (a_O + omega' x r + omega x (omega x r) + 2 omega x r')` in 3D;
+/// their `x`, `y` sums and `z` moment about the centre must be the
+/// model's `Q` (no gravity), for frames turning about any axis.
+#[test]
+fn frame_forces_are_the_sum_over_mass_elements() {
+    let (mass, a, b, c, beta) = (1.7, 0.8, 0.3, 0.2, 0.35);
+    let (sb, cb) = f64::sin_cos(beta);
+    let rot = |p: [f64; 2], s: f64, c: f64| [c * p[0] - s * p[1], s * p[0] + c * p[1]];
+    let g = 1.0 / (2.0 * 3f64.sqrt());
+    let mut nodes = Vec::new();
+    for i in [-1.0, 1.0] {
+        for j in [-1.0, 1.0] {
+            for k in [-1.0, 1.0] {
+                let p = rot([i * a * g, j * b * g], sb, cb);
+                nodes.push([p[0], p[1], k * c * g]);
+            }
+        }
+    }
+    // The tensor of the turned box, R(beta) diag R(beta)^T, in body axes.
+    let (d0, d1) = (mass * (b * b + c * c) / 12.0, mass * (a * a + c * c) / 12.0);
+    let izz = mass * (a * a + b * b) / 12.0;
+    let tensor = [
+        cb * cb * d0 + sb * sb * d1,
+        sb * sb * d0 + cb * cb * d1,
+        cb * sb * (d0 - d1),
+    ];
+    let body = Body::rigid("box", mass, izz)
+        .with_inertia_tensor(tensor)
+        .at([0.7, -0.4])
+        .turned(1.1)
+        .moving([0.5, 0.9])
+        .spinning(-1.7);
+    let particle = Body::particle("p", 0.6).at([-0.3, 0.8]).moving([-0.2, 0.4]);
+    let motions = [
+        FrameMotion {
+            a_o: [0.3, -1.2, 0.7],
+            omega: [0.0, 0.0, 1.4],
+            omega_dot: [0.0, 0.0, -0.6],
+        },
+        FrameMotion {
+            a_o: [1.1, 0.4, -2.0],
+            omega: [0.8, -0.5, 1.2],
+            omega_dot: [0.3, 0.9, -0.4],
+        },
+        FrameMotion {
+            a_o: [0.0; 3],
+            omega: [0.0, 2.0, 0.0],
+            omega_dot: [0.0; 3],
+        },
+    ];
+    for fm in motions {
+        let model = PlanarModel::new(
+            [0.0; 2],
+            vec![body.clone(), particle.clone()],
+            vec![],
+            vec![],
+            vec![],
+        )
+        .unwrap()
+        .in_frame(Frame::custom(move |_| fm))
+        .unwrap();
+        let n = model.nv();
+        let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
+        model.initial_state(&mut q, &mut v);
+        let (instant, _) = model.build_instant(0.3, &q, &v, &[]).unwrap();
+        let got = instant.force();
+        // Sum over the elements of the box.
+        let (th, w_rel) = (q[2], v[2]);
+        let (st, ct) = th.sin_cos();
+        let (mut f, mut moment) = ([0.0; 3], 0.0);
+        let dm = mass / nodes.len() as f64;
+        for node in &nodes {
+            let p = rot([node[0], node[1]], st, ct);
+            let rho = [p[0], p[1], node[2]];
+            let r = [q[0] + rho[0], q[1] + rho[1], rho[2]];
+            let rv = [v[0] - w_rel * rho[1], v[1] + w_rel * rho[0], 0.0];
+            let (t1, t2) = (
+                frame::cross3(fm.omega_dot, r),
+                frame::cross3(fm.omega, frame::cross3(fm.omega, r)),
+            );
+            let t3 = frame::cross3(fm.omega, rv);
+            let df: [f64; 3] =
+                std::array::from_fn(|k| -dm * (fm.a_o[k] + t1[k] + t2[k] + 2.0 * t3[k]));
+            for k in 0..3 {
+                f[k] += df[k];
+            }
+            moment += rho[0] * df[1] - rho[1] * df[0];
+        }
+        // The particle.
+        let (r, rv) = ([q[3], q[4], 0.0], [v[3], v[4], 0.0]);
+        let (t1, t2, t3) = (
+            frame::cross3(fm.omega_dot, r),
+            frame::cross3(fm.omega, frame::cross3(fm.omega, r)),
+            frame::cross3(fm.omega, rv),
+        );
+        let fp: [f64; 2] =
+            std::array::from_fn(|k| -0.6 * (fm.a_o[k] + t1[k] + t2[k] + 2.0 * t3[k]));
+        let want = [f[0], f[1], moment, fp[0], fp[1]];
+        for k in 0..5 {
+            assert!(
+                (got[k] - want[k]).abs() < 1e-13 * (1.0 + want[k].abs()),
+                "{fm:?} coordinate {k}: {} vs {}",
+                got[k],
+                want[k]
+            );
+        }
+    }
+}
+
+/// In a frame with constant `a_O` and `omega` the frame's forces (and
+/// gravity and springs) derive from the reported energy's potential part
+/// and the Coriolis forces do no work: `Q . v = -dV/dt` with `V` the
+/// energy at zero velocity.
+#[test]
+fn frame_forces_do_the_work_of_the_jacobi_potential() {
+    let bodies = vec![
+        Body::rigid("a", 2.0, 0.3)
+            .with_inertia_tensor([0.1, 0.25, -0.04])
+            .at([0.1, 0.9])
+            .turned(0.4)
+            .moving([0.3, -0.2])
+            .spinning(1.3),
+        Body::particle("p", 0.7).at([0.4, -0.6]).moving([0.9, 0.6]),
+    ];
+    let forces = vec![Force::Spring {
+        bodies: [BodyRef::Body(0), BodyRef::Body(1)],
+        anchors: [[0.3, 0.2], [0.0, 0.0]],
+        stiffness: 7.0,
+        rest_length: 0.4,
+    }];
+    let frame = Frame::Constant {
+        acceleration: [0.8, -0.3, 2.0],
+        angular_velocity: [0.7, -1.1, 1.9],
+    };
+    let m = PlanarModel::new([0.2, -9.81], bodies, vec![], vec![], forces)
+        .unwrap()
+        .in_frame(frame)
+        .unwrap();
+    let n = m.nv();
+    let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
+    m.initial_state(&mut q, &mut v);
+    let mut f = vec![0.0; n];
+    m.write_force(0.0, &q, &v, &[], &mut f).unwrap();
+    let h = 1e-6;
+    let qp: Vec<f64> = (0..n).map(|i| q[i] + h * v[i]).collect();
+    let qm: Vec<f64> = (0..n).map(|i| q[i] - h * v[i]).collect();
+    let zero = vec![0.0; n];
+    let dv = (m.energy(0.0, &qp, &zero) - m.energy(0.0, &qm, &zero)) / (2.0 * h);
+    let power: f64 = f.iter().zip(&v).map(|(a, b)| a * b).sum();
+    assert!(
+        (power + dv).abs() < 1e-7 * (1.0 + dv.abs()),
+        "{power} vs {}",
+        -dv
+    );
+}
+
+#[test]
+fn frames_and_tensors_are_validated() {
+    let rod = || Body::rigid("rod", 1.0, 1.0 / 12.0);
+    let model = |b: Body| PlanarModel::new([0.0; 2], vec![b], vec![], vec![], vec![]);
+    let turning = Frame::Constant {
+        acceleration: [0.0; 3],
+        angular_velocity: [0.0, 1.0, 0.0],
+    };
+    let e = model(rod()).unwrap().in_frame(turning.clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "body[0].inertia_tensor: required: the frame turns about an in-plane axis"
+    );
+    // About z only: no tensor needed.
+    let about_z = Frame::Constant {
+        acceleration: [1.0, 0.0, 0.0],
+        angular_velocity: [0.0, 0.0, 1.0],
+    };
+    assert!(model(rod()).unwrap().in_frame(about_z).is_ok());
+    // A thin rod sits on the edge of the triangle inequalities.
+    let thin = rod().with_inertia_tensor([0.0, 1.0 / 12.0, 0.0]);
+    assert!(model(thin).unwrap().in_frame(turning.clone()).is_ok());
+    for (tensor, message) in [
+        ([-0.1, 0.1, 0.0], "Ixx and Iyy must be >= 0"),
+        (
+            [0.04, 0.04, 0.05],
+            "Ixx Iyy must be >= Ixy^2 (the in-plane block is not positive)",
+        ),
+        ([0.01, 0.01, 0.0], "with Izz = inertia, not a body's inertia: needs |l1 - l2| <= inertia <= Ixx + Iyy (l1, l2 the principal values of the in-plane block)"),
+        ([f64::NAN, 0.1, 0.0], "must be finite"),
+    ] {
+        let e = model(rod().with_inertia_tensor(tensor)).unwrap_err();
+        assert_eq!(e.to_string(), format!("body[0].inertia_tensor: {message}"));
+    }
+    let mut p = Body::particle("p", 1.0);
+    p.inertia_tensor = Some([0.0; 3]);
+    assert_eq!(
+        model(p).unwrap_err().to_string(),
+        "body[0].inertia_tensor: a particle has no inertia tensor"
+    );
+    let bad = Frame::Sinusoid {
+        acceleration: Sinusoid {
+            frequency: [1.0, -1.0, 0.0],
+            ..Sinusoid::default()
+        },
+        angular_velocity: Sinusoid::default(),
+    };
+    assert_eq!(
+        model(rod()).unwrap().in_frame(bad).unwrap_err().to_string(),
+        "frame.acceleration.frequency: must be >= 0"
+    );
+    // A closure that turns in plane fails at evaluation, naming the key.
+    let m = model(rod())
+        .unwrap()
+        .in_frame(Frame::custom(|_| FrameMotion {
+            omega: [1.0, 0.0, 0.0],
+            ..FrameMotion::default()
+        }))
+        .unwrap();
+    let e = m.build_instant(0.5, &[0.0; 3], &[0.0; 3], &[]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "body[0].inertia_tensor: required: the frame turns about an in-plane axis at t = 0.5"
+    );
+    assert!(m.energy(0.5, &[0.0; 3], &[0.0; 3]).is_nan());
+    let nan = model(rod())
+        .unwrap()
+        .in_frame(Frame::custom(|_| FrameMotion {
+            a_o: [f64::NAN, 0.0, 0.0],
+            ..FrameMotion::default()
+        }))
+        .unwrap();
+    assert!(nan.build_instant(0.0, &[0.0; 3], &[0.0; 3], &[]).is_err());
+}
+
+/// The sinusoid's rate is the derivative of its value.
+#[test]
+fn sinusoid_rate_is_the_derivative() {
+    let s = Sinusoid {
+        offset: [0.1, -0.2, 0.3],
+        amplitude: [1.0, 2.0, -0.5],
+        frequency: [0.5, 1.5, 0.0],
+        phase: [0.2, -1.0, 0.7],
+    };
+    let h = 1e-6;
+    for t in [0.0, 0.37, 2.1] {
+        let (p, m) = (s.value(t + h), s.value(t - h));
+        let r = s.rate(t);
+        for i in 0..3 {
+            assert!(((p[i] - m[i]) / (2.0 * h) - r[i]).abs() < 1e-8);
+        }
+    }
+    assert_eq!(s.value(5.0)[2], 0.1 * 0.0 + 0.3 - 0.5 * 0.7f64.sin());
 }

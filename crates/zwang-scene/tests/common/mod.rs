@@ -121,3 +121,43 @@ torque = 0.7
 method = "dopri5"
 tolerance = 1e-6
 "#;
+
+/// A moving frame (sinusoids, per-component phases, an in-plane angular
+/// velocity), an inertia tensor and a knife edge.
+pub const FRAMED: &str = r#"
+[scene]
+name = "framed"
+dimension = 2
+duration = 1
+
+[frame]
+kind = "sinusoid"
+acceleration = { offset = [0, 0.5], amplitude = [-2, -2], frequency = 0.25, phase = [1.5707963267948966, 0] }
+angular_velocity = { offset = [0, 1.5, 0], amplitude = 0.3, frequency = [0, 0, 2] }
+
+[[body]]
+name = "rod"
+kind = "rigid"
+mass = 3
+inertia = 0.25
+inertia_tensor = [0, 0.25, 0]
+position = [0, 1]
+
+[[body]]
+name = "bob"
+kind = "particle"
+mass = 1
+position = [1, 1]
+
+[[joint]]
+kind = "slot"
+bodies = ["ground", "rod"]
+anchors = [[0, 0], [0.5, 0]]
+axis = [1, 0]
+
+[[joint]]
+kind = "knife_edge"
+body = "rod"
+point = [-0.5, 0]
+axis = [3, 4]
+"#;
