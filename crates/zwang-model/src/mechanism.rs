@@ -154,6 +154,9 @@ pub trait Mechanism {
     fn body_name(&self, b: usize) -> &str;
     /// A body's state.
     fn body_state(&self, b: usize, q: &[f64], v: &[f64]) -> BodyState;
-    /// Kinetic + potential (gravity, springs) energy.
+    /// Kinetic + potential energy: gravity and springs, plus, in a moving
+    /// frame, the potential of its convective forces (the Jacobi integral,
+    /// conserved when the frame's motion is constant); `T + V` for a system
+    /// in generalized coordinates.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
 }

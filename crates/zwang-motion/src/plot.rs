@@ -5,7 +5,8 @@
 //!
 //! 1. every body's coordinates (`NAME.x`, `NAME.y`, and `NAME.angle` for
 //!    bodies that have an angle; metres and radians on one axis);
-//! 2. the energy of the rows (kinetic + gravitational + spring);
+//! 2. the mechanism's energy ([`zwang_model::Mechanism::energy`]: kinetic
+//!    + gravitational + spring, plus the frame's potential in a moving frame);
 //! 3. every contact's `NAME.normal_force` and `NAME.friction_force`.
 //!
 //! The rows' events are thin vertical lines in every panel, one colour per
@@ -242,7 +243,7 @@ fn panels<M: Mechanism>(model: &M, rows: &[Row]) -> Vec<Panel> {
             empty: "no finite values",
         },
         Panel {
-            caption: "energy (kinetic + gravitational + spring)",
+            caption: "energy (kinetic + potential)",
             unit: "J",
             series: vec![energy],
             empty: "no finite energy",

@@ -17,7 +17,7 @@ pub struct Row {
     pub v: Vec<f64>,
     /// One per contact.
     pub contacts: Vec<ContactSample>,
-    /// Kinetic + gravitational + spring energy.
+    /// The mechanism's energy ([`zwang_model::Mechanism::energy`]).
     pub energy: f64,
     /// The event's kind when the row is an event's.
     pub event: Option<&'static str>,
