@@ -19,7 +19,11 @@
 //! - [`scene`]: the scene file (TOML, `docs/scene-format.md`);
 //! - [`ode`]: embedded Runge-Kutta pairs with dense output;
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
-//!   stick-slip, Painleve), reports.
+//!   stick-slip, Painleve), reports;
+//! - [`generalized`]: systems in generalized coordinates given by their
+//!   kinetic and potential energies and constraints as Rust functions, by
+//!   automatic differentiation (`M`, velocity terms, rows; the Appell,
+//!   Lagrange and Nielsen forms; a mechanism for the stepper).
 //!
 //! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
 //! the root of the repository) is built from the same crates; this facade
@@ -27,6 +31,7 @@
 
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
+pub use zwang_generalized as generalized;
 pub use zwang_harness as harness;
 pub use zwang_instant as instant;
 pub use zwang_model as model;
