@@ -55,10 +55,13 @@ pub struct FormsReport {
     /// The largest absolute difference between any two forms, over the
     /// entries of the mass matrices and of the biases.
     pub max_abs_difference: f64,
-    /// The same relative to the size of what is compared: the largest
-    /// difference of the mass entries over the largest mass entry, and
-    /// of the biases over the largest bias, whichever is larger (0 where
-    /// everything compared is 0).
+    /// The same relative to the size of what is compared, whichever is
+    /// larger: the largest difference of the mass entries over the
+    /// largest mass entry, and of the biases over their scale, the larger
+    /// of the largest bias and `max |M| max |qd|^2` (the size of the
+    /// velocity-product terms: a bias that cancels to round-off, as for a
+    /// pendulum whose `T` does not depend on its angle, is compared with
+    /// the terms that cancel). 0 where everything compared is 0.
     pub max_rel_difference: f64,
 }
 
@@ -250,6 +253,8 @@ pub(crate) fn report<S: System>(
             abs = abs.max(dm).max(db);
         }
     }
+    let speed = qd.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let sb = sb.max(sm * speed * speed);
     let rel = |d: f64, s: f64| if d == 0.0 { 0.0 } else { d / s };
     Ok(FormsReport {
         names,
