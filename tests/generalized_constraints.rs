@@ -424,3 +424,21 @@ fn constant_speed_nonlinear_velocity_row_and_run() {
     assert!((speed - v0).abs() < 1e-9);
     assert!((beta - want).abs() < 1e-8);
 }
+
+#[test]
+fn the_harness_compares_every_form_on_a_generalized_instant() {
+    use zwang::harness::Comparison;
+    let p = CartesianDoublePendulum::default();
+    let (q, qd) = p.state_of([0.6, -1.1], [2.0, -0.5]);
+    let sys = Generalized::new(p).unwrap();
+    let comparison = Comparison::of(&sys.instant(0.0, &q, &qd).unwrap());
+    assert_eq!(comparison.checked.report.verdict.as_str(), "equivalent");
+    let spread = comparison.max_difference;
+    println!(
+        "harness on the cartesian double pendulum: accelerations {:.1e}, multipliers {:.1e}",
+        spread.acceleration.unwrap(),
+        spread.multipliers.unwrap()
+    );
+    assert!(spread.acceleration.unwrap() < 1e-9);
+    assert!(spread.multipliers.unwrap() < 1e-9);
+}

@@ -89,3 +89,20 @@ fn the_report_prints_every_form_side_by_side() {
     }
     print!("{text}");
 }
+
+#[test]
+fn every_catalog_system_runs_as_a_boxed_mechanism() {
+    use zwang::motion::{simulate, NoObserver, Settings, Status};
+    for entry in catalog::entries() {
+        let sys = (entry.build)().unwrap();
+        let run = simulate(&sys, 0.5, &Settings::default(), &mut NoObserver);
+        assert_eq!(
+            run.status,
+            Status::Finished,
+            "{}: {:?}",
+            entry.name,
+            run.reason
+        );
+        assert_eq!(run.q.len(), sys.dof());
+    }
+}

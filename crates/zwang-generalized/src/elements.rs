@@ -376,3 +376,58 @@ pub fn add_inertial_forces<E: Elements + ?Sized>(
         out[s] += -grad + rot + gyro;
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` particles of masses `1..=n`, particle `i` at
+    /// `(q_i^2, sin(t) q_i, 0)`: `x' = 2 q q'`, `y' = cos(t) q + sin(t) q'`,
+    /// `x'' = 2 q'^2 + 2 q q''`,
+    /// `y'' = -sin(t) q + 2 cos(t) q' + sin(t) q''`.
+    struct Row(usize);
+
+    impl Elements for Row {
+        fn count(&self) -> usize {
+            self.0
+        }
+        fn element(&self, k: usize) -> Element {
+            Element::particle((k + 1) as f64)
+        }
+        fn place<D: Scalar>(&self, k: usize, t: D, q: &[D]) -> Pose<D> {
+            Pose::point([q[k] * q[k], t.sin() * q[k], t * 0.0])
+        }
+    }
+
+    #[test]
+    fn t_and_s_of_particles_on_the_stack_and_on_the_heap() {
+        // 20 coordinates: past the stack buffer.
+        for n in [3, 20] {
+            let row = Row(n);
+            let t = 0.7;
+            let q: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 - 0.5).collect();
+            let qd: Vec<f64> = (0..n).map(|i| 0.3 - 0.05 * i as f64).collect();
+            let qdd: Vec<f64> = (0..n).map(|i| (i as f64).cos()).collect();
+            let (s, c) = f64::sin_cos(t);
+            let (mut t_want, mut s_want) = (0.0, 0.0);
+            for i in 0..n {
+                let m = (i + 1) as f64;
+                let (x, v, a) = (q[i], qd[i], qdd[i]);
+                let (vx, vy) = (2.0 * x * v, c * x + s * v);
+                let (ax, ay) = (2.0 * v * v + 2.0 * x * a, -s * x + 2.0 * c * v + s * a);
+                t_want += 0.5 * m * (vx * vx + vy * vy);
+                s_want += 0.5 * m * (ax * ax + ay * ay);
+            }
+            let t_got = kinetic(&row, t, &q, &qd);
+            let s_got = acceleration_energy(&row, t, &q, &qd, &qdd);
+            assert!(
+                (t_got - t_want).abs() < 1e-14 * t_want,
+                "{n}: {t_got} {t_want}"
+            );
+            assert!(
+                (s_got - s_want).abs() < 1e-14 * s_want,
+                "{n}: {s_got} {s_want}"
+            );
+        }
+    }
+}

@@ -35,7 +35,10 @@ struct Scratch {
 /// A [`System`] with what evaluating it needs: its coordinate names and
 /// preallocated scratch. It implements [`Mechanism`] (no contacts; one
 /// "body" per coordinate, so that reports print the coordinates;
-/// energy `T + V`), so `zwang_motion::simulate` runs it.
+/// energy `T + V`), so `zwang_motion::simulate` runs it. Writing the
+/// instant in place ([`Generalized::update`], [`Mechanism::update_instant`])
+/// allocates nothing (the [`elements`](crate::elements) helpers keep their
+/// scratch on the stack up to 16 coordinates).
 ///
 /// Velocity-level rows and the stepper's velocity projection: the
 /// projection asks for the `c` of `A qd = c` at `(t, q)` only. For a
