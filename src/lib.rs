@@ -22,7 +22,11 @@
 //!   stick-slip, Painleve), reports;
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
-//!   motion is integrated.
+//!   motion is integrated;
+//! - [`generalized`]: systems in generalized coordinates given by their
+//!   kinetic and potential energies and constraints as Rust functions, by
+//!   automatic differentiation (`M`, velocity terms, rows; the Appell,
+//!   Lagrange and Nielsen forms; a mechanism for the stepper).
 //!
 //! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
 //! the root of the repository) is built from the same crates; this facade
@@ -30,6 +34,7 @@
 
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
+pub use zwang_generalized as generalized;
 pub use zwang_harness as harness;
 pub use zwang_higher_order as higher_order;
 pub use zwang_instant as instant;
