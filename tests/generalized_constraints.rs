@@ -230,7 +230,7 @@ fn bead_on_a_turning_wire_rheonomic_row_and_run() {
         let e = check(&instant, &a, &lambda, scale, m * scale);
         // Velocity level: J qd = c with c = -phi_t = omega r.
         let mut target = [0.0];
-        sys.velocity_targets(t, &q, &[], &mut target);
+        sys.velocity_targets(t, &q, &qd, &[], &mut target);
         worst = (
             worst.0.max(e.0),
             worst.1.max(e.1),

@@ -22,13 +22,7 @@ struct Scratch {
     factor: Vec<f64>,
     /// `Q - h`.
     force: Vec<f64>,
-    /// The state the last instant was written at, for
-    /// [`Mechanism::velocity_targets`] (which is not given `qd`).
-    last_t: f64,
-    last_q: Vec<f64>,
-    last_qd: Vec<f64>,
-    has_last: bool,
-    /// `qd = 0`, and a velocity for the targets.
+    /// `qd = 0` (holonomic constraints are evaluated there).
     zeros: Vec<f64>,
 }
 
@@ -41,13 +35,12 @@ struct Scratch {
 /// scratch on the stack up to 16 coordinates).
 ///
 /// Velocity-level rows and the stepper's velocity projection: the
-/// projection asks for the `c` of `A qd = c` at `(t, q)` only. For a
-/// holonomic row `c = -phi_t`; for a velocity-level row `c = A qd - f(t,
-/// q, qd)`, exact for a Pfaffian `f = B qd + beta` (`c = -beta`) at any
-/// `qd`. For a nonlinear `f` it is the linearization at the velocity of
-/// the last instant written at the same `(t, q)` (at `qd = 0` when there
-/// is none): the projection then solves `f = 0` to first order, and
-/// repeated projections converge to it.
+/// projection asks for the `c` of `A qd = c` at `(t, q)` and the velocity
+/// it projects. For a holonomic row `c = -phi_t`; for a velocity-level
+/// row `c = A qd - f(t, q, qd)`, exact for a Pfaffian `f = B qd + beta`
+/// (`c = -beta`) at any `qd`. For a nonlinear `f` it is the linearization
+/// at that velocity: the projection is one Newton step towards `f = 0`,
+/// and repeated projections converge to it.
 #[derive(Debug)]
 pub struct Generalized<S: System> {
     system: S,
@@ -82,10 +75,6 @@ impl<S: System> Generalized<S> {
             equations: Equations::zeros(n, m),
             factor: vec![0.0; n * n],
             force: vec![0.0; n],
-            last_t: f64::NAN,
-            last_q: vec![0.0; n],
-            last_qd: vec![0.0; n],
-            has_last: false,
             zeros: vec![0.0; n],
         };
         Ok(Generalized {
@@ -121,8 +110,7 @@ impl<S: System> Generalized<S> {
         self.initial.clone()
     }
 
-    /// Evaluates into the scratch and checks `M`; the state is remembered
-    /// for the velocity targets.
+    /// Evaluates into the scratch and checks `M`.
     fn fill(&self, s: &mut Scratch, t: f64, q: &[f64], qd: &[f64]) -> Result<(), GeneralizedError> {
         check_state(self.dof(), q, qd)?;
         let Scratch {
@@ -141,10 +129,6 @@ impl<S: System> Generalized<S> {
         {
             *f = a - h;
         }
-        s.last_t = t;
-        s.last_q.copy_from_slice(q);
-        s.last_qd.copy_from_slice(qd);
-        s.has_last = true;
         Ok(())
     }
 
@@ -248,22 +232,15 @@ impl<S: System> Generalized<S> {
         self.system.kinetic(t, q, qd) + self.system.potential(t, q)
     }
 
-    /// The `c` of `A qd = c` at `(t, q)` into `out` (see the type's docs).
-    fn targets(&self, t: f64, q: &[f64], out: &mut [f64]) {
+    /// The `c` of `A qd = c` at `(t, q, qd)` into `out` (see the type's
+    /// docs).
+    fn targets(&self, t: f64, q: &[f64], qd: &[f64], out: &mut [f64]) {
         let s = &mut *self.scratch.borrow_mut();
-        if q.len() != self.dof() {
+        if q.len() != self.dof() || qd.len() != self.dof() {
             out.fill(f64::NAN);
             return;
         }
-        let same = s.has_last && s.last_t == t && s.last_q == q;
-        let Scratch {
-            kernel,
-            last_qd,
-            zeros,
-            ..
-        } = s;
-        let qd: &[f64] = if same { last_qd } else { zeros };
-        velocity_targets(&self.system, t, q, qd, kernel, out);
+        velocity_targets(&self.system, t, q, qd, &mut s.kernel, out);
     }
 }
 
@@ -395,8 +372,15 @@ impl<S: System> Mechanism for Generalized<S> {
             };
         }
     }
-    fn velocity_targets(&self, t: f64, q: &[f64], _modes: &[ContactMode], eq: &mut [f64]) {
-        self.targets(t, q, eq);
+    fn velocity_targets(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        _modes: &[ContactMode],
+        eq: &mut [f64],
+    ) {
+        self.targets(t, q, v, eq);
     }
     fn contacts(&self) -> usize {
         0
@@ -481,8 +465,15 @@ impl Mechanism for Box<dyn AnySystem> {
     ) {
         (**self).violations(t, q, modes, eq, ineq)
     }
-    fn velocity_targets(&self, t: f64, q: &[f64], modes: &[ContactMode], eq: &mut [f64]) {
-        (**self).velocity_targets(t, q, modes, eq)
+    fn velocity_targets(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+        eq: &mut [f64],
+    ) {
+        (**self).velocity_targets(t, q, v, modes, eq)
     }
     fn contacts(&self) -> usize {
         (**self).contacts()

@@ -120,12 +120,21 @@ pub trait Mechanism {
     );
     /// The right-hand sides `c` of the velocity-level equalities
     /// `J v = c` of the instant written for `modes` (in its equality
-    /// order): nonzero for rheonomic constraints (`phi(q, t)`) and for
-    /// nonholonomic ones `B(q, t) v + beta = 0`. A velocity projection
-    /// moves `v` onto them. Default: all zero (scleronomic joints and
-    /// sticking rows).
-    fn velocity_targets(&self, t: f64, q: &[f64], modes: &[ContactMode], eq: &mut [f64]) {
-        let _ = (t, q, modes);
+    /// order), at the velocity `v` about to be projected: nonzero for
+    /// rheonomic constraints (`phi(q, t)`) and for nonholonomic ones
+    /// `B(q, t) v + beta = 0`; for a nonlinear `f(q, v, t) = 0` the
+    /// linearization at `v`, `c = J v - f` (one Newton step per
+    /// projection). A velocity projection moves `v` onto them. Default:
+    /// all zero (scleronomic joints and sticking rows).
+    fn velocity_targets(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+        eq: &mut [f64],
+    ) {
+        let _ = (t, q, v, modes);
         eq.fill(0.0);
     }
 

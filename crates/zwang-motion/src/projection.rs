@@ -145,7 +145,7 @@ impl Projector {
         modes: &[ContactMode],
     ) -> Result<f64, DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
-        model.velocity_targets(t, q, modes, &mut self.targets);
+        model.velocity_targets(t, q, v, modes, &mut self.targets);
         let eq = self.instant.equalities();
         Ok((0..eq.len()).fold(0.0f64, |m, i| {
             m.max((eq.row_dot(i, v) - self.targets[i]).abs())
@@ -164,7 +164,7 @@ impl Projector {
         v: &mut [f64],
         modes: &[ContactMode],
     ) -> Result<f64, DynamicsError> {
-        model.velocity_targets(t, q, modes, &mut self.targets);
+        model.velocity_targets(t, q, v, modes, &mut self.targets);
         let targets = std::mem::take(&mut self.targets);
         let solved = self.solve(model, t, q, v, modes, Some(v), |set, i, _, _| match set {
             RowSet::Equalities => targets[i],

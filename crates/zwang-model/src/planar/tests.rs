@@ -404,7 +404,7 @@ fn knife_edge_row_is_the_rate_of_the_blade_normal_velocity() {
     assert!(worst < 1e-8, "J a - b vs d/dt (n . v_P): {worst:e}");
     let (mut viol, mut target) = ([1.0], [1.0]);
     m.violations(0.0, &q, &[], &mut viol, &mut []);
-    m.velocity_targets(0.0, &q, &[], &mut target);
+    m.velocity_targets(0.0, &q, &v, &[], &mut target);
     assert_eq!((viol, target), ([0.0], [0.0]));
 }
 
