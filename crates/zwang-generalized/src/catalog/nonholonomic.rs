@@ -405,7 +405,10 @@ impl VerticalDisk {
             (v * phi0.cos(), v * phi0.sin())
         } else {
             let rho = self.r * self.psid0 / self.phid0;
-            (rho * (phi.sin() - phi0.sin()), rho * (phi0.cos() - phi.cos()))
+            (
+                rho * (phi.sin() - phi0.sin()),
+                rho * (phi0.cos() - phi.cos()),
+            )
         };
         [x0 + dx, y0 + dy, phi, psi]
     }
