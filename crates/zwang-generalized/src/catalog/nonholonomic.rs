@@ -5,7 +5,7 @@
 //!
 //! Each system gives its kinetic energy `T` by hand and Appell's
 //! acceleration energy `S` from where its masses are
-//! ([`elements`](crate::elements)), so that the Appell form checks `T`.
+//! ([`elements`]), so that the Appell form checks `T`.
 //! A rigid body in space is given to the elements as six particles of
 //! `m/6` at `+-sqrt(3 s_a / m)` along its principal axes (`s_a` its
 //! principal second moments `sum m x_a^2`): the velocity and acceleration
