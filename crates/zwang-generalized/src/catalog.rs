@@ -14,6 +14,8 @@ use crate::elements::{self, Element, Elements, FrameMotion, Pose};
 use crate::{AnySystem, ConstraintKind, Generalized, GeneralizedError, Scalar, System};
 use num_dual::HyperDual64;
 
+pub mod nonholonomic;
+
 /// A system of the catalog: its name, one line about it, and how to build
 /// it with its default parameters.
 #[derive(Debug, Clone, Copy)]
