@@ -698,9 +698,13 @@ fn appell_hamel_instant_and_run_against_the_closed_form() {
 
 #[test]
 fn catalog_entries_build_and_run_boxed() {
-    let main: Vec<&str> = catalog::entries().iter().map(|e| e.name).collect();
+    let all: Vec<&str> = catalog::entries().iter().map(|e| e.name).collect();
+    for (i, name) in all.iter().enumerate() {
+        assert!(!all[..i].contains(name), "{name} twice");
+    }
     for entry in catalog::nonholonomic::entries() {
-        assert!(!main.contains(&entry.name), "{} twice", entry.name);
+        assert!(all.contains(&entry.name), "{} not by name", entry.name);
+        assert!(catalog::by_name(entry.name).is_ok());
         let sys: Box<dyn AnySystem> = (entry.build)().unwrap();
         assert!(sys.constraint_count() > 0);
         let (q, qd) = sys.initial();

@@ -80,18 +80,24 @@ const ENTRIES: &[Entry] = &[
     },
 ];
 
-/// Every system of the catalog.
-pub fn entries() -> &'static [Entry] {
+/// Every system of the catalog: the holonomic ones above, then the
+/// [`nonholonomic`] ones.
+pub fn entries() -> Vec<Entry> {
     ENTRIES
+        .iter()
+        .chain(nonholonomic::entries())
+        .copied()
+        .collect()
 }
 
 /// The system named `name`, with its default parameters.
 pub fn by_name(name: &str) -> Result<Box<dyn AnySystem>, GeneralizedError> {
-    match ENTRIES.iter().find(|e| e.name == name) {
+    let all = entries();
+    match all.iter().find(|e| e.name == name) {
         Some(e) => (e.build)(),
         None => Err(GeneralizedError::Unknown {
             name: name.to_string(),
-            known: ENTRIES
+            known: all
                 .iter()
                 .map(|e| e.name)
                 .collect::<Vec<_>>()
