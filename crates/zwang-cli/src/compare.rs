@@ -80,12 +80,61 @@ use zwang_instant::file::ParseOptions;
 /// Exit code 0 when it ran (any verdict, any status), 2 for a malformed or
 /// unreadable file (one line on stderr, nothing on stdout), an empty
 /// folder, or a CSV file that cannot be written.
+///
+/// `--system NAME` (instead of a file): a system in generalized
+/// coordinates from the catalog of `zwang-generalized` (the double
+/// pendulum, Zhang & Xia's examples 1 and 2 in both frames, the Chaplygin
+/// sleigh, knife edges, rolling disks, Appell-Hamel's constraint, ...; an
+/// unknown name lists them) at the state `--t`, `--q`, `--qd` (its initial
+/// state by default). First the three forms of the principle in generalized
+/// coordinates, each computed on its own as `E(qdd) = mass qdd + bias`:
+/// Lagrange `d/dt dT/dqd - dT/dq`, Nielsen `d/dqd (dT/dt) - 2 dT/dq`,
+/// Appell `dS/dqdd` (when the system gives its acceleration energy), beside
+/// the engine's `M` and velocity terms, with their largest differences;
+/// then every form above on the system's instant. With `--json`: the
+/// object above plus `system`, `state` {`t`, `q`, `qd`} and
+/// `generalized_forms` {`names`, `applied` (Q), `engine`, `lagrange`,
+/// `nielsen`, `appell` (each {`mass`: rows, `bias`}, `appell` null when not
+/// given), `max_abs_difference`, `max_rel_difference`}.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct CompareArgs {
     /// The instant file (JSON), `-` for standard input, or a folder of them.
-    #[arg(value_name = "FILE|DIR")]
-    path: PathBuf,
+    #[arg(
+        value_name = "FILE|DIR",
+        required_unless_present = "system",
+        conflicts_with = "system"
+    )]
+    path: Option<PathBuf>,
+    /// A system in generalized coordinates from the catalog, by name.
+    #[arg(long, value_name = "NAME")]
+    system: Option<String>,
+    /// With `--system`: the time.
+    #[arg(
+        long,
+        value_name = "T",
+        requires = "system",
+        allow_hyphen_values = true
+    )]
+    t: Option<f64>,
+    /// With `--system`: the coordinates, comma-separated.
+    #[arg(
+        long,
+        value_name = "Q1,Q2,..",
+        requires = "system",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    q: Option<Vec<f64>>,
+    /// With `--system`: the velocities, comma-separated.
+    #[arg(
+        long,
+        value_name = "QD1,QD2,..",
+        requires = "system",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    qd: Option<Vec<f64>>,
     /// Print JSON instead of text (for a folder: an array, one per file).
     #[arg(long)]
     json: bool,
@@ -100,26 +149,29 @@ pub(crate) struct CompareArgs {
 
 /// Runs `zwang compare`; returns the exit code.
 pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    if args.path.is_dir() {
+    let path = match (&args.path, &args.system) {
+        (_, Some(name)) => return system(args, name, out, err),
+        (Some(path), None) => path,
+        (None, None) => {
+            emit(
+                err,
+                "error: give an instant file, a folder or --system NAME",
+            );
+            return EXIT_BAD_INPUT;
+        }
+    };
+    if path.is_dir() {
         let options = ParseOptions {
             allow_unknown: args.allow_unknown,
         };
-        return suite::run(
-            &args.path,
-            options,
-            args.json,
-            args.csv.as_deref(),
-            out,
-            err,
-        );
+        return suite::run(path, options, args.json, args.csv.as_deref(), out, err);
     }
-    let Some(instant) = load(&args.path, args.allow_unknown, err) else {
+    let Some(instant) = load(path, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
     let comparison = Comparison::of(&instant);
     if let Some(csv) = &args.csv {
-        let stem = args
-            .path
+        let stem = path
             .file_stem()
             .map_or_else(|| "-".into(), |s| s.to_string_lossy().into_owned());
         let rows = [Row::compared(stem, &comparison)];
@@ -131,7 +183,64 @@ pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) 
     let text = if args.json {
         pretty(&CompareJson::new(None, instant.name(), &comparison))
     } else {
-        comparison.text(&table::title(instant.name(), &args.path))
+        comparison.text(&table::title(instant.name(), path))
+    };
+    emit(out, &text);
+    EXIT_OK
+}
+
+/// `zwang compare --system NAME`: the generalized-coordinate forms, then
+/// every form on the system's instant.
+fn system(args: &CompareArgs, name: &str, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let fail = |err: &mut dyn Write, e: &dyn std::fmt::Display| {
+        emit(err, &one_line("error: ", &e.to_string()));
+        EXIT_BAD_INPUT
+    };
+    let sys = match zwang_generalized::catalog::by_name(name) {
+        Ok(sys) => sys,
+        Err(e) => return fail(err, &e),
+    };
+    let (q0, qd0) = sys.initial();
+    let t = args.t.unwrap_or(0.0);
+    let q = args.q.clone().unwrap_or(q0);
+    let qd = args.qd.clone().unwrap_or(qd0);
+    let (forms, instant) = match sys
+        .forms(t, &q, &qd)
+        .and_then(|f| Ok((f, sys.instant(t, &q, &qd)?)))
+    {
+        Ok(x) => x,
+        Err(e) => return fail(err, &e),
+    };
+    let comparison = Comparison::of(&instant);
+    let text = if args.json {
+        let mut v = serde_json::to_value(CompareJson::new(None, Some(name), &comparison))
+            .unwrap_or_default();
+        let form = |f: &zwang_generalized::LinearForm| {
+            let n = f.bias.len();
+            serde_json::json!({
+                "mass": f.mass.chunks(n.max(1)).collect::<Vec<_>>(),
+                "bias": f.bias,
+            })
+        };
+        v["system"] = name.into();
+        v["state"] = serde_json::json!({ "t": t, "q": q, "qd": qd });
+        v["generalized_forms"] = serde_json::json!({
+            "names": forms.names,
+            "applied": forms.applied,
+            "engine": form(&forms.engine),
+            "lagrange": form(&forms.lagrange),
+            "nielsen": form(&forms.nielsen),
+            "appell": forms.appell.as_ref().map(form),
+            "max_abs_difference": forms.max_abs_difference,
+            "max_rel_difference": forms.max_rel_difference,
+        });
+        pretty(&v)
+    } else {
+        format!(
+            "{}\n{}",
+            forms.text(),
+            comparison.text(&format!("the instant of {name} at t = {t}"))
+        )
     };
     emit(out, &text);
     EXIT_OK
@@ -187,5 +296,75 @@ mod tests {
                 "{row}"
             );
         }
+    }
+
+    /// A system of the catalog by name: Appell-Hamel's particle
+    /// (`z' = a |(x', y')|`, m = 1, g = 9.81, a = 0.5) at its initial
+    /// horizontal velocity (3, 4). Chetaev's rule gives the closed form
+    /// `v' = -g a / (1 + a^2)` along the velocity and `z'' = a v'`; every
+    /// form on the instant and the three generalized forms agree with it.
+    #[test]
+    fn a_catalog_system_by_name() {
+        let (code, out, err) = run(&["zwang", "compare", "--system", "appell_hamel", "--json"]);
+        assert_eq!(code, EXIT_OK, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (g, a) = (9.81, 0.5);
+        let vdot = -g * a / (1.0 + a * a);
+        let expected = [vdot * 0.6, vdot * 0.8, a * vdot];
+        for (name, form) in v["forms"].as_object().unwrap() {
+            let acc: Vec<f64> = form["acceleration"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            for (x, e) in acc.iter().zip(expected) {
+                assert!((x - e).abs() < 1e-12, "{name}: {acc:?} vs {expected:?}");
+            }
+        }
+        let forms = &v["generalized_forms"];
+        assert!(forms["appell"].is_object());
+        assert!(forms["max_rel_difference"].as_f64().unwrap() < 1e-12);
+        assert_eq!(v["system"], "appell_hamel");
+        // At a given state: the double pendulum's mass row is the
+        // textbook's, (m l^2 / 3, m l^2 / 2 cos(th1 - th2)) for unit rods.
+        let (code, out, err) = run(&[
+            "zwang",
+            "compare",
+            "--system",
+            "double_pendulum",
+            "--q",
+            "0.3,-0.5",
+            "--qd",
+            "1,2",
+            "--json",
+        ]);
+        assert_eq!(code, EXIT_OK, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let m01 = v["generalized_forms"]["lagrange"]["mass"][0][1]
+            .as_f64()
+            .unwrap();
+        assert!((m01 - 0.5 * (0.8f64).cos()).abs() < 1e-14, "{m01}");
+    }
+
+    /// An unknown name or a state of the wrong length: one line, exit 2.
+    #[test]
+    fn a_catalog_system_with_bad_input() {
+        let (code, out, err) = run(&["zwang", "compare", "--system", "nope"]);
+        assert_eq!((code, out.as_str()), (crate::EXIT_BAD_INPUT, ""));
+        assert!(
+            err.contains("double_pendulum") && err.lines().count() == 1,
+            "{err}"
+        );
+        let (code, _, err) = run(&[
+            "zwang",
+            "compare",
+            "--system",
+            "double_pendulum",
+            "--q",
+            "1",
+        ]);
+        assert_eq!(code, crate::EXIT_BAD_INPUT);
+        assert!(err.contains("length 1"), "{err}");
     }
 }

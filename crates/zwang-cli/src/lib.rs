@@ -5,7 +5,9 @@
 //! zwang solve FILE [--json] [--backend NAME|all] [--allow-unknown]
 //! zwang check FILE [--json] [--allow-unknown]
 //! zwang compare FILE|DIR [--json] [--csv OUT] [--allow-unknown]
+//! zwang compare --system NAME [--t T] [--q ..] [--qd ..] [--json]
 //! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
+//! zwang simulate --system NAME --duration T [--json] [--csv FILE] [--plot FILE.png]
 //! ```
 //!
 //! Every command reads the instant file specified in

@@ -97,11 +97,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn AnySystem>, GeneralizedError> {
         Some(e) => (e.build)(),
         None => Err(GeneralizedError::Unknown {
             name: name.to_string(),
-            known: all
-                .iter()
-                .map(|e| e.name)
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: all.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
         }),
     }
 }
