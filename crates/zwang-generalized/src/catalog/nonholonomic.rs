@@ -91,7 +91,7 @@ fn rot_y<D: Scalar>(a: D, v: [D; 3]) -> [D; 3] {
 /// `s` (body axes) and mass `m`: `+-sqrt(3 s_a / m)` along axis `k / 2`.
 fn six_point_offset(k: usize, m: f64, s: [f64; 3]) -> [f64; 3] {
     let mut b = [0.0; 3];
-    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if k.is_multiple_of(2) { 1.0 } else { -1.0 };
     b[k / 2] = sign * (3.0 * s[k / 2] / m).sqrt();
     b
 }
