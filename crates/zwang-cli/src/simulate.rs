@@ -185,7 +185,7 @@ mod tests {
             "0.5",
             "--json",
         ];
-        let code = run_with(&args, &mut out, &mut err);
+        let code = run_with(args, &mut out, &mut err);
         assert_eq!(code, EXIT_OK, "{}", String::from_utf8_lossy(&err));
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let (t, vdot) = (0.5, -9.81 * 0.5 / 1.25);
