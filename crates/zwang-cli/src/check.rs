@@ -74,24 +74,8 @@ pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) ->
 
 #[cfg(test)]
 mod tests {
-    use crate::{run_with, EXIT_BAD_INPUT, EXIT_OK};
-
-    fn data(name: &str) -> String {
-        format!(
-            "{}/../../tests/data/higher_order/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    }
-
-    fn run(args: &[&str]) -> (i32, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run_with(args, &mut out, &mut err);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
-    }
+    use crate::test_support::{data, run};
+    use crate::{EXIT_BAD_INPUT, EXIT_OK};
 
     /// In process: the verdict names the rows of higher order and their
     /// orders; a malformed order is one line naming its key, exit code 2.

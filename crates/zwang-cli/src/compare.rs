@@ -248,24 +248,8 @@ fn system(args: &CompareArgs, name: &str, out: &mut dyn Write, err: &mut dyn Wri
 
 #[cfg(test)]
 mod tests {
-    use crate::{run_with, EXIT_OK};
-
-    fn data(name: &str) -> String {
-        format!(
-            "{}/../../tests/data/higher_order/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    }
-
-    fn run(args: &[&str]) -> (i32, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run_with(args, &mut out, &mut err);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
-    }
+    use crate::test_support::{data, run};
+    use crate::EXIT_OK;
 
     /// In process: every form is `not_applicable` with the reason, exit 0;
     /// the folder's table shows each instant's verdict beside its status.

@@ -55,6 +55,30 @@ mod simulate;
 mod solve;
 mod suite;
 
+/// What the subcommands' in-process tests share: the stored instants of
+/// higher order and a run that returns the exit code, stdout and stderr.
+#[cfg(test)]
+mod test_support {
+    use crate::run_with;
+
+    pub(crate) fn data(name: &str) -> String {
+        format!(
+            "{}/../../tests/data/higher_order/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_with(args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+}
+
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};

@@ -398,25 +398,8 @@ impl Serialize for BackendsJson<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{run_with, EXIT_UNSOLVED};
-
-    /// A file of the repository's test data.
-    fn data(name: &str) -> String {
-        format!(
-            "{}/../../tests/data/higher_order/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    }
-
-    fn run(args: &[&str]) -> (i32, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run_with(args, &mut out, &mut err);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
-    }
+    use crate::test_support::{data, run};
+    use crate::EXIT_UNSOLVED;
 
     /// In process: `solve` on constraints of higher order is an answer,
     /// `not_applicable` with the reason, exit code 1, whatever the backend.
