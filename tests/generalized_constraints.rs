@@ -7,37 +7,15 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::PI;
-use zwang::forms::{MultiplierForm, NullSpaceForm, UdwadiaKalabaForm};
 use zwang::generalized::catalog::{CartesianDoublePendulum, ParticleOnCircle};
 use zwang::generalized::{ConstraintKind, Generalized, Scalar, System};
 use zwang::instant::Instant;
 use zwang::motion::{simulate, Mechanism, NoObserver, Settings, Status};
-use zwang::qp::{AutoBackend, Backend, ClarabelBackend, Solution};
+
+mod forms_support;
+use forms_support::{off, solve_all};
 
 const STATES: usize = 200;
-
-/// Every solver and form on `instant`: `(name, solution)`.
-fn solve_all(instant: &Instant) -> Vec<(&'static str, Solution)> {
-    let mut out: Vec<(&'static str, Solution)> = vec![
-        ("auto", AutoBackend::new().solve(instant)),
-        ("clarabel", ClarabelBackend::new().solve(instant)),
-        ("multiplier", MultiplierForm::new().solve(instant)),
-        ("udwadia_kalaba", UdwadiaKalabaForm::new().solve(instant)),
-        ("null_space", NullSpaceForm::new().solve(instant)),
-    ];
-    for (name, s) in &mut out {
-        assert!(s.is_solved(), "{name}: {:?}", s.status);
-    }
-    out
-}
-
-/// `max |x - y| / scale`.
-fn off(x: &[f64], y: &[f64], scale: f64) -> f64 {
-    x.iter()
-        .zip(y)
-        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
-        / scale
-}
 
 /// Checks every solution against the closed-form accelerations and
 /// multipliers (those that give multipliers); returns the largest
