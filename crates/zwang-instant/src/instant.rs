@@ -556,6 +556,36 @@ impl Instant {
         }
     }
 
+    /// A copy whose inequality rows are held as equalities, after the
+    /// instant's own (friction entries dropped): the stored entries of the
+    /// new equality matrix are those of `A_eq`, then those of `A_in`, in
+    /// order, so their values can be copied in place with
+    /// [`Instant::edit_rows`]. For projections onto a set of closed
+    /// contacts, which sit on their surfaces. A new pattern.
+    pub fn with_inequalities_held(&self) -> Instant {
+        let (eq, ineq) = (self.equalities.matrix(), self.inequalities.matrix());
+        let (m_eq, n) = (eq.rows(), self.dim());
+        let indptr: Vec<usize> = eq
+            .proper_indptr()
+            .iter()
+            .copied()
+            .chain(ineq.proper_indptr().iter().skip(1).map(|p| p + eq.nnz()))
+            .collect();
+        let indices: Vec<usize> = eq.indices().iter().chain(ineq.indices()).copied().collect();
+        let data: Vec<f64> = eq.data().iter().chain(ineq.data()).copied().collect();
+        let rhs: Vec<f64> = self
+            .equalities
+            .rhs
+            .iter()
+            .chain(&self.inequalities.rhs)
+            .copied()
+            .collect();
+        let matrix = CsMat::new((m_eq + ineq.rows(), n), indptr, indices, data);
+        let mut held = self.with_rows(Rows { matrix, rhs }, Rows::empty(n));
+        held.equality_orders = vec![2; held.equalities.len()];
+        held
+    }
+
     /// A copy with another applied force (same `M`, same rows, same
     /// structure stamp).
     pub fn with_force(&self, force: Vec<f64>) -> Result<Instant, InstantError> {

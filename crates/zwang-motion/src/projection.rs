@@ -1,16 +1,36 @@
 //! Gauss's metric at position and velocity level: drift projections and
 //! impacts are the QP `min 1/2 |x - x0|_M^2` under the instant's rows,
 //! solved by the same backends as the accelerations.
+//!
+//! A closed contact sits on its surface for as long as it stays closed (it
+//! leaves only through a located `lift_off`), so the drift projections
+//! hold it as an equality, at position level (`g = 0`) and at velocity
+//! level (`g' = 0`), like a joint. Held as an inequality it could float
+//! away from its surface unseen: a block resting on two corners then tilts
+//! by round-off until the rows it is projected on contradict each other.
+//!
+//! Bodies resting on several contacts have redundant rows (two sticking
+//! corners of a flat block hold the same sideways motion). The backends
+//! judge rows consistent relative to the size of the answer, which for a
+//! body at rest is round-off itself; a projection is a least-squares
+//! problem with a tolerance in metres (or metres per second), so its
+//! answer is taken when every row holds to that tolerance, whatever the
+//! backend's relative verdict.
 
 use crate::dynamics::DynamicsError;
 use zwang_instant::{Instant, RowSet};
-use zwang_model::{ContactMode, Mechanism};
-use zwang_qp::{AutoBackend, Backend, Solution, Status};
+use zwang_model::{ContactMode, Layout, Mechanism};
+use zwang_qp::{AutoBackend, Backend, Solution};
 
-/// Projections for one set of modes, with their own instant (the rows of
+/// Projections for one set of modes, with their own instants (the rows of
 /// the dynamics' instant, other right-hand sides and force).
 pub(crate) struct Projector {
+    /// The rows as the model writes them (closed contacts unilateral):
+    /// impacts.
     instant: Instant,
+    /// The same rows, every closed contact held: drift projections.
+    held: Instant,
+    layout: Layout,
     backend: AutoBackend,
     solution: Solution,
     mx: Vec<f64>,
@@ -19,8 +39,13 @@ pub(crate) struct Projector {
     targets: Vec<f64>,
 }
 
-fn failed(e: impl std::fmt::Display) -> DynamicsError {
-    DynamicsError::Failed(e.to_string())
+/// Which instant a projection solves on.
+#[derive(Clone, Copy)]
+enum On {
+    /// Closed contacts as inequalities (impacts).
+    Unilateral,
+    /// Closed contacts held as equalities (drift).
+    Held,
 }
 
 impl Projector {
@@ -31,14 +56,16 @@ impl Projector {
         v: &[f64],
         modes: &[ContactMode],
     ) -> Result<Self, DynamicsError> {
-        let (instant, _) = model.build_instant(t, q, v, modes)?;
+        let (instant, layout) = model.build_instant(t, q, v, modes)?;
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         Ok(Projector {
             mx: vec![0.0; instant.dim()],
             eq: vec![0.0; m_eq],
             ineq: vec![0.0; m_in],
             targets: vec![0.0; m_eq],
+            held: instant.with_inequalities_held(),
             instant,
+            layout,
             backend: AutoBackend::new(),
             solution: Solution::empty(),
         })
@@ -61,45 +88,113 @@ impl Projector {
             .fold(0.0f64, |m, x| m.max(x.abs()))
     }
 
-    /// Solves `min 1/2 |x - x0|_M^2` s.t. `A_eq x = eq_rhs`, `A_in x >= in_rhs`
-    /// (the rows written at `(t, q, v)`), returning `x` in the solution.
+    /// Solves `min 1/2 |x - x0|_M^2` under the rows written at `(t, q, v)`
+    /// with right-hand sides `rhs(set, i, eq, ineq)` (`i` counts the
+    /// held instant's equalities on from the model's inequalities),
+    /// returning `x` in the solution. An answer whose rows hold to `tol`
+    /// (absolute) is taken whatever the backend's verdict.
+    #[allow(clippy::too_many_arguments)]
     fn solve<M: Mechanism>(
         &mut self,
         model: &M,
+        on: On,
         t: f64,
         q: &[f64],
         v: &[f64],
         modes: &[ContactMode],
         x0: Option<&[f64]>,
+        tol: f64,
         rhs: impl Fn(RowSet, usize, &[f64], &[f64]) -> f64,
     ) -> Result<(), DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
+        let target = match on {
+            On::Unilateral => &mut self.instant,
+            On::Held => {
+                let (eq, ineq) = (self.instant.equalities(), self.instant.inequalities());
+                let nnz = eq.matrix().nnz();
+                let (a_eq, a_in) = (eq.matrix().data(), ineq.matrix().data());
+                self.held
+                    .edit_rows(RowSet::Equalities, |values, _| {
+                        values[..nnz].copy_from_slice(a_eq);
+                        values[nnz..].copy_from_slice(a_in);
+                    })
+                    .map_err(failed)?;
+                &mut self.held
+            }
+        };
         match x0 {
-            Some(x0) => self.instant.mass_mul_into(x0, &mut self.mx),
+            Some(x0) => target.mass_mul_into(x0, &mut self.mx),
             None => self.mx.fill(0.0),
         }
         let mx = &self.mx;
-        self.instant
+        target
             .edit_force(|f| f.copy_from_slice(mx))
             .map_err(failed)?;
+        let m_eq = self.eq.len();
         for set in [RowSet::Equalities, RowSet::Inequalities] {
             let (eq, ineq) = (&self.eq, &self.ineq);
-            self.instant
+            target
                 .edit_rows(set, |_, b| {
                     for (i, x) in b.iter_mut().enumerate() {
-                        *x = rhs(set, i, eq, ineq);
+                        *x = match (on, set) {
+                            (On::Held, RowSet::Equalities) if i >= m_eq => {
+                                rhs(RowSet::Inequalities, i - m_eq, eq, ineq)
+                            }
+                            _ => rhs(set, i, eq, ineq),
+                        };
                     }
                 })
                 .map_err(failed)?;
         }
-        self.backend.solve_into(&self.instant, &mut self.solution);
-        if self.solution.status != Status::Solved {
-            return Err(DynamicsError::Failed(format!(
-                "a projection ended {}",
-                self.solution.status
-            )));
+        self.backend.solve_into(target, &mut self.solution);
+        let x = &self.solution.acceleration;
+        let residual = |set: RowSet| {
+            let rows = target.rows(set);
+            (0..rows.len()).map(move |i| {
+                let r = rows.row_dot(i, x) - rows.rhs()[i];
+                match set {
+                    RowSet::Equalities => (i, r.abs()),
+                    RowSet::Inequalities => (m_eq + i, (-r).max(0.0)),
+                }
+            })
+        };
+        let worst = residual(RowSet::Equalities)
+            .chain(residual(RowSet::Inequalities))
+            .fold(
+                (0, 0.0f64),
+                |w, (i, r)| if r > w.1 || r.is_nan() { (i, r) } else { w },
+            );
+        let finite = x.iter().all(|x| x.is_finite());
+        // Round-off of rows written at the answer's own size.
+        let tol = tol.max(1e-12 * x.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+        if finite && worst.1 <= tol {
+            return Ok(());
         }
-        Ok(())
+        Err(DynamicsError::Failed(format!(
+            "a projection onto the joints and closed contacts ended {}: {} is off by {:e}",
+            self.solution.status,
+            self.row_name(model, worst.0),
+            worst.1
+        )))
+    }
+
+    /// What row `i` of the held instant (the model's equalities, then its
+    /// inequalities) is, in the scene's words.
+    fn row_name<M: Mechanism>(&self, model: &M, i: usize) -> String {
+        let m_eq = self.eq.len();
+        let contact = |k: usize| format!("contact \"{}\"", model.contact_name(k));
+        for (k, rows) in self.layout.contacts.iter().enumerate() {
+            if rows.tangent == Some(i) {
+                return format!("the sticking of {}", contact(k));
+            }
+            if i >= m_eq && rows.normal == Some(i - m_eq) {
+                return contact(k);
+            }
+        }
+        if i < self.layout.joint_rows {
+            return format!("joint row {i}");
+        }
+        format!("row {i}")
     }
 
     /// Moves `q` onto the joints and closed contacts (Gauss's metric, a
@@ -120,12 +215,23 @@ impl Projector {
             if now <= tol {
                 break;
             }
-            // J dq = -C on the joints (sticking rows: 0), J dq >= -g on
-            // the closed contacts.
-            self.solve(model, t, q, v, modes, None, |set, i, eq, ineq| match set {
-                RowSet::Equalities => -eq[i],
-                RowSet::Inequalities => -ineq[i],
-            })?;
+            // J dq = -C on the joints (sticking rows: 0) and -g on the
+            // closed contacts. The linearized rows hold to a small part of
+            // the violation; what is left goes in the next Newton step.
+            self.solve(
+                model,
+                On::Held,
+                t,
+                q,
+                v,
+                modes,
+                None,
+                tol.max(1e-3 * now),
+                |set, i, eq, ineq| match set {
+                    RowSet::Equalities => -eq[i],
+                    RowSet::Inequalities => -ineq[i],
+                },
+            )?;
             model.displace(q, &self.solution.acceleration);
             now = self.violation(model, t, q, modes);
         }
@@ -154,8 +260,8 @@ impl Projector {
 
     /// Moves `v` onto the rows' velocity level (`J v = c` on joints and
     /// sticking rows, `c` from [`Mechanism::velocity_targets`], zero for
-    /// scleronomic joints; `J_n v >= 0` on closed contacts) in Gauss's
-    /// metric; returns the largest correction.
+    /// scleronomic joints; `J_n v = 0` on closed contacts) in Gauss's
+    /// metric, the rows holding to `tol`; returns the largest correction.
     pub fn velocities<M: Mechanism>(
         &mut self,
         model: &M,
@@ -163,13 +269,24 @@ impl Projector {
         q: &[f64],
         v: &mut [f64],
         modes: &[ContactMode],
+        tol: f64,
     ) -> Result<f64, DynamicsError> {
         model.velocity_targets(t, q, v, modes, &mut self.targets);
         let targets = std::mem::take(&mut self.targets);
-        let solved = self.solve(model, t, q, v, modes, Some(v), |set, i, _, _| match set {
-            RowSet::Equalities => targets[i],
-            RowSet::Inequalities => 0.0,
-        });
+        let solved = self.solve(
+            model,
+            On::Held,
+            t,
+            q,
+            v,
+            modes,
+            Some(v),
+            tol,
+            |set, i, _, _| match set {
+                RowSet::Equalities => targets[i],
+                RowSet::Inequalities => 0.0,
+            },
+        );
         self.targets = targets;
         solved?;
         let a = &self.solution.acceleration;
@@ -183,7 +300,8 @@ impl Projector {
 
     /// An impact: `min 1/2 |v+ - v-|_M^2` s.t. the joints (and sticking
     /// rows) `J v+ = 0` and Newton's law `J_n v+ >= -e_k J_n v-` on every
-    /// touching contact (the modes close them). Writes `v+` into `v`.
+    /// touching contact (the modes close them), the rows holding to `tol`.
+    /// Writes `v+` into `v`.
     pub fn impact<M: Mechanism>(
         &mut self,
         model: &M,
@@ -192,6 +310,7 @@ impl Projector {
         v: &mut [f64],
         modes: &[ContactMode],
         restitution: &[f64],
+        tol: f64,
     ) -> Result<(), DynamicsError> {
         // The approach speeds J_n v- of the closed rows, then the bounds.
         model.update_instant(t, q, v, modes, &mut self.instant)?;
@@ -200,11 +319,13 @@ impl Projector {
         let v0 = v.to_vec();
         self.solve(
             model,
+            On::Unilateral,
             t,
             q,
             &v0,
             modes,
             Some(&v0),
+            tol,
             |set, i, _, _| match set {
                 RowSet::Equalities => 0.0,
                 RowSet::Inequalities => {
@@ -220,4 +341,8 @@ impl Projector {
         v.copy_from_slice(&self.solution.acceleration);
         Ok(())
     }
+}
+
+fn failed(e: impl std::fmt::Display) -> DynamicsError {
+    DynamicsError::Failed(e.to_string())
 }

@@ -482,9 +482,18 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
     }
 
-    /// Tangential speeds below this are zero.
+    /// Tangential speeds below this are zero when a contact closes: like
+    /// a bounce slower than the rest speed, a slip that slow is noise, and
+    /// taken for one it would tip a block resting on two rough corners
+    /// over and over (friction's moment) in a loop of lift-offs.
     fn stick_speed(&self) -> f64 {
-        1e3 * self.settings.ode.atol.max(1e-15)
+        self.settings.rest_speed.max(1e3 * self.settings.ode.atol)
+    }
+
+    /// How well projected velocities must meet their rows, m/s: far below
+    /// the speeds events tell apart.
+    fn speed_tolerance(&self) -> f64 {
+        1e-6 * self.settings.rest_speed
     }
 
     fn dynamics(&mut self) -> &mut Dynamics<'m, M> {
@@ -621,6 +630,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             self.projector = Some(Projector::new(model, t, q, v, &self.modes)?);
         }
         let tol = self.settings.drift_tolerance;
+        let speed_tol = self.speed_tolerance();
         let p = self.projector.as_mut().expect("made above");
         let modes = &self.modes;
         let (q, v) = self.y.split_at_mut(self.nq);
@@ -636,7 +646,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             self.stats.projections += 1;
         }
         if moved || always {
-            p.velocities(model, t, q, v, modes)?;
+            p.velocities(model, t, q, v, modes, speed_tol)?;
         }
         Ok(moved)
     }
@@ -1014,7 +1024,15 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
         let mut p = Projector::new(model, t, &q, &v, &modes)?;
         let v_minus = v.clone();
-        p.impact(model, t, &q, &mut v, &modes, &restitution)?;
+        p.impact(
+            model,
+            t,
+            &q,
+            &mut v,
+            &modes,
+            &restitution,
+            self.speed_tolerance(),
+        )?;
         // A bounce slower than the rest speed is no bounce: those contacts
         // take the impact again, plastic (`e = 0`), and stay closed.
         let mut again = false;
@@ -1031,7 +1049,15 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
         if again {
             v.copy_from_slice(&v_minus);
-            p.impact(model, t, &q, &mut v, &modes, &restitution)?;
+            p.impact(
+                model,
+                t,
+                &q,
+                &mut v,
+                &modes,
+                &restitution,
+                self.speed_tolerance(),
+            )?;
         }
         self.y[self.nq..].copy_from_slice(&v);
         // Which touching contacts stay closed.
