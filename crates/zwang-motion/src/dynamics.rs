@@ -63,6 +63,10 @@ pub struct Dynamics<'m, M: Mechanism> {
     /// The viscous friction force `-c v_t` of each contact at the last
     /// solved state (0 when open).
     viscous: Vec<f64>,
+    /// The last state `(t, q ++ v)` whose contact problem had no answer
+    /// or several: where a Painleve stop is recorded.
+    pub(crate) painleve_time: f64,
+    pub(crate) painleve_state: Vec<f64>,
     /// Solves done, and the time spent in them.
     pub(crate) solves: usize,
     pub(crate) solve_time: Duration,
@@ -90,6 +94,8 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             frictional,
             accel_scale: 1.0,
             viscous: vec![0.0; model.contacts()],
+            painleve_time: f64::NAN,
+            painleve_state: Vec::with_capacity(q.len() + v.len()),
             solves: 0,
             solve_time: Duration::ZERO,
         })
@@ -127,22 +133,21 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         let status = if self.frictional {
             let answer = variational(&self.instant);
             let status = answer.solution.status;
-            let answers = answer.answers;
-            let feasible = answer.frictionless_feasible;
+            let painleve = match answer.answers {
+                Answers::None if answer.frictionless_feasible => Some(true),
+                Answers::Several => Some(false),
+                _ => None,
+            };
             self.coulomb = Some(answer);
-            match answers {
-                Answers::None if feasible => {
-                    self.solve_time += start.elapsed();
-                    return Err(DynamicsError::Painleve { inconsistent: true });
-                }
-                Answers::Several => {
-                    self.solve_time += start.elapsed();
-                    return Err(DynamicsError::Painleve {
-                        inconsistent: false,
-                    });
-                }
-                _ => status,
+            if let Some(inconsistent) = painleve {
+                self.solve_time += start.elapsed();
+                self.painleve_time = t;
+                self.painleve_state.clear();
+                self.painleve_state.extend_from_slice(q);
+                self.painleve_state.extend_from_slice(v);
+                return Err(DynamicsError::Painleve { inconsistent });
             }
+            status
         } else {
             self.backend.solve_into(&self.instant, &mut self.solution);
             self.solution.status

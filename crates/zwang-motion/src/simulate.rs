@@ -336,6 +336,9 @@ impl From<DynamicsError> for Stop {
     }
 }
 
+/// Steps between two looks at the pace of a run.
+const PACE_WINDOW: usize = 1000;
+
 /// A switching function's value that is not defined for the contact's
 /// mode.
 const NONE: f64 = f64::NAN;
@@ -419,15 +422,61 @@ impl<'m, M: Mechanism> Run<'m, M> {
             return Err(Stop::Failed("the initial state is not finite".into()));
         }
         self.start(observer)?;
+        // The pace of the last window of steps, in two halves.
+        let mut window = [(0, self.t); 2];
         while self.t < self.duration {
             if self.steps >= self.settings.max_steps {
                 return Err(Stop::Failed(format!(
-                    "{} steps without reaching the end",
-                    self.steps
+                    "{} steps (max_steps) without reaching the end, at t = {}",
+                    self.steps, self.t
                 )));
             }
             self.advance(observer)?;
             observer.progress(self.t, self.duration);
+            if self.steps >= window[1].0 + PACE_WINDOW / 2 {
+                if window[0].0 > 0 {
+                    self.check_pace(window, observer)?;
+                }
+                window = [window[1], (self.steps, self.t)];
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails early, with the reason, a run whose pace over the last
+    /// window of steps (its halves starting at `window`) would need more
+    /// than `max_steps` to reach the end: a scene whose time scale is far
+    /// below its duration (a stiff spring, a huge gravity) would otherwise
+    /// grind for minutes before failing on the count. Steps that keep
+    /// shrinking are let be: they close in on a point where the motion
+    /// cannot go on (a Painleve point), which the step control finds.
+    fn check_pace(
+        &mut self,
+        window: [(usize, f64); 2],
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        let [(s0, t0), (s1, t1)] = window;
+        let first = (t1 - t0) / (s1 - s0) as f64;
+        let h = (self.t - t1) / (self.steps - s1) as f64;
+        if h <= self.settings.event_tolerance {
+            if self.sliding_with_friction() {
+                return self.collapse(h, observer);
+            }
+            return Err(Stop::Failed(format!(
+                "no progress: steps of {h:.1e} s at t = {}, below the time events are located to",
+                self.t
+            )));
+        }
+        if h < 0.5 * first {
+            return Ok(());
+        }
+        let needed = self.steps as f64 + (self.duration - self.t) / h;
+        if needed > self.settings.max_steps as f64 {
+            return Err(Stop::Failed(format!(
+                "steps of {h:.1e} s at t = {} would need about {needed:.1e} to reach {} s, \
+                 more than max_steps = {} (raise it, or shorten the duration)",
+                self.t, self.duration, self.settings.max_steps
+            )));
         }
         Ok(())
     }
@@ -578,6 +627,25 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
             kinds.push((kind, k));
         }
+        // A contact that lifts off was closed until now: its normal
+        // velocity is zero here, and held at zero it leaves as its normal
+        // acceleration says (a round-off approach speed would bring it
+        // straight back as a `rest`, over and over).
+        let lifting: Vec<usize> = kinds
+            .iter()
+            .filter(|(kind, k)| *kind == EventKind::LiftOff && !self.modes[*k].is_closed())
+            .map(|&(_, k)| k)
+            .collect();
+        if !lifting.is_empty() {
+            let open = self.modes.clone();
+            for &k in &lifting {
+                self.modes[k] = ContactMode::Slide { slip: 1.0 };
+            }
+            self.projector = None;
+            let held = self.project(true);
+            self.modes = open;
+            held?;
+        }
         // The last pass wrote the dynamics for these modes; the projector
         // follows them.
         self.projector = None;
@@ -698,13 +766,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
             // the contact force grows without bound as the contact problem
             // loses its answer (Painleve's inconsistent case, approached
             // along the motion).
-            Err(e @ (StepError::StepTooSmall { .. } | StepError::TooManyRejections { .. }))
-                if self.sliding_with_friction() =>
-            {
-                let _ = e;
-                let k = self.frictional_contact();
-                self.record(EventKind::PainleveInconsistent, k, observer)?;
-                return Err(Stop::Painleve);
+            Err(StepError::StepTooSmall { h, .. }) if self.sliding_with_friction() => {
+                return self.collapse(h, observer);
+            }
+            Err(StepError::TooManyRejections { .. }) if self.sliding_with_friction() => {
+                let h = self.integrator.step_size();
+                return self.collapse(h, observer);
             }
             Err(e) => return Err(Stop::Failed(e.to_string())),
         }
@@ -879,6 +946,23 @@ impl<'m, M: Mechanism> Run<'m, M> {
             self.integrator.set_step_size(h * 0.25);
             return Ok(());
         }
+        if h == 0.0 {
+            // The first step's own choice looked too far ahead.
+            self.integrator
+                .set_step_size(1e-3 * (self.duration - self.t));
+            return Ok(());
+        }
+        // The stop is the state whose contact problem failed: within a
+        // step of the event tolerance of the last one, and the one the
+        // kind belongs to.
+        let d = self.dynamics.as_ref().expect("built in start");
+        self.t = d.painleve_time;
+        self.y.copy_from_slice(&d.painleve_state);
+        self.painleve(inconsistent, observer)
+    }
+
+    /// Records a Painleve stop of the kind found at the current state.
+    fn painleve(&mut self, inconsistent: bool, observer: &mut dyn Observer) -> Result<(), Stop> {
         let kind = if inconsistent {
             EventKind::PainleveInconsistent
         } else {
@@ -889,6 +973,47 @@ impl<'m, M: Mechanism> Run<'m, M> {
         Err(Stop::Painleve)
     }
 
+    /// The steps collapse (below the event tolerance) while a contact
+    /// slides with friction: its force grows without bound as the contact
+    /// problem loses its answer just ahead (Painleve's inconsistent case,
+    /// approached along the motion). The positions are carried on along
+    /// the motion, a step at a time doubling from the event tolerance,
+    /// until the contact problem has no answer or several: that state is
+    /// the stop, and its answer the kind. A problem that keeps one answer
+    /// ends the run `failed`, with the reason.
+    fn collapse(&mut self, h: f64, observer: &mut dyn Observer) -> Result<(), Stop> {
+        let model = self.model;
+        let (nq, t) = (self.nq, self.t);
+        let mut probe = self.y.clone();
+        let mut rate = vec![0.0; nq];
+        {
+            let (q, v) = self.y.split_at(nq);
+            model.position_rate(q, v, &mut rate);
+        }
+        let mut dt = self.settings.event_tolerance;
+        while dt <= 1e6 * self.settings.event_tolerance {
+            let (q, v) = probe.split_at_mut(nq);
+            for ((p, y), r) in q.iter_mut().zip(&self.y[..nq]).zip(&rate) {
+                *p = y + dt * r;
+            }
+            match self.dynamics().solve(t + dt, q, v) {
+                Err(DynamicsError::Painleve { inconsistent }) => {
+                    self.t = t + dt;
+                    self.y.copy_from_slice(&probe);
+                    return self.painleve(inconsistent, observer);
+                }
+                Ok(()) => dt *= 2.0,
+                Err(_) => break,
+            }
+        }
+        let k = self.frictional_contact();
+        Err(Stop::Failed(format!(
+            "the steps shrink to {h:.1e} s at t = {t} while contact \"{}\" slides with \
+             friction, yet its contact problem keeps one answer",
+            model.contact_name(k)
+        )))
+    }
+
     /// The first downward zero of a switching function of the state alone
     /// (a gap or a sliding velocity) over the last step, looked for at
     /// `SCAN` points of its dense output. A function that starts at or
@@ -896,7 +1021,9 @@ impl<'m, M: Mechanism> Run<'m, M> {
     /// zero may have risen in between (a ball that bounced and came back
     /// within it): the interval is halved towards its start until a
     /// positive value is found; if none is, the function did not rise and
-    /// the event is at the start.
+    /// the event is at the start, unless it ends the interval no lower
+    /// than it began (a contact leaving from a round-off overlap: no
+    /// event).
     fn scan(
         &mut self,
         k: usize,
@@ -928,7 +1055,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
                         return Ok(Some(self.locate(k, f, tm, tb, vm, vb)?));
                     }
                 }
-                return Ok(Some(ta));
+                // Never above zero: falling, the event is at the start;
+                // not falling (a contact leaving from a round-off overlap),
+                // none.
+                if vb < va {
+                    return Ok(Some(ta));
+                }
             }
             if vb < 0.0 && va >= 0.0 {
                 return Ok(Some(if va == 0.0 {
@@ -1066,9 +1198,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 continue;
             }
             // Leaving slower than the rest speed is not leaving: the
-            // contact closes (and the contact problem may open it).
+            // contact closes (and the contact problem may open it). Nor is
+            // a rest's own contact leaving: a gap that did not rise above
+            // zero since the last bounce (its apex below the position's
+            // resolution) is a bounce too small to be seen.
             let (gn, vt) = model.contact_velocity(j, &q, &v);
-            self.modes[j] = if gn > self.settings.rest_speed {
+            self.modes[j] = if gn > self.settings.rest_speed && !(j == k && rest) {
                 ContactMode::Open
             } else {
                 self.closed_mode(j, vt)
