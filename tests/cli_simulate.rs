@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
+mod elliptic;
+mod motion_support;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
+use elliptic::{complete_k, jacobi, Pendulum};
+use motion_support::max_diff;
 
 /// The keys of the JSON summary: those of the contract, `reason` (when
 /// failed) and the project's `stats`.
@@ -270,21 +274,142 @@ fn bouncing_particle_json() {
     assert!((energy("final") - G * e.powi(4)).abs() < 1e-7, "{v}");
 }
 
-/// A pendulum released horizontal: no events, energy and length kept.
+/// The helpers of the pendulum's closed form against known values: `K`
+/// at `m = 1/2` (A&S table 17.1), `K(0) = pi/2`; `sn`, `cn`, `dn` at `K`
+/// and `K/2` (`sn(K/2) = 1 / sqrt(1 + k')`, `cn(K/2) = sqrt(k' / (1 + k'))`,
+/// `dn(K/2) = sqrt(k')`, `k' = sqrt(1 - m)`); the limits `m -> 0`
+/// (`sin`, `cos`, 1) and `m -> 1` (`tanh`, `sech`, `sech`); and
+/// `sn' = cn dn` by central differences.
+#[test]
+fn elliptic_functions_match_known_values() {
+    use std::f64::consts::FRAC_PI_2;
+    assert!((complete_k(0.5) - 1.854_074_677_301_372).abs() < 2e-15);
+    assert!((complete_k(0.0) - FRAC_PI_2).abs() < 1e-15);
+    // K(m) = pi/2 (1 + m/4 + 9 m^2/64 + ...) for small m.
+    let m = 1e-4;
+    assert!((complete_k(m) - FRAC_PI_2 * (1.0 + m / 4.0 + 9.0 * m * m / 64.0)).abs() < 1e-12);
+    for m in [0.1, 0.5, 0.9, 0.999] {
+        let (k, kp) = (complete_k(m), (1.0 - m).sqrt());
+        let close = |got: (f64, f64, f64), want: (f64, f64, f64)| {
+            let d = (got.0 - want.0)
+                .abs()
+                .max((got.1 - want.1).abs())
+                .max((got.2 - want.2).abs());
+            assert!(d < 1e-13, "m = {m}: {got:?} vs {want:?}");
+        };
+        close(jacobi(0.0, m), (0.0, 1.0, 1.0));
+        close(jacobi(k, m), (1.0, 0.0, kp));
+        close(
+            jacobi(0.5 * k, m),
+            (
+                (1.0 + kp).recip().sqrt(),
+                (kp / (1.0 + kp)).sqrt(),
+                kp.sqrt(),
+            ),
+        );
+        // Odd in u, period 4K.
+        close(jacobi(-0.5 * k, m), {
+            let (s, c, d) = jacobi(0.5 * k, m);
+            (-s, c, d)
+        });
+        close(jacobi(0.3 + 4.0 * k, m), jacobi(0.3, m));
+        for u in [0.1, 0.7, 1.9, 3.5] {
+            let h = 1e-5;
+            let derivative = (jacobi(u + h, m).0 - jacobi(u - h, m).0) / (2.0 * h);
+            let (_, cn, dn) = jacobi(u, m);
+            assert!((derivative - cn * dn).abs() < 1e-9, "m = {m}, u = {u}");
+        }
+    }
+    for u in [0.2, 1.0, 2.5] {
+        let (sn, cn, dn) = jacobi(u, 1e-14);
+        assert!((sn - u.sin()).abs() < 1e-13 && (cn - u.cos()).abs() < 1e-13);
+        assert!((dn - 1.0).abs() < 1e-13);
+        let (sn, cn, dn) = jacobi(u, 1.0 - 1e-14);
+        let sech = u.cosh().recip();
+        assert!((sn - u.tanh()).abs() < 1e-12 && (cn - sech).abs() < 1e-12);
+        assert!((dn - sech).abs() < 1e-12);
+    }
+    // The pendulum: a small swing has the period 2 pi sqrt(l / g)
+    // (1 + phi0^2 / 16); phi0 = pi/2 takes K(1/2) / (pi/2) longer.
+    let small = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: 0.01,
+    };
+    let linear = 2.0 * std::f64::consts::PI / small.omega();
+    assert!((small.period() / linear - (1.0 + 1e-4 / 16.0)).abs() < 1e-9);
+    // ... and swings as `phi0 cos(w (1 - phi0^2 / 16) t)`, up to its third
+    // harmonic, `phi0^3 / 192`.
+    let w = small.omega() * (1.0 - 1e-4 / 16.0);
+    for t in [0.1, 0.4, 1.3, 5.0] {
+        let (phi, _) = small.angle(t);
+        assert!((phi - 0.01 * (w * t).cos()).abs() < 1e-8, "t = {t}");
+    }
+    let quarter = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: FRAC_PI_2,
+    };
+    assert!((quarter.period() - 4.0 * 1.854_074_677_301_372 / G.sqrt()).abs() < 1e-14);
+    // Energy: phi'^2 / 2 = (g / l) (cos phi - cos phi0).
+    for t in [0.0, 0.3, 0.6, 1.0, 2.0] {
+        let (phi, phid) = quarter.angle(t);
+        assert!((0.5 * phid * phid - G * phi.cos()).abs() < 1e-12, "t = {t}");
+    }
+}
+
+/// A pendulum (length 1, pivot at the origin) released horizontal: no
+/// events, and the bob where the closed form puts it (`Pendulum`: Jacobi's
+/// elliptic functions, amplitude pi/2, period `4 K(1/2) / sqrt(g)` =
+/// 2.3678 s) at every sample of the CSV and at the end, position and
+/// velocity, to 1e-7 (the default tolerance is 1e-9 per step); energy and
+/// length kept.
 #[test]
 fn pendulum_json() {
-    let (o, v) = simulate_json(&scene("pendulum"), &[]);
+    let csv = scratch("pendulum_closed_form.csv");
+    let (o, v) = simulate_json(&scene("pendulum"), &["--csv", csv.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_summary(&v, &[("bob", false)], &[]);
     assert_eq!(v["status"], "finished");
     assert_eq!(v["time"], 1.0);
     assert!(kinds(&v).is_empty());
+    let exact = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: std::f64::consts::FRAC_PI_2,
+    };
+    // 1 s is past the bottom (T/4 = 0.592 s), on the way up the far side.
+    assert!(exact.period() / 4.0 < 1.0 && 1.0 < exact.period() / 2.0);
+    let bob = &v["final"]["bob"];
+    let state: Vec<f64> = [numbers(&bob["position"]), numbers(&bob["velocity"])].concat();
+    let want = exact.bob(1.0);
+    let off = max_diff(&state, &want);
+    assert!(
+        off < 1e-7,
+        "at 1 s: {state:?} vs the closed form {want:?} ({off:e})"
+    );
+    assert!(want[0] < -0.5 && want[2] < 0.0, "{want:?}");
+
+    let (header, rows) = read_csv(&csv);
+    assert_eq!(header, ["t", "bob.x", "bob.y", "bob.vx", "bob.vy"]);
+    assert_eq!(rows.len(), 101);
+    let mut worst = 0.0f64;
+    for row in &rows {
+        let x: Vec<f64> = row.iter().map(|c| c.parse().unwrap()).collect();
+        worst = worst.max(max_diff(&x[1..], &exact.bob(x[0])));
+    }
+    println!("pendulum: samples off the closed form by {worst:e}, at 1 s by {off:e}");
+    assert!(worst < 1e-7, "samples off the closed form by {worst:e}");
+    let last: Vec<f64> = rows[100][1..].iter().map(|c| c.parse().unwrap()).collect();
+    assert_eq!(last, state, "the last sample is the final state");
+
     let p = numbers(&v["final"]["bob"]["position"]);
     assert!((p[0].hypot(p[1]) - 1.0).abs() < 1e-6, "{p:?}");
     let (e0, e1) = (
         v["energy"]["initial"].as_f64().unwrap(),
         v["energy"]["final"].as_f64().unwrap(),
     );
+    assert_eq!(e0, 0.0, "released at the pivot's height, at rest");
     assert!((e1 - e0).abs() < 1e-6, "{e0} -> {e1}");
     assert!(v["max_constraint_drift"].as_f64().unwrap() < 1e-6);
 }
