@@ -12,7 +12,7 @@ mod elliptic;
 mod motion_support;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 use elliptic::{complete_k, jacobi, Pendulum};
-use motion_support::max_diff;
+use motion_support::{max_diff, rk4_step};
 
 /// The keys of the JSON summary: those of the contract, `reason` (when
 /// failed) and the project's `stats`.
@@ -583,35 +583,154 @@ fn an_unwritable_output_is_one_line() {
     }
 }
 
-/// The rod of Yao and Gao in the Painleve band, its contact end leading:
-/// no rigid answer at the start, so the run stops there (exit 1), and the
-/// JSON is printed all the same.
+/// `G = 1 + 3 cos^2 th - 3 mu sin th cos th`, `m G` the normal
+/// acceleration of the leading end per unit normal force once Coulomb
+/// friction `mu` rides on it (rod of Yao and Gao, `I = m l^2 / 3`).
+fn rod_g(theta: f64, mu: f64) -> f64 {
+    let (s, c) = theta.sin_cos();
+    1.0 + 3.0 * c * c - 3.0 * mu * s * c
+}
+
+/// The two roots `tan th` of `G = 0` (`G / cos^2 = tan^2 - 3 mu tan + 4`):
+/// the Painleve band of the leading end, `mu > 4/3`.
+fn painleve_band(mu: f64) -> (f64, f64) {
+    let root = (9.0 * mu * mu - 16.0).sqrt();
+    (0.5 * (3.0 * mu - root), 0.5 * (3.0 * mu + root))
+}
+
+/// The rod of Yao and Gao (mass `m`, half length `l`, `I = m l^2 / 3`)
+/// sliding with its lower end `A` on a rough floor (`mu`), `A` leading
+/// (`x_A' < 0`: friction `F = mu N` pushes it back), from below the
+/// Painleve band, turning up: when does `th` reach the band's edge `th*`
+/// (`G(th*) = 0`, `tan th* = (3 mu - sqrt(9 mu^2 - 16)) / 2`), where the
+/// normal force `N = m (g - l sin th th'^2) / G` diverges?
+///
+/// With `A` on the floor (`y = l sin th`) Newton-Euler give
+/// `th'' = -3 (cos th - mu sin th) (g - l sin th th'^2) / (l G)`, which
+/// involves `th` and `u = th'^2` only: `du/dth = 2 th''` is a linear ODE in
+/// `th`, and the time is `int dth / sqrt(u)`. Near `th*` the coefficient
+/// grows like `1 / (th* - th)`: with `th = th* - e^(-tau)` and
+/// `G = cos th (tan th_2 - tan th) sin(th* - th) / cos th*` (the factored
+/// quadratic in `tan th`, no cancellation) the system in `tau` is regular,
+/// and `dt/dtau = e^(-tau) / sqrt(u)` dies out: RK4 in `tau` (step `h`) to
+/// `tau = 40`. `x_A'` comes along (`x_A'' = mu N / m + l sin th th'' +
+/// l cos th th'^2`) to check that `A` keeps leading and `N > 0` all the
+/// way. Returns `t*` and `x_A'` at `tau = 40` (`x_A'` still changes
+/// beyond, slowly: `N dt` dies out only like a small power of `th* - th`).
+fn painleve_reference(l: f64, mu: f64, theta0: f64, thetad0: f64, xa0: f64, h: f64) -> (f64, f64) {
+    let (t1, t2) = painleve_band(mu);
+    let star = t1.atan();
+    assert!(theta0 < star && thetad0 > 0.0 && xa0 < 0.0);
+    let g = G;
+    // y = (tau, u, t, x_A').
+    let f = |y: &[f64]| {
+        let delta = (-y[0]).exp();
+        let theta = star - delta;
+        let (s, c) = theta.sin_cos();
+        let u = y[1];
+        // G / delta, and delta th''.
+        let sinc = if delta < 1e-8 {
+            1.0
+        } else {
+            delta.sin() / delta
+        };
+        let g_over_delta = c * (t2 - theta.tan()) * sinc / star.cos();
+        let free = g - l * s * u;
+        assert!(free > 0.0 && g_over_delta > 0.0, "A pressed on the floor");
+        let delta_thdd = -3.0 * (c - mu * s) * free / (l * g_over_delta);
+        // N / m = free / G.
+        let delta_xadd = mu * free / g_over_delta + l * s * delta_thdd + delta * l * c * u;
+        let dt = delta / u.sqrt();
+        vec![1.0, 2.0 * delta_thdd, dt, delta_xadd / u.sqrt()]
+    };
+    let tau0 = -(star - theta0).ln();
+    let mut y = vec![tau0, thetad0 * thetad0, 0.0, xa0];
+    let steps = ((40.0 - tau0) / h).ceil() as usize;
+    let h = (40.0 - tau0) / steps as f64;
+    for _ in 0..steps {
+        y = rk4_step(&f, &y, h);
+        assert!(y[3] < 0.0, "A keeps leading");
+    }
+    (y[2], y[3])
+}
+
+/// The stop of a Painleve run: status, exit code 1, the JSON printed all
+/// the same, one event, `painleve_inconsistent` on `contact`, at the run's
+/// time; returns the time and the rod's final state.
+fn painleve_stop(path: &str, contact: &str) -> (f64, Value) {
+    let (o, v) = simulate_json(path, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert_summary(&v, &[("rod", true)], &[contact]);
+    assert_eq!(v["status"], "painleve");
+    assert_eq!(kinds(&v), ["painleve_inconsistent"], "{v}");
+    let time = v["time"].as_f64().unwrap();
+    let event = &v["events"][0];
+    assert_eq!(event["contact"], contact);
+    assert_eq!(event["time"], time);
+    assert_eq!(event["bodies"], v["final"]);
+    (time, v["final"]["rod"].clone())
+}
+
+/// The rod of Yao and Gao (`l = 1`, `mu = 2`) started in the Painleve
+/// band, its contact end leading (`x_A' = -1`) and not turning: `tan 1` is
+/// inside the band (0.764, 5.236), so `G < 0`, and the free normal
+/// acceleration of the end is `-g + l sin th th'^2 = -g < 0`: no rigid
+/// answer (closed, `N = -g m / G` would pull; open, the end would sink).
+/// The run stops at once, `t = 0` exactly, inconsistent, in the initial
+/// state.
 #[test]
 fn painleve_rod_exits_1_with_its_json() {
     let mu: f64 = 2.0;
-    let root = (9.0 * mu * mu - 16.0).sqrt();
-    let tan = 1f64.tan();
-    assert!((3.0 * mu - root) / 2.0 < tan && tan < (3.0 * mu + root) / 2.0);
+    let (lo, hi) = painleve_band(mu);
+    assert!(lo < 1f64.tan() && 1f64.tan() < hi);
+    assert!(rod_g(1.0, mu) < -0.85);
 
-    let (o, v) = simulate_json(&scene("rod_painleve"), &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(o.stderr.is_empty(), "{}", stderr(&o));
-    assert_summary(&v, &[("rod", true)], &["end"]);
-    assert_eq!(v["status"], "painleve");
-    let kinds = kinds(&v);
-    let last = kinds.last().expect("a painleve event");
-    assert!(last.starts_with("painleve_"), "{kinds:?}");
-    let time = v["time"].as_f64().unwrap();
-    assert!(time < 1.0, "stopped before the duration: {time}");
-    assert_eq!(
-        v["events"].as_array().unwrap().last().unwrap()["time"],
-        time
-    );
+    let (time, rod) = painleve_stop(&scene("rod_painleve"), "end");
+    assert_eq!(time, 0.0, "the start is inside the band");
+    assert_eq!(numbers(&rod["position"]), [0.0, 1f64.sin()]);
+    assert_eq!(numbers(&rod["velocity"]), [-1.0, 0.0]);
+    assert_eq!(rod["angle"], 1.0);
+    assert_eq!(rod["angular_velocity"], 0.0);
 
     // Without --json: the text, exit 1 too.
     let o = zwang(&["simulate", &scene("rod_painleve")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("Painleve"), "{}", stdout(&o));
+}
+
+/// The shipped Painleve rod (`examples/scenes/rod_painleve.toml`: `L = 1`,
+/// `mu = 5`, `th = 0.2`, `th' = 2`, `x_A' = -30`) slides into the band: the
+/// run stops when `th` reaches the band's edge `th*`, `tan th* =
+/// (3 mu - sqrt(9 mu^2 - 16)) / 2` (closed form), at the time of
+/// [`painleve_reference`] (a quadrature in `th` written here, converged to
+/// 1e-11 by halving its step), inconsistent: there the end is still
+/// pressed (`g - l sin th th'^2 > 0`) and `G` changes sign, so the closed
+/// contact would need a pulling force. That time is 0.0291 s (the scene's
+/// comment says 0.019 s).
+#[test]
+fn shipped_painleve_rod_stops_at_the_band_edge() {
+    let (mu, l, theta0, thetad0, xa0) = (5.0, 0.5, 0.2, 2.0, -30.0);
+    let (t_star, xa_star) = painleve_reference(l, mu, theta0, thetad0, xa0, 2e-3);
+    let (t_half, xa_half) = painleve_reference(l, mu, theta0, thetad0, xa0, 1e-3);
+    assert!((t_star - t_half).abs() < 1e-11, "{t_star} vs {t_half}");
+    println!("reference: t* = {t_star:.15} (half step {t_half:.15}), x_A' = {xa_star} ({xa_half})");
+    assert!(
+        xa_star < -10.0 && xa_half < -10.0,
+        "A still leading: {xa_star}"
+    );
+    assert!((t_star - 0.0291).abs() < 5e-5, "reference {t_star}");
+
+    let (time, rod) = painleve_stop("examples/scenes/rod_painleve.toml", "end_a");
+    let theta = rod["angle"].as_f64().unwrap();
+    let star = painleve_band(mu).0.atan();
+    println!(
+        "shipped painleve rod: stops at {time:.12} s, th = {theta:.12} (reference t* = \
+         {t_star:.12} s, th* = {star:.12})"
+    );
+    assert!((time - t_star).abs() < 1e-9, "{time} vs {t_star}");
+    assert!((theta - star).abs() < 1e-7, "{theta} vs {star}");
+    assert!(rod_g(theta, mu).abs() < 1e-6);
 }
 
 /// With stderr not a terminal (here a pipe) there is no progress bar:
