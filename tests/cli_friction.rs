@@ -295,13 +295,13 @@ fn compare_runs_every_form() {
         let what = &case.stem;
         assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
         assert_eq!(v["verdict"], case.verdict(), "{what}");
-        let friction = case.has_friction();
+        // Every file of the suite has friction or sticking entries (the
+        // instant without them: `check_without_friction`).
+        assert!(case.has_friction(), "{what}");
         let forms = v["forms"].as_object().expect("forms");
         let names: Vec<&str> = forms.keys().map(String::as_str).collect();
         let mut want: Vec<&str> = IDEAL_FORMS.to_vec();
-        if friction {
-            want.extend(FRICTION_FORMS);
-        }
+        want.extend(FRICTION_FORMS);
         assert_eq!(
             names
                 .iter()
@@ -329,43 +329,40 @@ fn compare_runs_every_form() {
             }
             assert!(form["time_us"].as_f64().is_some_and(|t| t >= 0.0), "{what}");
         }
-        for key in ["max_difference", "ideal_difference"] {
-            for part in ["acceleration", "multipliers"] {
-                let d = &v[key][part];
-                assert!(
-                    d.is_null() || d.as_f64().is_some_and(|d| d >= 0.0),
-                    "{what}"
-                );
-            }
+        // The forms that ignore friction solve on every file and agree with
+        // each other.
+        for part in ["acceleration", "multipliers"] {
+            let ideal = &v["ideal_difference"][part];
+            assert!(
+                ideal.as_f64().is_some_and(|d| (0.0..1e-9).contains(&d)),
+                "{what}: ideal_difference.{part} = {ideal}"
+            );
         }
-        // The forms that ignore friction agree with each other (null where
-        // only the QP solved: the spinning rod's contact opens without
-        // friction, which the closed-contact forms refuse).
-        let ideal = &v["ideal_difference"]["acceleration"];
-        assert!(
-            ideal.is_null() || ideal.as_f64().unwrap() < 1e-9,
-            "{what}: {ideal}"
-        );
-        if !friction {
-            assert_eq!(v["non_equivalence"], Value::Null, "{what}");
-            assert_eq!(v["max_difference"], v["ideal_difference"], "{what}");
-            continue;
+        let painleve = case.verdict().starts_with("painleve");
+        for part in ["acceleration", "multipliers"] {
+            // Null exactly where frozen_qp and fixed_point do not apply.
+            let max = &v["max_difference"][part];
+            assert_eq!(
+                max.is_null(),
+                painleve,
+                "{what}: max_difference.{part} = {max}"
+            );
         }
-        if case.verdict().starts_with("painleve") {
+        if painleve {
             for name in ["frozen_qp", "fixed_point"] {
                 assert_eq!(forms[name]["status"], "not_applicable", "{what}: {name}");
             }
             assert_eq!(v["non_equivalence"], Value::Null, "{what}");
             continue;
         }
-        if case.variational_status() != "solved" {
-            assert_ne!(forms["variational"]["status"], "solved", "{what}");
-            assert_eq!(v["non_equivalence"], Value::Null, "{what}");
-            continue;
-        }
+        // Outside Painleve every file of the suite has one Newton answer.
+        assert_eq!(case.variational_status(), "solved", "{what}");
+        assert_eq!(forms["variational"]["status"], "solved", "{what}");
         // The non-equivalence is frozen_qp minus variational, from `forms`.
         let frozen = numbers(&forms["frozen_qp"]["acceleration"]);
         let var = numbers(&forms["variational"]["acceleration"]);
+        assert_eq!(frozen.len(), case.instant.dim(), "{what}");
+        assert_eq!(var.len(), case.instant.dim(), "{what}");
         let diff = frozen
             .iter()
             .zip(&var)
@@ -442,7 +439,8 @@ fn compare_on_a_contact_that_opens() {
 
 /// `solve` on a friction file: the variational answer, named, the same as
 /// the library's and as the sidecar's closed form; exit code 1 where no
-/// rigid answer exists. Sticking files: the QP, with the cone check.
+/// rigid answer exists. Sticking files: the cone check too, one entry per
+/// sticking contact, its ratio the sidecar's.
 #[test]
 fn solve_gives_the_variational_answer() {
     for case in suite() {
@@ -456,56 +454,70 @@ fn solve_gives_the_variational_answer() {
             "{what}: {err}"
         );
         assert_eq!(v["status"], case.variational_status(), "{what}");
-        if case.has_friction() {
-            assert_eq!(v["form"], "variational", "{what}");
-            assert_eq!(v["backend"], "variational", "{what}");
-            assert_eq!(v["verdict"], case.verdict(), "{what}");
-            let library = zwang::coulomb::variational(&case.instant);
-            assert_close(
-                what,
-                &numbers(&v["acceleration"]),
-                &library.solution.acceleration,
-                1e-12,
-            );
-            assert_close(
-                what,
-                &numbers(&v["normal_forces"]),
-                &library.normal_forces,
-                1e-12,
-            );
-            assert_eq!(numbers(&v["friction_force"]).len(), case.instant.dim());
-            let modes: Vec<&str> = v["modes"]
-                .as_array()
-                .expect("modes")
-                .iter()
-                .map(|m| m.as_str().unwrap())
-                .collect();
-            assert_eq!(
-                modes.len(),
-                case.friction_entries() + case.sticking_entries()
-            );
-            assert!(modes.iter().all(|m| ["open", "slide", "stick"].contains(m)));
-            if let Some(want) = case.expected["variational"].get("modes") {
-                assert_eq!(&v["modes"], want, "{what}");
-            }
-            let indeterminate = case.verdict() == "painleve_indeterminate";
-            assert_eq!(
-                err.contains("warning: painleve_indeterminate"),
-                indeterminate,
-                "{what}: {err}"
-            );
-        } else {
-            assert_eq!(v["form"], "qp", "{what}");
+        // Every file of the suite has friction or sticking entries: the
+        // variational form answers.
+        assert!(case.has_friction(), "{what}");
+        assert_eq!(v["form"], "variational", "{what}");
+        assert_eq!(v["backend"], "variational", "{what}");
+        assert_eq!(v["verdict"], case.verdict(), "{what}");
+        let library = zwang::coulomb::variational(&case.instant);
+        assert_close(
+            what,
+            &numbers(&v["acceleration"]),
+            &library.solution.acceleration,
+            1e-12,
+        );
+        assert_close(
+            what,
+            &numbers(&v["normal_forces"]),
+            &library.normal_forces,
+            1e-12,
+        );
+        assert_eq!(numbers(&v["friction_force"]).len(), case.instant.dim());
+        let modes: Vec<&str> = v["modes"]
+            .as_array()
+            .expect("modes")
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            modes.len(),
+            case.friction_entries() + case.sticking_entries()
+        );
+        assert!(modes.iter().all(|m| ["open", "slide", "stick"].contains(m)));
+        if let Some(want) = case.expected["variational"].get("modes") {
+            assert_eq!(&v["modes"], want, "{what}");
         }
+        let indeterminate = case.verdict() == "painleve_indeterminate";
+        assert_eq!(
+            err.contains("warning: painleve_indeterminate"),
+            indeterminate,
+            "{what}: {err}"
+        );
         if let Some(want) = case.expected["variational"].get("acceleration") {
             assert_close(what, &numbers(&v["acceleration"]), &numbers(want), 1e-9);
         }
         if let Some(want) = case.expected["variational"].get("normal_forces") {
             assert_close(what, &numbers(&v["normal_forces"]), &numbers(want), 1e-9);
         }
+        // The cone check: one entry per sticking contact, none without.
+        assert_eq!(
+            v.get("sticking").is_some(),
+            case.sticking_entries() > 0,
+            "{what}"
+        );
         if let Some(want) = case.expected["sticking"].as_array() {
             let got = v["sticking"].as_array().expect("sticking");
-            for (g, w) in got.iter().zip(want) {
+            assert_eq!(got.len(), want.len(), "{what}");
+            assert_eq!(got.len(), case.sticking_entries(), "{what}");
+            for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                assert_eq!(g["index"], i, "{what}");
+                assert_close(
+                    what,
+                    &[g["ratio"].as_f64().unwrap()],
+                    &[w["ratio"].as_f64().unwrap()],
+                    1e-9,
+                );
                 for key in [
                     "index",
                     "normal_force",
@@ -595,15 +607,16 @@ fn compare_dir_writes_the_table() {
         let row = cells(line);
         assert_eq!(row.len(), header.len(), "{line}");
         let status = case.variational_status();
-        // No answer and no Painleve to explain it: never "equivalent".
-        let verdict = if status == "solved" || case.verdict().starts_with("painleve") {
-            case.verdict()
-        } else {
-            "-"
-        };
+        // Every file has an answer or is Painleve (the table's "-" for
+        // neither is not reached by this suite).
+        assert!(
+            status == "solved" || case.verdict().starts_with("painleve"),
+            "{}",
+            case.stem
+        );
         assert_eq!(
             (row[0].as_str(), row[1].as_str(), row[2].as_str()),
-            (case.stem.as_str(), status, verdict)
+            (case.stem.as_str(), status, case.verdict())
         );
     }
     let text = std::fs::read_to_string(&csv).unwrap();

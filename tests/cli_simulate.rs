@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
+mod elliptic;
+mod motion_support;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
+use elliptic::{complete_k, jacobi, Pendulum};
+use motion_support::{max_diff, rk4_step};
 
 /// The keys of the JSON summary: those of the contract, `reason` (when
 /// failed) and the project's `stats`.
@@ -270,21 +274,142 @@ fn bouncing_particle_json() {
     assert!((energy("final") - G * e.powi(4)).abs() < 1e-7, "{v}");
 }
 
-/// A pendulum released horizontal: no events, energy and length kept.
+/// The helpers of the pendulum's closed form against known values: `K`
+/// at `m = 1/2` (A&S table 17.1), `K(0) = pi/2`; `sn`, `cn`, `dn` at `K`
+/// and `K/2` (`sn(K/2) = 1 / sqrt(1 + k')`, `cn(K/2) = sqrt(k' / (1 + k'))`,
+/// `dn(K/2) = sqrt(k')`, `k' = sqrt(1 - m)`); the limits `m -> 0`
+/// (`sin`, `cos`, 1) and `m -> 1` (`tanh`, `sech`, `sech`); and
+/// `sn' = cn dn` by central differences.
+#[test]
+fn elliptic_functions_match_known_values() {
+    use std::f64::consts::FRAC_PI_2;
+    assert!((complete_k(0.5) - 1.854_074_677_301_372).abs() < 2e-15);
+    assert!((complete_k(0.0) - FRAC_PI_2).abs() < 1e-15);
+    // K(m) = pi/2 (1 + m/4 + 9 m^2/64 + ...) for small m.
+    let m = 1e-4;
+    assert!((complete_k(m) - FRAC_PI_2 * (1.0 + m / 4.0 + 9.0 * m * m / 64.0)).abs() < 1e-12);
+    for m in [0.1, 0.5, 0.9, 0.999] {
+        let (k, kp) = (complete_k(m), (1.0 - m).sqrt());
+        let close = |got: (f64, f64, f64), want: (f64, f64, f64)| {
+            let d = (got.0 - want.0)
+                .abs()
+                .max((got.1 - want.1).abs())
+                .max((got.2 - want.2).abs());
+            assert!(d < 1e-13, "m = {m}: {got:?} vs {want:?}");
+        };
+        close(jacobi(0.0, m), (0.0, 1.0, 1.0));
+        close(jacobi(k, m), (1.0, 0.0, kp));
+        close(
+            jacobi(0.5 * k, m),
+            (
+                (1.0 + kp).recip().sqrt(),
+                (kp / (1.0 + kp)).sqrt(),
+                kp.sqrt(),
+            ),
+        );
+        // Odd in u, period 4K.
+        close(jacobi(-0.5 * k, m), {
+            let (s, c, d) = jacobi(0.5 * k, m);
+            (-s, c, d)
+        });
+        close(jacobi(0.3 + 4.0 * k, m), jacobi(0.3, m));
+        for u in [0.1, 0.7, 1.9, 3.5] {
+            let h = 1e-5;
+            let derivative = (jacobi(u + h, m).0 - jacobi(u - h, m).0) / (2.0 * h);
+            let (_, cn, dn) = jacobi(u, m);
+            assert!((derivative - cn * dn).abs() < 1e-9, "m = {m}, u = {u}");
+        }
+    }
+    for u in [0.2, 1.0, 2.5] {
+        let (sn, cn, dn) = jacobi(u, 1e-14);
+        assert!((sn - u.sin()).abs() < 1e-13 && (cn - u.cos()).abs() < 1e-13);
+        assert!((dn - 1.0).abs() < 1e-13);
+        let (sn, cn, dn) = jacobi(u, 1.0 - 1e-14);
+        let sech = u.cosh().recip();
+        assert!((sn - u.tanh()).abs() < 1e-12 && (cn - sech).abs() < 1e-12);
+        assert!((dn - sech).abs() < 1e-12);
+    }
+    // The pendulum: a small swing has the period 2 pi sqrt(l / g)
+    // (1 + phi0^2 / 16); phi0 = pi/2 takes K(1/2) / (pi/2) longer.
+    let small = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: 0.01,
+    };
+    let linear = 2.0 * std::f64::consts::PI / small.omega();
+    assert!((small.period() / linear - (1.0 + 1e-4 / 16.0)).abs() < 1e-9);
+    // ... and swings as `phi0 cos(w (1 - phi0^2 / 16) t)`, up to its third
+    // harmonic, `phi0^3 / 192`.
+    let w = small.omega() * (1.0 - 1e-4 / 16.0);
+    for t in [0.1, 0.4, 1.3, 5.0] {
+        let (phi, _) = small.angle(t);
+        assert!((phi - 0.01 * (w * t).cos()).abs() < 1e-8, "t = {t}");
+    }
+    let quarter = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: FRAC_PI_2,
+    };
+    assert!((quarter.period() - 4.0 * 1.854_074_677_301_372 / G.sqrt()).abs() < 1e-14);
+    // Energy: phi'^2 / 2 = (g / l) (cos phi - cos phi0).
+    for t in [0.0, 0.3, 0.6, 1.0, 2.0] {
+        let (phi, phid) = quarter.angle(t);
+        assert!((0.5 * phid * phid - G * phi.cos()).abs() < 1e-12, "t = {t}");
+    }
+}
+
+/// A pendulum (length 1, pivot at the origin) released horizontal: no
+/// events, and the bob where the closed form puts it (`Pendulum`: Jacobi's
+/// elliptic functions, amplitude pi/2, period `4 K(1/2) / sqrt(g)` =
+/// 2.3678 s) at every sample of the CSV and at the end, position and
+/// velocity, to 1e-7 (the default tolerance is 1e-9 per step); energy and
+/// length kept.
 #[test]
 fn pendulum_json() {
-    let (o, v) = simulate_json(&scene("pendulum"), &[]);
+    let csv = scratch("pendulum_closed_form.csv");
+    let (o, v) = simulate_json(&scene("pendulum"), &["--csv", csv.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_summary(&v, &[("bob", false)], &[]);
     assert_eq!(v["status"], "finished");
     assert_eq!(v["time"], 1.0);
     assert!(kinds(&v).is_empty());
+    let exact = Pendulum {
+        l: 1.0,
+        g: G,
+        phi0: std::f64::consts::FRAC_PI_2,
+    };
+    // 1 s is past the bottom (T/4 = 0.592 s), on the way up the far side.
+    assert!(exact.period() / 4.0 < 1.0 && 1.0 < exact.period() / 2.0);
+    let bob = &v["final"]["bob"];
+    let state: Vec<f64> = [numbers(&bob["position"]), numbers(&bob["velocity"])].concat();
+    let want = exact.bob(1.0);
+    let off = max_diff(&state, &want);
+    assert!(
+        off < 1e-7,
+        "at 1 s: {state:?} vs the closed form {want:?} ({off:e})"
+    );
+    assert!(want[0] < -0.5 && want[2] < 0.0, "{want:?}");
+
+    let (header, rows) = read_csv(&csv);
+    assert_eq!(header, ["t", "bob.x", "bob.y", "bob.vx", "bob.vy"]);
+    assert_eq!(rows.len(), 101);
+    let mut worst = 0.0f64;
+    for row in &rows {
+        let x: Vec<f64> = row.iter().map(|c| c.parse().unwrap()).collect();
+        worst = worst.max(max_diff(&x[1..], &exact.bob(x[0])));
+    }
+    println!("pendulum: samples off the closed form by {worst:e}, at 1 s by {off:e}");
+    assert!(worst < 1e-7, "samples off the closed form by {worst:e}");
+    let last: Vec<f64> = rows[100][1..].iter().map(|c| c.parse().unwrap()).collect();
+    assert_eq!(last, state, "the last sample is the final state");
+
     let p = numbers(&v["final"]["bob"]["position"]);
     assert!((p[0].hypot(p[1]) - 1.0).abs() < 1e-6, "{p:?}");
     let (e0, e1) = (
         v["energy"]["initial"].as_f64().unwrap(),
         v["energy"]["final"].as_f64().unwrap(),
     );
+    assert_eq!(e0, 0.0, "released at the pivot's height, at rest");
     assert!((e1 - e0).abs() < 1e-6, "{e0} -> {e1}");
     assert!(v["max_constraint_drift"].as_f64().unwrap() < 1e-6);
 }
@@ -458,35 +583,154 @@ fn an_unwritable_output_is_one_line() {
     }
 }
 
-/// The rod of Yao and Gao in the Painleve band, its contact end leading:
-/// no rigid answer at the start, so the run stops there (exit 1), and the
-/// JSON is printed all the same.
+/// `G = 1 + 3 cos^2 th - 3 mu sin th cos th`, `m G` the normal
+/// acceleration of the leading end per unit normal force once Coulomb
+/// friction `mu` rides on it (rod of Yao and Gao, `I = m l^2 / 3`).
+fn rod_g(theta: f64, mu: f64) -> f64 {
+    let (s, c) = theta.sin_cos();
+    1.0 + 3.0 * c * c - 3.0 * mu * s * c
+}
+
+/// The two roots `tan th` of `G = 0` (`G / cos^2 = tan^2 - 3 mu tan + 4`):
+/// the Painleve band of the leading end, `mu > 4/3`.
+fn painleve_band(mu: f64) -> (f64, f64) {
+    let root = (9.0 * mu * mu - 16.0).sqrt();
+    (0.5 * (3.0 * mu - root), 0.5 * (3.0 * mu + root))
+}
+
+/// The rod of Yao and Gao (mass `m`, half length `l`, `I = m l^2 / 3`)
+/// sliding with its lower end `A` on a rough floor (`mu`), `A` leading
+/// (`x_A' < 0`: friction `F = mu N` pushes it back), from below the
+/// Painleve band, turning up: when does `th` reach the band's edge `th*`
+/// (`G(th*) = 0`, `tan th* = (3 mu - sqrt(9 mu^2 - 16)) / 2`), where the
+/// normal force `N = m (g - l sin th th'^2) / G` diverges?
+///
+/// With `A` on the floor (`y = l sin th`) Newton-Euler give
+/// `th'' = -3 (cos th - mu sin th) (g - l sin th th'^2) / (l G)`, which
+/// involves `th` and `u = th'^2` only: `du/dth = 2 th''` is a linear ODE in
+/// `th`, and the time is `int dth / sqrt(u)`. Near `th*` the coefficient
+/// grows like `1 / (th* - th)`: with `th = th* - e^(-tau)` and
+/// `G = cos th (tan th_2 - tan th) sin(th* - th) / cos th*` (the factored
+/// quadratic in `tan th`, no cancellation) the system in `tau` is regular,
+/// and `dt/dtau = e^(-tau) / sqrt(u)` dies out: RK4 in `tau` (step `h`) to
+/// `tau = 40`. `x_A'` comes along (`x_A'' = mu N / m + l sin th th'' +
+/// l cos th th'^2`) to check that `A` keeps leading and `N > 0` all the
+/// way. Returns `t*` and `x_A'` at `tau = 40` (`x_A'` still changes
+/// beyond, slowly: `N dt` dies out only like a small power of `th* - th`).
+fn painleve_reference(l: f64, mu: f64, theta0: f64, thetad0: f64, xa0: f64, h: f64) -> (f64, f64) {
+    let (t1, t2) = painleve_band(mu);
+    let star = t1.atan();
+    assert!(theta0 < star && thetad0 > 0.0 && xa0 < 0.0);
+    let g = G;
+    // y = (tau, u, t, x_A').
+    let f = |y: &[f64]| {
+        let delta = (-y[0]).exp();
+        let theta = star - delta;
+        let (s, c) = theta.sin_cos();
+        let u = y[1];
+        // G / delta, and delta th''.
+        let sinc = if delta < 1e-8 {
+            1.0
+        } else {
+            delta.sin() / delta
+        };
+        let g_over_delta = c * (t2 - theta.tan()) * sinc / star.cos();
+        let free = g - l * s * u;
+        assert!(free > 0.0 && g_over_delta > 0.0, "A pressed on the floor");
+        let delta_thdd = -3.0 * (c - mu * s) * free / (l * g_over_delta);
+        // N / m = free / G.
+        let delta_xadd = mu * free / g_over_delta + l * s * delta_thdd + delta * l * c * u;
+        let dt = delta / u.sqrt();
+        vec![1.0, 2.0 * delta_thdd, dt, delta_xadd / u.sqrt()]
+    };
+    let tau0 = -(star - theta0).ln();
+    let mut y = vec![tau0, thetad0 * thetad0, 0.0, xa0];
+    let steps = ((40.0 - tau0) / h).ceil() as usize;
+    let h = (40.0 - tau0) / steps as f64;
+    for _ in 0..steps {
+        y = rk4_step(&f, &y, h);
+        assert!(y[3] < 0.0, "A keeps leading");
+    }
+    (y[2], y[3])
+}
+
+/// The stop of a Painleve run: status, exit code 1, the JSON printed all
+/// the same, one event, `painleve_inconsistent` on `contact`, at the run's
+/// time; returns the time and the rod's final state.
+fn painleve_stop(path: &str, contact: &str) -> (f64, Value) {
+    let (o, v) = simulate_json(path, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert_summary(&v, &[("rod", true)], &[contact]);
+    assert_eq!(v["status"], "painleve");
+    assert_eq!(kinds(&v), ["painleve_inconsistent"], "{v}");
+    let time = v["time"].as_f64().unwrap();
+    let event = &v["events"][0];
+    assert_eq!(event["contact"], contact);
+    assert_eq!(event["time"], time);
+    assert_eq!(event["bodies"], v["final"]);
+    (time, v["final"]["rod"].clone())
+}
+
+/// The rod of Yao and Gao (`l = 1`, `mu = 2`) started in the Painleve
+/// band, its contact end leading (`x_A' = -1`) and not turning: `tan 1` is
+/// inside the band (0.764, 5.236), so `G < 0`, and the free normal
+/// acceleration of the end is `-g + l sin th th'^2 = -g < 0`: no rigid
+/// answer (closed, `N = -g m / G` would pull; open, the end would sink).
+/// The run stops at once, `t = 0` exactly, inconsistent, in the initial
+/// state.
 #[test]
 fn painleve_rod_exits_1_with_its_json() {
     let mu: f64 = 2.0;
-    let root = (9.0 * mu * mu - 16.0).sqrt();
-    let tan = 1f64.tan();
-    assert!((3.0 * mu - root) / 2.0 < tan && tan < (3.0 * mu + root) / 2.0);
+    let (lo, hi) = painleve_band(mu);
+    assert!(lo < 1f64.tan() && 1f64.tan() < hi);
+    assert!(rod_g(1.0, mu) < -0.85);
 
-    let (o, v) = simulate_json(&scene("rod_painleve"), &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(o.stderr.is_empty(), "{}", stderr(&o));
-    assert_summary(&v, &[("rod", true)], &["end"]);
-    assert_eq!(v["status"], "painleve");
-    let kinds = kinds(&v);
-    let last = kinds.last().expect("a painleve event");
-    assert!(last.starts_with("painleve_"), "{kinds:?}");
-    let time = v["time"].as_f64().unwrap();
-    assert!(time < 1.0, "stopped before the duration: {time}");
-    assert_eq!(
-        v["events"].as_array().unwrap().last().unwrap()["time"],
-        time
-    );
+    let (time, rod) = painleve_stop(&scene("rod_painleve"), "end");
+    assert_eq!(time, 0.0, "the start is inside the band");
+    assert_eq!(numbers(&rod["position"]), [0.0, 1f64.sin()]);
+    assert_eq!(numbers(&rod["velocity"]), [-1.0, 0.0]);
+    assert_eq!(rod["angle"], 1.0);
+    assert_eq!(rod["angular_velocity"], 0.0);
 
     // Without --json: the text, exit 1 too.
     let o = zwang(&["simulate", &scene("rod_painleve")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("Painleve"), "{}", stdout(&o));
+}
+
+/// The shipped Painleve rod (`examples/scenes/rod_painleve.toml`: `L = 1`,
+/// `mu = 5`, `th = 0.2`, `th' = 2`, `x_A' = -30`) slides into the band: the
+/// run stops when `th` reaches the band's edge `th*`, `tan th* =
+/// (3 mu - sqrt(9 mu^2 - 16)) / 2` (closed form), at the time of
+/// [`painleve_reference`] (a quadrature in `th` written here, converged to
+/// 1e-11 by halving its step), inconsistent: there the end is still
+/// pressed (`g - l sin th th'^2 > 0`) and `G` changes sign, so the closed
+/// contact would need a pulling force. That time is 0.0291 s (the scene's
+/// comment says 0.019 s).
+#[test]
+fn shipped_painleve_rod_stops_at_the_band_edge() {
+    let (mu, l, theta0, thetad0, xa0) = (5.0, 0.5, 0.2, 2.0, -30.0);
+    let (t_star, xa_star) = painleve_reference(l, mu, theta0, thetad0, xa0, 2e-3);
+    let (t_half, xa_half) = painleve_reference(l, mu, theta0, thetad0, xa0, 1e-3);
+    assert!((t_star - t_half).abs() < 1e-11, "{t_star} vs {t_half}");
+    println!("reference: t* = {t_star:.15} (half step {t_half:.15}), x_A' = {xa_star} ({xa_half})");
+    assert!(
+        xa_star < -10.0 && xa_half < -10.0,
+        "A still leading: {xa_star}"
+    );
+    assert!((t_star - 0.0291).abs() < 5e-5, "reference {t_star}");
+
+    let (time, rod) = painleve_stop("examples/scenes/rod_painleve.toml", "end_a");
+    let theta = rod["angle"].as_f64().unwrap();
+    let star = painleve_band(mu).0.atan();
+    println!(
+        "shipped painleve rod: stops at {time:.12} s, th = {theta:.12} (reference t* = \
+         {t_star:.12} s, th* = {star:.12})"
+    );
+    assert!((time - t_star).abs() < 1e-9, "{time} vs {t_star}");
+    assert!((theta - star).abs() < 1e-7, "{theta} vs {star}");
+    assert!(rod_g(theta, mu).abs() < 1e-6);
 }
 
 /// With stderr not a terminal (here a pipe) there is no progress bar:

@@ -281,13 +281,20 @@ fn knife_edge_on_an_incline_follows_its_closed_form() {
 }
 
 /// A knife edge started across its blade is put on it: the run projects
-/// the velocity (Gauss's metric) and keeps `n . v_P = 0` from there.
+/// the velocity in Gauss's metric, the closest velocity to `v0` in kinetic
+/// energy, `min 1/2 (v - v0)^T M (v - v0)` subject to the blade's row
+/// `J v = 0`; for one row `v = v0 - M^-1 J^T (J v0) / (J M^-1 J^T)`. Here
+/// (blade at `P = (-a, 0)` on the body, heading 0) `J = (0, 1, -a)`,
+/// `M = diag(m, m, I)`. The start is that velocity, not only some velocity
+/// on the blade; from there the sleigh follows its closed form.
 #[test]
 fn a_violated_knife_edge_is_projected_at_the_start() {
-    let body = Body::rigid("sleigh", 1.0, 0.05)
-        .moving([0.3, 0.4])
-        .spinning(1.0);
-    let point = [-0.3, 0.0];
+    let (m, inertia, a) = (1.0, 0.05, 0.3);
+    let v0 = [0.3, 0.4, 1.0];
+    let body = Body::rigid("sleigh", m, inertia)
+        .moving([v0[0], v0[1]])
+        .spinning(v0[2]);
+    let point = [-a, 0.0];
     let model = PlanarModel::new(
         [0.0, 0.0],
         vec![body],
@@ -296,9 +303,44 @@ fn a_violated_knife_edge_is_projected_at_the_start() {
         vec![],
     )
     .unwrap();
+    // The projection by hand: J v0 = 0.4 - 0.3 = 0.1, M^-1 J^T = (0, 1, -6),
+    // J M^-1 J^T = 1 + 0.09 / 0.05 = 2.8.
+    let row = [0.0, 1.0, -a];
+    let mass = [m, m, inertia];
+    let violation: f64 = (0..3).map(|i| row[i] * v0[i]).sum();
+    let weight: f64 = (0..3).map(|i| row[i] * row[i] / mass[i]).sum();
+    assert!((violation - 0.1).abs() < 1e-15 && (weight - 2.8).abs() < 1e-14);
+    let projected: Vec<f64> = (0..3)
+        .map(|i| v0[i] - row[i] / mass[i] * violation / weight)
+        .collect();
+    let by_hand = [0.3, 0.4 - 0.1 / 2.8, 1.0 + 0.6 / 2.8];
+    assert!(max_diff(&projected, &by_hand) < 1e-15);
+
     let r = run_model(model, 1.0, &tight(0.1));
     assert_eq!(r.outcome.status, Status::Finished);
-    for row in samples(&r.rows).skip(1) {
-        assert!(across(row, point).abs() < 1e-10, "{}", across(row, point));
+    let rows: Vec<&Row> = samples(&r.rows).collect();
+    assert_eq!(rows.len(), 11);
+    let start = rows[0];
+    assert_eq!(start.t, 0.0);
+    assert_eq!(start.q, [0.0, 0.0, 0.0], "the positions are not moved");
+    let off = max_diff(&start.v, &projected);
+    println!(
+        "projected start: {:?} vs Gauss's projection {projected:?} ({off:e})",
+        start.v
+    );
+    assert!(off < 1e-12, "{:?} vs {projected:?}", start.v);
+    // From there, the sleigh's closed form with u0 = v_x, w0 = omega.
+    let sleigh = Sleigh { m, i: inertia, a };
+    let mut worst = 0.0f64;
+    for row in &rows {
+        let (u, w, th) = sleigh.closed_form(projected[0], projected[2], 0.0, row.t);
+        let (s, c) = row.q[2].sin_cos();
+        worst = worst
+            .max((c * row.v[0] + s * row.v[1] - u).abs())
+            .max((row.v[2] - w).abs())
+            .max((row.q[2] - th).abs())
+            .max(across(row, point).abs());
     }
+    println!("projected start, then the sleigh's closed form: largest deviation {worst:e}");
+    assert!(worst < 1e-8, "{worst:e}");
 }

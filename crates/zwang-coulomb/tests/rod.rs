@@ -10,6 +10,7 @@ use zwang_coulomb::{
     check, fixed_point, frozen_qp, variational, Answers, Difference, FixedPointOptions, Mode,
     Verdict,
 };
+use zwang_instant::Instant;
 use zwang_qp::{ClarabelBackend, ClarabelSettings, Status};
 
 fn rod(mu: f64) -> RigidRod {
@@ -50,9 +51,11 @@ fn random_rod(rng: &mut ChaCha8Rng) -> (RigidRod, RodState) {
 /// closed with each force sign; sliding; for the pinned end also slipping
 /// either way), each checked by hand (an open end must not sink, a closed
 /// unilateral one must be pushed, a pinned one must stay in the cone, a
-/// slipping one must accelerate the way it slips). The one consistent
-/// motion, or `None` where there is none or several (a Painleve state).
-fn by_hand(rod: &RigidRod, st: &RodState, law: FrictionLaw, normal: NormalRow) -> Option<[f64; 5]> {
+/// slipping one must accelerate the way it slips). The distinct
+/// consistent motions: one, none (Painleve inconsistent) or several
+/// (Painleve indeterminate); or a unique motion whose unilateral normal
+/// force is within round-off of zero (a mode boundary, left undecided).
+fn hand(rod: &RigidRod, st: &RodState, law: FrictionLaw, normal: NormalRow) -> Hand {
     let (m, l, g, mu) = (rod.mass, rod.half_length, rod.gravity, rod.mu);
     let j = m * l * l / 3.0;
     let (s, c) = st.theta.sin_cos();
@@ -159,14 +162,59 @@ fn by_hand(rod: &RigidRod, st: &RodState, law: FrictionLaw, normal: NormalRow) -
             motions.push(x);
         }
     }
-    let answer = match motions.as_slice() {
-        [one] => *one,
-        _ => return None,
-    };
-    if unilateral && answer[3].abs() > 0.0 && answer[3].abs() <= 1e-7 * scale {
-        return None;
+    match motions.as_slice() {
+        [] => Hand::None,
+        [one] if unilateral && one[3].abs() > 0.0 && one[3].abs() <= 1e-7 * scale => Hand::Boundary,
+        [one] => Hand::One(*one),
+        _ => Hand::Several(motions),
     }
-    Some(answer)
+}
+
+/// What [`hand`] finds: the motions `(x'', y'', th'', F_n, F_t)`.
+#[derive(Debug)]
+enum Hand {
+    One([f64; 5]),
+    None,
+    Several(Vec<[f64; 5]>),
+    Boundary,
+}
+
+/// The one consistent motion of [`hand`], if there is one.
+fn by_hand(rod: &RigidRod, st: &RodState, law: FrictionLaw, normal: NormalRow) -> Option<[f64; 5]> {
+    match hand(rod, st, law, normal) {
+        Hand::One(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// The Painleve verdict of a sliding (Coulomb) rod in closed form, `None`
+/// where the answer is unique. With `F_t = -mu s sigma F_n` (`s` the slip,
+/// `sigma = sign(F_n)`) eq 18 and eqs 21-22 give
+/// `F_n (1 + 3 cos^2 + 3 mu s sigma sin cos) = r`, `r = m (g - l sin th'^2)`
+/// (the open end's normal acceleration is `-r / m`). Unilateral
+/// (`sigma = 1`): with `G m = 1 + 3 cos^2 + 3 mu s sin cos > 0` exactly one
+/// of open (`r <= 0`) and closed (`r >= 0`); with `G < 0` the closed end
+/// needs `r <= 0`, so `r > 0` has no answer (inconsistent) and `r < 0` two
+/// (indeterminate). Bilateral: `sigma = +1` needs `r / G_+ >= 0`,
+/// `sigma = -1` needs `r / G_- <= 0`; with both `G_+-` positive
+/// (`kappa < 1`) one answer, otherwise they differ in sign and there are
+/// two answers when `r G_+ > 0`, none when `r G_+ < 0`.
+fn coulomb_painleve(rod: &RigidRod, st: &RodState, normal: NormalRow) -> Option<Verdict> {
+    let (m, l, g) = (rod.mass, rod.half_length, rod.gravity);
+    let (s, c) = st.theta.sin_cos();
+    let slip = (st.xd + l * s * st.thetad).signum();
+    let r = m * (g - l * s * st.thetad * st.thetad);
+    let plus = 1.0 + 3.0 * c * c + 3.0 * rod.mu * slip * s * c;
+    let minus = 1.0 + 3.0 * c * c - 3.0 * rod.mu * slip * s * c;
+    let (unique, several) = match normal {
+        NormalRow::Unilateral => (plus > 0.0, r < 0.0),
+        NormalRow::Bilateral => (plus > 0.0 && minus > 0.0, r * plus > 0.0),
+    };
+    match (unique, several) {
+        (true, _) => None,
+        (false, true) => Some(Verdict::PainleveIndeterminate),
+        (false, false) => Some(Verdict::PainleveInconsistent),
+    }
 }
 
 fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
@@ -220,16 +268,22 @@ fn operators_match_the_closed_forms() {
 
 /// Seed 003 eqs 21-22 (`m x'' = F_t`, `m y'' = F_n - m g`,
 /// `(m l^2/3) th'' = -F_n l cos th + F_t l sin th`) hold at the engine's
-/// answer, and the answer agrees with [`by_hand`] (the equations solved in
+/// answer, and the answer agrees with [`hand`] (the equations solved in
 /// this file, modes decided by hand) for every force law: smooth, viscous
 /// (in `Q`), Coulomb (coupled) and sticking (pinned end, or slipping from
 /// rest outside the cone), on unilateral rows that may open and on
-/// bilateral rows. The model's own closed form is checked against the same
-/// independent answer.
+/// bilateral rows, high coupling included (`kappa` up to and beyond 1 with
+/// a unique answer). The model's own closed form is checked against the
+/// same independent answer. Where [`hand`] finds no motion or several, the
+/// checker and the engine must say Painleve inconsistent or indeterminate
+/// (for Coulomb friction also as [`coulomb_painleve`] derives in closed
+/// form), and an indeterminate engine answer must be one of the hand's.
+/// No case is skipped: every one is counted, by law, row and outcome, and
+/// the counts are asserted.
 #[test]
 fn seed_003_equations_hold_for_every_law() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
-    let mut counts = std::collections::HashMap::new();
+    let mut counts = std::collections::BTreeMap::new();
     for _ in 0..400 {
         let (rod, mut state) = random_rod(&mut rng);
         if rng.gen_bool(0.4) {
@@ -248,26 +302,53 @@ fn seed_003_equations_hold_for_every_law() {
             FrictionLaw::Sticking,
         ] {
             for normal in [NormalRow::Unilateral, NormalRow::Bilateral] {
-                // Inside Painleve (or on a bilateral row at kappa >= 1) there
-                // is no single answer to compare.
-                if law == FrictionLaw::Coulomb && (c.g < 1e-3 * c.d || c.kappa >= 0.999) {
-                    continue;
-                }
-                let Some(want) = by_hand(&rod, &state, law, normal) else {
-                    continue;
-                };
+                let what = format!("{law:?} {normal:?}");
                 let instant = rod.instant(&state, law, normal).unwrap();
                 let var = variational(&instant);
-                if var.answers != Answers::One {
-                    // A slipping start can meet Painleve (kappa >= 1 with the
-                    // end leading): nothing unique to compare.
-                    assert!(
-                        law == FrictionLaw::Sticking,
-                        "{law:?} {normal:?}: {:?}",
-                        var.answers
-                    );
-                    continue;
-                }
+                let closed_form = (law == FrictionLaw::Coulomb)
+                    .then(|| coulomb_painleve(&rod, &state, normal))
+                    .flatten();
+                let want = match hand(&rod, &state, law, normal) {
+                    Hand::One(want) => want,
+                    Hand::Boundary => {
+                        *counts.entry((what, "boundary")).or_insert(0) += 1;
+                        continue;
+                    }
+                    Hand::None => {
+                        let want = Verdict::PainleveInconsistent;
+                        assert_painleve(&instant, law, want, closed_form, &what);
+                        assert_eq!(var.solution.status, Status::Infeasible, "{what}");
+                        assert_eq!(var.answers, Answers::None, "{what}");
+                        assert!(var.frictionless_feasible, "{what}");
+                        *counts.entry((what, "inconsistent")).or_insert(0) += 1;
+                        continue;
+                    }
+                    Hand::Several(motions) => {
+                        let want = Verdict::PainleveIndeterminate;
+                        assert_painleve(&instant, law, want, closed_form, &what);
+                        assert_eq!(var.solution.status, Status::Solved, "{what}");
+                        assert_eq!(var.answers, Answers::Several, "{what}");
+                        // The engine reports one of the motions.
+                        let got = rod.answer(&state, law, normal, &var.solution);
+                        let acc = rod
+                            .gravity
+                            .max(got.acceleration.iter().fold(0.0, |m, x| m.max(x.abs())));
+                        assert!(
+                            motions.iter().any(|x| (0..3).all(|k| close(
+                                got.acceleration[k],
+                                x[k],
+                                acc,
+                                1e-9
+                            ))),
+                            "{what}: {got:?} is none of {motions:?}"
+                        );
+                        *counts.entry((what, "indeterminate")).or_insert(0) += 1;
+                        continue;
+                    }
+                };
+                assert_eq!(closed_form, None, "{what}: a unique answer");
+                assert_eq!(var.answers, Answers::One, "{what}: {:?}", var.answers);
+                assert!(!check(&instant).verdict.is_painleve(), "{what}");
                 let got = rod.answer(&state, law, normal, &var.solution);
                 let model = rod.closed_form(&state, law, normal);
                 let acc = want[..3].iter().fold(rod.gravity, |m, x| m.max(x.abs()));
@@ -278,7 +359,7 @@ fn seed_003_equations_hold_for_every_law() {
                     for k in 0..3 {
                         assert!(
                             close(x[k], want[k], acc, 1e-11),
-                            "{law:?} {normal:?} ({}): a[{k}] {} vs {}",
+                            "{what} ({}): a[{k}] {} vs {}",
                             ["engine", "model"][i],
                             x[k],
                             want[k]
@@ -286,44 +367,77 @@ fn seed_003_equations_hold_for_every_law() {
                     }
                 }
                 for f in [&got, &model] {
-                    assert!(
-                        close(f.normal_force, want[3], force, 1e-11),
-                        "{law:?} {normal:?}"
-                    );
-                    assert!(
-                        close(f.friction_force, want[4], force, 1e-11),
-                        "{law:?} {normal:?}"
-                    );
+                    assert!(close(f.normal_force, want[3], force, 1e-11), "{what}");
+                    assert!(close(f.friction_force, want[4], force, 1e-11), "{what}");
                 }
                 let s = rod.seed_check(&state, law, normal).unwrap();
-                assert!(
-                    s.residual < 1e-12,
-                    "{law:?} {normal:?}: residual {}",
-                    s.residual
-                );
+                assert!(s.residual < 1e-12, "{what}: residual {}", s.residual);
                 let mode = if want[3].abs() <= 1e-12 * force {
                     "open"
+                } else if law == FrictionLaw::Coulomb && (c.kappa >= 0.999 || c.g < 1e-3 * c.d) {
+                    // High coupling, or near the band's edge, and unique.
+                    "closed, high coupling"
                 } else {
                     "closed"
                 };
-                *counts
-                    .entry((format!("{law:?} {normal:?}"), mode))
-                    .or_insert(0) += 1;
+                *counts.entry((what, mode)).or_insert(0) += 1;
             }
         }
     }
+    for ((what, outcome), n) in &counts {
+        println!("{what:<20} {outcome:<22} {n:4}");
+    }
+    let count = |what: &str, outcome: &str| {
+        counts
+            .get(&(what.to_string(), outcome))
+            .copied()
+            .unwrap_or(0)
+    };
     // Every law met both an open and a closed contact on the unilateral row.
     for law in ["Smooth", "Viscous", "Coulomb", "Sticking"] {
         for mode in ["open", "closed"] {
-            let n = counts
-                .get(&(format!("{law} Unilateral"), mode))
-                .copied()
-                .unwrap_or(0);
+            let n = count(&format!("{law} Unilateral"), mode);
             assert!(
                 n > 5 || (law == "Viscous" && mode == "open"),
                 "{law} {mode}: {n} cases"
             );
         }
+    }
+    // The unique answers at high coupling were compared, and both Painleve
+    // kinds were met on both rows; no case sat on a mode boundary.
+    for normal in ["Unilateral", "Bilateral"] {
+        let coulomb = format!("Coulomb {normal}");
+        for outcome in ["inconsistent", "indeterminate"] {
+            assert!(count(&coulomb, outcome) >= 5, "{coulomb} {outcome}");
+        }
+    }
+    assert!(count("Coulomb Unilateral", "closed, high coupling") >= 20);
+    assert!(counts.keys().all(|(_, outcome)| *outcome != "boundary"));
+    let total: usize = counts.values().sum();
+    assert_eq!(total, 400 * 8, "every case decided");
+}
+
+/// The checker's verdict on a Painleve instant: `want` (from [`hand`]),
+/// the same as the closed form's for Coulomb friction, and `G` not a
+/// P-matrix.
+fn assert_painleve(
+    instant: &Instant,
+    law: FrictionLaw,
+    want: Verdict,
+    closed_form: Option<Verdict>,
+    what: &str,
+) {
+    let coulomb = law == FrictionLaw::Coulomb;
+    assert_eq!(closed_form.is_some(), coulomb, "{what}: a closed form");
+    if let Some(closed_form) = closed_form {
+        assert_eq!(closed_form, want, "{what}: hand and closed form");
+    }
+    let r = check(instant);
+    assert_eq!(r.verdict, want, "{what}: {}", r.reason);
+    // (For a sticking entry with several answers the checker does not
+    // analyse `G`: `sticking_bilateral_rod_with_several_answers`.)
+    if coulomb {
+        assert_eq!(r.p_matrix, Some(false), "{what}");
     }
 }
 
@@ -608,4 +722,44 @@ fn default_backend_agrees_with_clarabel() {
         assert!(Difference::between(&a.solution, &b.solution).max() < 1e-8);
         assert_eq!(a.solution.backend, "fixed_point");
     }
+}
+
+/// A rod at rest on a bilateral row whose end is held by a sticking entry
+/// (`mu = 2`, `th = 0.8`, `th' = 3.5`): the pinned end is inside the cone,
+/// and slipping forward is consistent with either sign of the normal force,
+/// since `r = m (g - l sin th th'^2) = 1.02 m > 0` and the branch
+/// `1 + 3 cos^2 - 3 mu sin cos = -0.54` is negative while
+/// `1 + 3 cos^2 + 3 mu sin cos = 5.46` is positive: three motions
+/// ([`hand`]), Painleve indeterminate. Per the `Report` docs the sign
+/// branch with a negative determinant makes `G` not a P-matrix, and the
+/// slipping contact's coupling is `kappa = 3 mu sin cos / (1 + 3 cos^2)
+/// = 1.221`.
+#[test]
+#[ignore = "engine: check() reports p_matrix Some(true) and coupling 0 for this \
+            painleve_indeterminate sticking contact (it analyses a slipping sticking \
+            entry only when the answer is unique)"]
+fn sticking_bilateral_rod_with_several_answers() {
+    let rod = rod(2.0);
+    let state = rod.state_on_plane(0.8, 0.0, 3.5);
+    let (law, normal) = (FrictionLaw::Sticking, NormalRow::Bilateral);
+    let Hand::Several(motions) = hand(&rod, &state, law, normal) else {
+        panic!("several motions by hand");
+    };
+    assert_eq!(motions.len(), 3);
+    let (s, c) = state.theta.sin_cos();
+    let r = rod.mass * (rod.gravity - rod.half_length * s * state.thetad.powi(2));
+    assert!((r - 1.0230).abs() < 1e-3, "{r}");
+    assert!(1.0 + 3.0 * c * c - 3.0 * rod.mu * s * c < -0.5);
+    let kappa = rod.coupling(state.theta, 1.0).kappa;
+    assert!((kappa - 1.221).abs() < 1e-3, "{kappa}");
+    let instant = rod.instant(&state, law, normal).unwrap();
+    assert_eq!(variational(&instant).answers, Answers::Several);
+    let report = check(&instant);
+    assert_eq!(report.verdict, Verdict::PainleveIndeterminate);
+    assert_eq!(report.p_matrix, Some(false), "{}", report.reason);
+    assert!(
+        (report.coupling - kappa).abs() < 1e-9,
+        "coupling {} vs kappa {kappa}",
+        report.coupling
+    );
 }
