@@ -31,8 +31,8 @@
 //!   that hangs adds its 20 s), durations capped at 2 s,
 //!   `output_every >= 1e-4`, 20 s and 2 GB per run:
 //!   `cargo test --release --test soak`;
-//! - `ZWANG_SOAK=long`: 20 000 mutants, durations up to 100 s, any
-//!   `output_every`, 120 s per run:
+//! - `ZWANG_SOAK=long`: 20 000 other mutants (seeds from 1 000 000),
+//!   durations up to 100 s, any `output_every`, 120 s per run:
 //!   `ZWANG_SOAK=long cargo test --release --test soak -- --nocapture`.
 //!
 //! Mutant `S` of a tier is made from the seed `S` alone:
@@ -60,6 +60,8 @@ use common::{repo, zwang_bin};
 /// The limits and sizes of a tier.
 struct Tier {
     name: &'static str,
+    /// The seeds of the mutants: `first_seed..first_seed + mutants`.
+    first_seed: u64,
     mutants: u64,
     /// The longest `duration` of a scene (longer ones are cut to it).
     max_duration: f64,
@@ -76,6 +78,7 @@ struct Tier {
 
 const QUICK: Tier = Tier {
     name: "quick",
+    first_seed: 0,
     mutants: 1200,
     max_duration: 2.0,
     durations: &["1e-300", "1e-9", "0.001", "0.5", "2.0", "0", "-1.0", "nan"],
@@ -87,6 +90,8 @@ const QUICK: Tier = Tier {
 
 const LONG: Tier = Tier {
     name: "long",
+    // Other mutants than the quick tier's.
+    first_seed: 1_000_000,
     mutants: 20_000,
     max_duration: 100.0,
     durations: &[
@@ -897,7 +902,7 @@ fn mutated_scenes_end_cleanly_within_limits() {
 
     let seeds: Vec<u64> = match only {
         Some(s) => vec![s],
-        None => (0..tier.mutants).collect(),
+        None => (tier.first_seed..tier.first_seed + tier.mutants).collect(),
     };
     let mutants: Vec<Mutant> = seeds.iter().map(|&s| mutant(s, &originals, tier)).collect();
     let next = AtomicUsize::new(0);
