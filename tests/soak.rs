@@ -29,7 +29,8 @@
 //!
 //! - unset (CI): 1200 mutants in about half a minute on two cores (a run
 //!   that hangs adds its 20 s), durations capped at 2 s,
-//!   `output_every >= 1e-4`, 20 s and 2 GB per run:
+//!   `output_every >= 1e-4`, `[solver] max_steps = 20000` unless the
+//!   mutant sets it, 20 s and 2 GB per run:
 //!   `cargo test --release --test soak`;
 //! - `ZWANG_SOAK=long`: 20 000 other mutants (seeds from 1 000 000),
 //!   durations up to 100 s, any `output_every`, 120 s per run:
@@ -71,6 +72,10 @@ struct Tier {
     /// Whether the generic mutations (scale, retype) may hit `duration`
     /// and `output_every` too.
     free_timing: bool,
+    /// `[solver] max_steps` given to every mutant that does not set it:
+    /// a scene scaled to a time scale far below its duration then fails
+    /// on its pace within the tier's time, as a user's would on theirs.
+    step_budget: Option<&'static str>,
     time_limit: Duration,
     /// `ulimit -v`, KiB.
     memory_kib: u64,
@@ -84,6 +89,7 @@ const QUICK: Tier = Tier {
     durations: &["1e-300", "1e-9", "0.001", "0.5", "2.0", "0", "-1.0", "nan"],
     output_everies: &["1e-4", "0.001", "0.01", "1.0", "1e300", "0", "-0.01", "inf"],
     free_timing: false,
+    step_budget: Some("20000"),
     time_limit: Duration::from_secs(20),
     memory_kib: 2_000_000,
 };
@@ -101,6 +107,7 @@ const LONG: Tier = Tier {
         "5e-324", "1e-9", "1e-6", "1e-4", "0.001", "0.01", "1.0", "1e300", "0", "-0.01", "inf",
     ],
     free_timing: true,
+    step_budget: None,
     time_limit: Duration::from_secs(120),
     memory_kib: 2_000_000,
 };
@@ -622,6 +629,14 @@ fn mutant(seed: u64, originals: &[Original], tier: &Tier) -> Mutant {
                     break;
                 }
             }
+        }
+    }
+    if let Some(budget) = tier.step_budget {
+        if !lines
+            .iter()
+            .any(|l| key_value(l).is_some_and(|(k, ..)| k == "max_steps"))
+        {
+            set_key(&mut lines, "solver", "max_steps", budget);
         }
     }
     let mut bytes = (lines.join("\n") + "\n").into_bytes();

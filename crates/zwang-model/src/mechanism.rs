@@ -138,6 +138,12 @@ pub trait Mechanism {
         eq.fill(0.0);
     }
 
+    /// What two-sided row `row` of the instant is, in the words of the
+    /// mechanism's description (for messages). Default: `joint row N`.
+    fn joint_row_name(&self, row: usize) -> String {
+        format!("joint row {row}")
+    }
+
     /// Number of contacts.
     fn contacts(&self) -> usize;
     /// A contact's name.

@@ -50,7 +50,7 @@ pub mod simulate;
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use scene::{run_scene, settings_of};
 pub use simulate::{
-    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, Stats,
-    Status,
+    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings,
+    StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
 pub use zwang_model::{ContactMode, Mechanism};

@@ -178,6 +178,21 @@ impl Projector {
         )))
     }
 
+    /// The joint or contact with the largest violation found by the last
+    /// [`Projector::violation`], in the scene's words.
+    pub fn most_violated<M: Mechanism>(&self, model: &M) -> String {
+        let worst = self
+            .eq
+            .iter()
+            .chain(&self.ineq)
+            .enumerate()
+            .fold(
+                (0, -1.0f64),
+                |w, (i, x)| if x.abs() > w.1 { (i, x.abs()) } else { w },
+            );
+        self.row_name(model, worst.0)
+    }
+
     /// What row `i` of the held instant (the model's equalities, then its
     /// inequalities) is, in the scene's words.
     fn row_name<M: Mechanism>(&self, model: &M, i: usize) -> String {
@@ -192,7 +207,7 @@ impl Projector {
             }
         }
         if i < self.layout.joint_rows {
-            return format!("joint row {i}");
+            return model.joint_row_name(i);
         }
         format!("row {i}")
     }

@@ -29,11 +29,17 @@ use zwang_coulomb::Mode;
 use zwang_model::{ContactMode, Mechanism};
 use zwang_ode::{find_root, Integrator, StepError};
 
+/// The relative tolerances a run accepts.
+pub const RTOL_RANGE: (f64, f64) = (1e-14, 1e-2);
+/// The largest absolute tolerance a run accepts.
+pub const ATOL_MAX: f64 = 1e-2;
+
 /// Settings of the stepper: a plain struct with documented defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
     /// The integrator and its tolerances (default: DOP853, relative
-    /// `1e-9`, absolute `1e-12`).
+    /// `1e-9`, absolute `1e-12`; the relative one within [`RTOL_RANGE`],
+    /// the absolute one `> 0` and at most [`ATOL_MAX`]).
     pub ode: zwang_ode::Settings,
     /// Sampling of the trajectory for observers, s (`0`: duration / 1000).
     pub output_every: f64,
@@ -60,6 +66,22 @@ impl Settings {
     /// ends `failed` with this reason, it does not panic).
     pub fn validate(&self) -> Result<(), String> {
         self.ode.validate()?;
+        // Beyond these the events and projections, located and judged at
+        // the integrator's accuracy, mean nothing: a relative tolerance of
+        // 1e300 "finishes" a rocking block with 200 times its energy, one
+        // of 1e-300 asks for steps below the time's resolution.
+        let (rtol, atol) = (self.ode.rtol, self.ode.atol);
+        if !(RTOL_RANGE.0..=RTOL_RANGE.1).contains(&rtol) {
+            return Err(format!(
+                "the relative tolerance must be within [{:e}, {:e}], found {rtol:e}",
+                RTOL_RANGE.0, RTOL_RANGE.1
+            ));
+        }
+        if !(atol > 0.0 && atol <= ATOL_MAX) {
+            return Err(format!(
+                "the absolute tolerance must be > 0 and <= {ATOL_MAX:e}, found {atol:e}"
+            ));
+        }
         let positive = [("event_tolerance", self.event_tolerance)];
         let non_negative = [
             ("touch_tolerance", self.touch_tolerance),
@@ -224,6 +246,23 @@ pub struct Stats {
     pub wall_time: Duration,
 }
 
+/// How a start that was not on its joints and closed contacts was moved
+/// onto them (in Gauss's metric) before the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartProjection {
+    /// The largest position-level violation of the start as given, m.
+    pub violation: f64,
+    /// The joint or contact it was at.
+    pub at: String,
+    /// The largest change of a position coordinate.
+    pub position_change: f64,
+    /// The largest change of a velocity coordinate.
+    pub velocity_change: f64,
+    /// The energy of the start as given (the run's `energy_initial` is the
+    /// projected start's).
+    pub energy_given: f64,
+}
+
 /// The end of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -243,8 +282,11 @@ pub struct Outcome {
     pub v: Vec<f64>,
     /// The final contact modes.
     pub modes: Vec<ContactMode>,
-    /// Energy at the start.
+    /// Energy at the start the run used (after the start's projection).
     pub energy_initial: f64,
+    /// How the start was moved onto the joints and closed contacts, when
+    /// it was not on them.
+    pub start_projection: Option<StartProjection>,
     /// Energy at the end.
     pub energy_final: f64,
     /// Largest position-level violation of a joint or closed contact seen
@@ -316,6 +358,7 @@ fn finish<M: Mechanism>(
         v: v.to_vec(),
         modes: run.modes,
         energy_initial: run.energy_initial,
+        start_projection: run.start_projection,
         energy_final,
         max_constraint_drift: run.max_drift,
         stats,
@@ -358,6 +401,7 @@ struct Run<'m, M: Mechanism> {
     steps: usize,
     stats: Stats,
     energy_initial: f64,
+    start_projection: Option<StartProjection>,
     max_drift: f64,
     output_every: f64,
     next_sample: usize,
@@ -399,6 +443,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             steps: 0,
             stats: Stats::default(),
             energy_initial,
+            start_projection: None,
             max_drift: 0.0,
             output_every,
             next_sample: 0,
@@ -507,6 +552,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
         }
         self.modes = modes;
+        self.project_start()?;
         let (q, v) = self.state();
         self.dynamics = Some(Dynamics::new(model, 0.0, q, v, self.modes.clone())?);
         let started = match approaching {
@@ -517,6 +563,43 @@ impl<'m, M: Mechanism> Run<'m, M> {
         self.sample(observer, 0.0)?;
         self.next_sample = 1;
         started
+    }
+
+    /// Moves the start onto the joints and the contacts it closes (Gauss's
+    /// metric), and says so in the outcome when that changed it beyond
+    /// round-off: the run's initial energy is the projected start's.
+    fn project_start(&mut self) -> Result<(), Stop> {
+        let model = self.model;
+        let nq = self.nq;
+        let given = self.y.clone();
+        let (q0, v0) = given.split_at(nq);
+        let mut p = Projector::new(model, 0.0, q0, v0, &self.modes)?;
+        let violation = p.violation(model, 0.0, q0, &self.modes);
+        let at = p.most_violated(model);
+        let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
+        let (q, v) = self.y.split_at_mut(nq);
+        p.positions(model, 0.0, q, v, &self.modes, tol)?;
+        p.velocities(model, 0.0, q, v, &self.modes, speed_tol)?;
+        let change = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        };
+        let (dq, dv) = (change(q, q0), change(v, v0));
+        let v_scale = v0.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let energy_given = self.energy_initial;
+        self.energy_initial = model.energy(0.0, q, v);
+        if violation > tol || dv > 1e-9 * v_scale {
+            self.start_projection = Some(StartProjection {
+                violation,
+                at,
+                position_change: dq,
+                velocity_change: dv,
+                energy_given,
+            });
+        }
+        self.projector = Some(p);
+        Ok(())
     }
 
     /// A closed contact's mode from its tangential velocity.

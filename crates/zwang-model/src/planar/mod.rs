@@ -1143,6 +1143,26 @@ impl Mechanism for PlanarModel {
     fn contact_name(&self, k: usize) -> &str {
         &self.contacts[k].name
     }
+    fn joint_row_name(&self, row: usize) -> String {
+        let mut first = 0;
+        for (j, joint) in self.joints.iter().enumerate() {
+            let rows = rows_of(&joint.kind);
+            if row < first + rows {
+                let body = |r: BodyRef| match r {
+                    BodyRef::Ground => "ground",
+                    BodyRef::Body(b) => self.bodies[b].name.as_str(),
+                };
+                return format!(
+                    "joint[{j}] ({} of \"{}\" and \"{}\")",
+                    joint.kind.name(),
+                    body(joint.bodies[0]),
+                    body(joint.bodies[1])
+                );
+            }
+            first += rows;
+        }
+        format!("joint row {row}")
+    }
     fn friction(&self, k: usize) -> f64 {
         self.contacts[k].friction
     }
@@ -1245,6 +1265,20 @@ impl PlanarModel {
     /// Number of two-sided rows of the joints.
     pub fn joint_rows(&self) -> usize {
         self.joints.iter().map(|j| rows_of(&j.kind)).sum()
+    }
+}
+
+impl JointKind {
+    /// The scene file's name of the kind (`pin`, `distance`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            JointKind::Pin => "pin",
+            JointKind::Distance { .. } => "distance",
+            JointKind::Slider { .. } => "slider",
+            JointKind::Slot { .. } => "slot",
+            JointKind::Weld => "weld",
+            JointKind::KnifeEdge { .. } => "knife_edge",
+        }
     }
 }
 
