@@ -24,7 +24,32 @@ pub enum DynamicsError {
 
 impl From<ModelError> for DynamicsError {
     fn from(e: ModelError) -> Self {
-        DynamicsError::Failed(e.to_string())
+        DynamicsError::Failed(match e {
+            ModelError::Instant(e) => in_scene_words(&e),
+            e => e.to_string(),
+        })
+    }
+}
+
+/// What an instant's error means to someone who wrote a scene, not an
+/// instant file: the part of the mechanism its key stands for.
+fn in_scene_words(e: &zwang_instant::InstantError) -> String {
+    let part = match e.key().split('.').next().unwrap_or("") {
+        "force" => "the applied and inertial forces",
+        "mass" => "the mass matrix",
+        "equalities" => "the rows of the joints and sticking contacts",
+        "inequalities" => "the rows of the closed contacts",
+        "friction" | "sticking" => "the friction of the contacts",
+        _ => "the state",
+    };
+    match e {
+        zwang_instant::InstantError::NonFinite { .. } => {
+            format!("{part} are not finite at this state (the motion blew up)")
+        }
+        zwang_instant::InstantError::NotPositiveDefinite { .. } => {
+            "the mass matrix is not positive definite at this state".into()
+        }
+        _ => format!("{part}: {}", e.to_string().split_once(": ").map_or("", |p| p.1)),
     }
 }
 

@@ -1238,16 +1238,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
         }
         let mut p = Projector::new(model, t, &q, &v, &modes)?;
+        let speed_tol = self.speed_tolerance();
+        let mut strike = |v: &mut [f64], restitution: &[f64]| {
+            p.impact(model, t, &q, v, &modes, restitution, speed_tol)
+        };
         let v_minus = v.clone();
-        p.impact(
-            model,
-            t,
-            &q,
-            &mut v,
-            &modes,
-            &restitution,
-            self.speed_tolerance(),
-        )?;
+        strike(&mut v, &restitution)?;
         // A bounce slower than the rest speed is no bounce: those contacts
         // take the impact again, plastic (`e = 0`), and stay closed.
         let mut again = false;
@@ -1264,15 +1260,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
         if again {
             v.copy_from_slice(&v_minus);
-            p.impact(
-                model,
-                t,
-                &q,
-                &mut v,
-                &modes,
-                &restitution,
-                self.speed_tolerance(),
-            )?;
+            strike(&mut v, &restitution)?;
         }
         self.y[self.nq..].copy_from_slice(&v);
         // Which touching contacts stay closed.
