@@ -5,6 +5,7 @@
 //! required keys, types, ranges, then the references between tables. The
 //! first fault found is the error.
 
+use std::collections::HashMap;
 use toml::{Table, Value};
 use zwang_model::planar::inertia_tensor_problem;
 
@@ -15,6 +16,11 @@ use crate::types::{
 };
 
 type Result<T> = std::result::Result<T, SceneError>;
+
+/// Indices by name (of the bodies, of the contacts): a reference or a
+/// duplicate is found by a lookup, not by a scan, so that a scene of many
+/// bodies parses in linear time.
+type Names = HashMap<String, usize>;
 
 /// The dimension of the planar form, the only one supported.
 const DIM: usize = 2;
@@ -116,12 +122,14 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         .is_some_and(|f| f.turns_in_plane() == Some(true));
 
     let mut bodies: Vec<Body> = Vec::new();
+    let mut names = Names::new();
     let body_tables = root.array_of_tables("body")?;
     if body_tables.is_empty() {
         return Err(SceneError::new("body", "at least one body is required"));
     }
     for t in &body_tables {
-        let body = read_body(t, &bodies, needs_tensor)?;
+        let body = read_body(t, &names, needs_tensor)?;
+        names.insert(body.name.clone(), bodies.len());
         bodies.push(body);
     }
     let mut scene_out = Scene {
@@ -139,15 +147,17 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     };
 
     for t in &root.array_of_tables("joint")? {
-        let joint = read_joint(t, &scene_out)?;
+        let joint = read_joint(t, &scene_out, &names)?;
         scene_out.joints.push(joint);
     }
+    let mut contact_names = Names::new();
     for (i, t) in root.array_of_tables("contact")?.iter().enumerate() {
-        let contact = read_contact(t, i, &scene_out)?;
+        let contact = read_contact(t, i, &scene_out, &names, &contact_names)?;
+        contact_names.insert(contact.name.clone(), i);
         scene_out.contacts.push(contact);
     }
     for t in &root.array_of_tables("force")? {
-        let force = read_force(t, &scene_out)?;
+        let force = read_force(t, &scene_out, &names)?;
         scene_out.forces.push(force);
     }
     if let Some(v) = root.get("solver") {
@@ -520,7 +530,7 @@ fn read_sinusoid(t: &Tab, shape: Shape) -> Result<Sinusoid> {
     })
 }
 
-fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
+fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
     t.only(BODY_KEYS)?;
     let name = t.string("name")?;
     if name.is_empty() {
@@ -529,7 +539,7 @@ fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
     if name == "ground" {
         return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
     }
-    if let Some(j) = earlier.iter().position(|b| b.name == name) {
+    if let Some(j) = earlier.get(name) {
         return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
     }
     let kind = match t.string("kind")? {
@@ -589,16 +599,19 @@ fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
 }
 
 /// A body name at `key`: `ground` or one of the bodies.
-fn body_ref(scene: &Scene, value: &Value, key: &str) -> Result<BodyRef> {
-    let name = string(value, key)?;
-    scene
-        .body_index(name)
-        .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}")))
+fn body_ref(names: &Names, value: &Value, key: &str) -> Result<BodyRef> {
+    match string(value, key)? {
+        "ground" => Ok(BodyRef::Ground),
+        name => names
+            .get(name)
+            .map(|&i| BodyRef::Body(i))
+            .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}"))),
+    }
 }
 
 /// A body at `key` that is not ground.
-fn proper_body(scene: &Scene, t: &Tab, key: &str) -> Result<usize> {
-    match body_ref(scene, t.required(key)?, &t.key(key))? {
+fn proper_body(names: &Names, t: &Tab, key: &str) -> Result<usize> {
+    match body_ref(names, t.required(key)?, &t.key(key))? {
         BodyRef::Body(i) => Ok(i),
         BodyRef::Ground => Err(t.err(key, "must be a body, not ground")),
     }
@@ -606,12 +619,12 @@ fn proper_body(scene: &Scene, t: &Tab, key: &str) -> Result<usize> {
 
 /// `bodies` and `anchors` of a joint, spring or damper: two different
 /// bodies (ground at most once), and anchors at the centre of particles.
-fn read_pair(scene: &Scene, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
+fn read_pair(scene: &Scene, names: &Names, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
     let key = t.key("bodies");
-    let names = array(t.required("bodies")?, &key, 2, "body names")?;
+    let pair = array(t.required("bodies")?, &key, 2, "body names")?;
     let bodies = [
-        body_ref(scene, &names[0], &format!("{key}[0]"))?,
-        body_ref(scene, &names[1], &format!("{key}[1]"))?,
+        body_ref(names, &pair[0], &format!("{key}[0]"))?,
+        body_ref(names, &pair[1], &format!("{key}[1]"))?,
     ];
     if bodies[0] == bodies[1] {
         let name = scene.body_name(bodies[0]);
@@ -661,7 +674,7 @@ fn initial_distance(
     }
 }
 
-fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
+fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
     let kind_name = t.string("kind")?;
     let pair: &[&str] = &["bodies", "anchors"];
@@ -688,9 +701,9 @@ fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
         .collect();
     t.not_allowed(&extra, what)?;
     if kind_name == "knife_edge" {
-        return read_knife_edge(t, scene);
+        return read_knife_edge(t, scene, names);
     }
-    let (bodies, anchors) = read_pair(scene, t)?;
+    let (bodies, anchors) = read_pair(scene, names, t)?;
 
     // Slider and weld keep the relative angle, a slot's line turns with its
     // first body: those bodies need an angle.
@@ -748,8 +761,8 @@ fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
 
 /// A knife edge: `body` (rigid) on the plane, the blade at `point` along
 /// `axis` (both in the body's frame).
-fn read_knife_edge(t: &Tab, scene: &Scene) -> Result<Joint> {
-    let body = proper_body(scene, t, "body")?;
+fn read_knife_edge(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
+    let body = proper_body(names, t, "body")?;
     if !scene.bodies[body].is_rigid() {
         return Err(t.err(
             "body",
@@ -764,20 +777,26 @@ fn read_knife_edge(t: &Tab, scene: &Scene) -> Result<Joint> {
     Ok(Joint::knife_edge(body, point, axis))
 }
 
-fn read_contact(t: &Tab, index: usize, scene: &Scene) -> Result<Contact> {
+fn read_contact(
+    t: &Tab,
+    index: usize,
+    scene: &Scene,
+    names: &Names,
+    earlier: &Names,
+) -> Result<Contact> {
     t.only(CONTACT_KEYS)?;
     let name = match t.opt_string("name")? {
         Some(n) if n.is_empty() => return Err(t.err("name", "must not be empty")),
         Some(n) => n,
         None => format!("contact{index}"),
     };
-    if let Some(j) = scene.contacts.iter().position(|c| c.name == name) {
+    if let Some(j) = earlier.get(&name) {
         return Err(t.err(
             "name",
             format!("duplicate name {name:?} (also contact[{j}])"),
         ));
     }
-    let body = proper_body(scene, t, "body")?;
+    let body = proper_body(names, t, "body")?;
     let point = t.vec("point")?;
     at_particle_centre(scene, BodyRef::Body(body), point, &t.key("point"))?;
     let surface = match t.get("surface") {
@@ -823,12 +842,12 @@ fn read_surface(t: &Tab) -> Result<Surface> {
     }
 }
 
-fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
+fn read_force(t: &Tab, scene: &Scene, names: &Names) -> Result<Force> {
     t.only(FORCE_KEYS)?;
     match t.string("kind")? {
         "spring" => {
             t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
-            let (bodies, anchors) = read_pair(scene, t)?;
+            let (bodies, anchors) = read_pair(scene, names, t)?;
             let stiffness = non_negative(t, "stiffness", t.number("stiffness")?)?;
             let rest_length = match t.opt_number("rest_length")? {
                 Some(l) => non_negative(t, "rest_length", l)?,
@@ -846,7 +865,7 @@ fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
                 &["stiffness", "rest_length", "body", "force", "torque"],
                 "a damper",
             )?;
-            let (bodies, anchors) = read_pair(scene, t)?;
+            let (bodies, anchors) = read_pair(scene, names, t)?;
             let damping = non_negative(t, "damping", t.number("damping")?)?;
             Ok(Force::Damper {
                 bodies,
@@ -859,7 +878,7 @@ fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
                 &["bodies", "anchors", "stiffness", "rest_length", "damping"],
                 "a constant force",
             )?;
-            let body = proper_body(scene, t, "body")?;
+            let body = proper_body(names, t, "body")?;
             let force = t.opt_vec("force")?.unwrap_or([0.0; DIM]);
             let torque = match t.opt_number("torque")? {
                 Some(_) if !scene.bodies[body].is_rigid() => {
