@@ -166,19 +166,38 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     Ok(scene_out)
 }
 
-/// A TOML syntax error: key `scene`, position and parser message on one
-/// line.
+/// A TOML syntax error: key `scene`, position and message on one line.
+///
+/// A control character (a NUL byte, say) at or before the parser's error
+/// is the fault named, at its own position: the parser's message may be
+/// empty or say nothing of it, and point next to it.
 fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
-    let at = e
-        .span()
-        .map(|span| {
-            let start = span.start.min(text.len());
-            // Back to a character boundary (the span is in bytes).
-            let start = (0..=start)
-                .rev()
-                .find(|&i| text.is_char_boundary(i))
-                .unwrap_or(0);
-            let before = &text[..start];
+    let span = e.span().map(|span| {
+        let end = span.end.max(span.start).min(text.len());
+        (boundary(text, span.start.min(end)), end)
+    });
+    let control = text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        .filter(|&(i, _)| span.is_none_or(|(_, end)| i <= end));
+    let (at, message) = match control {
+        Some((i, '\0')) => (Some(i), "a NUL byte (U+0000) is not allowed".to_string()),
+        Some((i, c)) => (
+            Some(i),
+            format!("control character U+{:04X} is not allowed", u32::from(c)),
+        ),
+        None => {
+            let at = span.map(|(start, _)| start);
+            let message = match e.message().trim() {
+                "" => "unexpected input".to_string(),
+                m => m.to_string(),
+            };
+            (at, message)
+        }
+    };
+    let at = at
+        .map(|at| {
+            let before = &text[..at];
             let line = before.matches('\n').count() + 1;
             let column = before
                 .rsplit('\n')
@@ -188,7 +207,15 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
             format!(" at line {line}, column {column}")
         })
         .unwrap_or_default();
-    SceneError::new("scene", format!("TOML syntax error{at}: {}", e.message()))
+    SceneError::new("scene", format!("TOML syntax error{at}: {message}"))
+}
+
+/// `at`, or the character boundary before it (a span is in bytes).
+fn boundary(text: &str, at: usize) -> usize {
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// A key segment as written in an error: bare when TOML allows it bare,
