@@ -25,6 +25,21 @@ type Names = HashMap<String, usize>;
 /// The dimension of the planar form, the only one supported.
 const DIM: usize = 2;
 
+/// The masses accepted, kg: a microgram to a million tonnes. Beyond, the
+/// mass matrix is out of proportion with everything else of the instant
+/// and its solve fails (`infeasible`) instead of the file being refused.
+const MASS: (f64, f64) = (1e-9, 1e9);
+/// The moments of inertia accepted, kg m²: a microgram at a millimetre to
+/// a million tonnes at a kilometre.
+const INERTIA: (f64, f64) = (1e-15, 1e15);
+/// The relative tolerances accepted: below, the step control asks for
+/// less than the rounding error of doubles; above, there is no accuracy
+/// left.
+const TOLERANCE: (f64, f64) = (1e-14, 1e-2);
+/// The absolute tolerances accepted (the default, `tolerance * 1e-3`,
+/// always lies within).
+const ABSOLUTE_TOLERANCE: (f64, f64) = (1e-17, 1e-2);
+
 const TOP_KEYS: &[&str] = &[
     "scene", "frame", "body", "joint", "contact", "force", "solver",
 ];
@@ -415,6 +430,17 @@ fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
     }
 }
 
+/// A positive `x` within `[lo, hi]` (`unit` after the bounds in the
+/// error).
+fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Result<f64> {
+    let x = positive(t, key, x)?;
+    if (lo..=hi).contains(&x) {
+        Ok(x)
+    } else {
+        Err(t.err(key, format!("must be in [{lo:e}, {hi:e}]{unit}")))
+    }
+}
+
 fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
     if x >= 0.0 {
         Ok(x)
@@ -423,8 +449,8 @@ fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
     }
 }
 
-/// A default computed from a positive `base` (`base / 1000`, `base *
-/// 1e-3`): `base` itself where the default underflows to 0, so that it
+/// A default computed from a positive `base` (`output_every`, `duration /
+/// 1000`): `base` itself where the default underflows to 0, so that it
 /// stays positive whatever the base.
 fn at_least_tiny(default: f64, base: f64) -> f64 {
     if default > 0.0 {
@@ -582,9 +608,9 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
     if kind == BodyKind::Particle {
         t.not_allowed(RIGID_ONLY_KEYS, "a particle")?;
     }
-    let mass = positive(t, "mass", t.number("mass")?)?;
+    let mass = within(t, "mass", t.number("mass")?, MASS, " kg")?;
     let inertia = match kind {
-        BodyKind::Rigid => positive(t, "inertia", t.number("inertia")?)?,
+        BodyKind::Rigid => within(t, "inertia", t.number("inertia")?, INERTIA, " kg m²")?,
         BodyKind::Particle => 0.0,
     };
     let position = t.vec("position")?;
@@ -944,12 +970,12 @@ fn read_solver(t: &Tab) -> Result<SolverSettings> {
         }
     };
     let tolerance = match t.opt_number("tolerance")? {
-        Some(x) => positive(t, "tolerance", x)?,
+        Some(x) => within(t, "tolerance", x, TOLERANCE, "")?,
         None => defaults.tolerance,
     };
     let absolute_tolerance = match t.opt_number("absolute_tolerance")? {
-        Some(x) => positive(t, "absolute_tolerance", x)?,
-        None => at_least_tiny(tolerance * 1e-3, tolerance),
+        Some(x) => within(t, "absolute_tolerance", x, ABSOLUTE_TOLERANCE, "")?,
+        None => tolerance * 1e-3,
     };
     let max_steps = if t.has("max_steps") {
         let n = t.integer("max_steps")?;
