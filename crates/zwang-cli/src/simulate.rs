@@ -3,16 +3,25 @@
 
 use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::Args;
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
-use zwang_motion::report::{self, Recorder};
-use zwang_motion::{settings_of, simulate, Mechanism, Settings, Status};
+use zwang_motion::plot::Trace;
+use zwang_motion::report::{self, CsvWriter};
+use zwang_motion::{
+    settings_of, simulate, ContactSample, Event, Mechanism, Observer, Settings, Status,
+};
+
+/// The most samples a run writes (`--csv`) or draws (`--plot`): beyond,
+/// the CSV alone would take a gigabyte or more, and the run is refused
+/// before it starts rather than filling the disk.
+const MAX_SAMPLES: f64 = 1e7;
 
 /// Runs a scene file (TOML, `docs/scene-format.md`) to its duration:
 /// events (impacts, lift-off, stick, slip, rest, Painleve), final state,
 /// energy and constraint drift. Exit 0 finished, 1 painleve or failed,
-/// 2 malformed scene.
+/// 2 malformed scene (or more than 1e7 samples to write or draw).
 ///
 /// `--system NAME --duration T` (instead of a scene): a system in
 /// generalized coordinates from the catalog of `zwang-generalized` (see
@@ -34,10 +43,12 @@ pub(crate) struct SimulateArgs {
     /// energy, max_constraint_drift (and reason, stats).
     #[arg(long)]
     json: bool,
-    /// Write the trajectory: one row per output sample and per event.
+    /// Write the trajectory as the run goes: one row per output sample
+    /// and per event (at most 1e7 samples: duration / output_every).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Draw positions, energy and contact forces against time (PNG).
+    /// Draw positions, energy and contact forces against time (PNG; each
+    /// curve decimated to its extremes, so long runs fit in memory).
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
 }
@@ -86,6 +97,18 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
             return EXIT_BAD_INPUT;
         }
     };
+    let samples = scene.duration / scene.output_every;
+    if (args.csv.is_some() || args.plot.is_some()) && samples > MAX_SAMPLES {
+        emit(
+            err,
+            &format!(
+                "scene.output_every: {:e} s gives {samples:.0e} samples over {} s; \
+                 the most with --csv or --plot is {MAX_SAMPLES:e}\n",
+                scene.output_every, scene.duration
+            ),
+        );
+        return EXIT_BAD_INPUT;
+    }
     let title = scene.name.clone().unwrap_or_else(|| "scene".into());
     run_model(
         &model,
@@ -109,6 +132,15 @@ fn run_model<M: Mechanism>(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let csv = match &args.csv {
+        None => None,
+        Some(path) => {
+            match File::create(path).and_then(|f| CsvWriter::new(model, BufWriter::new(f))) {
+                Ok(csv) => Some(csv),
+                Err(e) => return cannot_write(err, "csv", path, e),
+            }
+        }
+    };
     // A progress bar on a terminal, never with --json.
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(1000);
@@ -118,38 +150,29 @@ fn run_model<M: Mechanism>(
         );
         bar
     });
-    let mut recorder = Recorder::new(model);
-    if let Some(bar) = bar.clone() {
-        recorder = recorder.with_progress(move |t, duration| {
-            bar.set_position((1000.0 * t / duration) as u64);
-            bar.set_message(format!("t = {t:.4} s"));
-        });
+    let mut outputs = Outputs {
+        csv,
+        trace: args.plot.is_some().then(|| Trace::new(model)),
+        bar: bar.clone(),
+    };
+    // Without samples wanted, sample only the ends: the stepper walks
+    // through every sample time even when it has nobody to give it to.
+    let mut settings = *settings;
+    if !outputs.wants_samples() {
+        settings.output_every = duration;
     }
-    let outcome = simulate(model, duration, settings, &mut recorder);
+    let outcome = simulate(model, duration, &settings, &mut outputs);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    if let Some(path) = &args.csv {
-        let written = std::fs::File::create(path).and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            report::write_csv(model, &recorder.rows, &mut w)?;
-            w.flush()
-        });
-        if let Err(e) = written {
-            emit(
-                err,
-                &one_line("", &format!("csv: cannot write {}: {e}", path.display())),
-            );
-            return EXIT_BAD_INPUT;
+    if let (Some(path), Some(csv)) = (&args.csv, outputs.csv) {
+        if let Err(e) = csv.finish() {
+            return cannot_write(err, "csv", path, e);
         }
     }
-    if let Some(path) = &args.plot {
-        if let Err(e) = zwang_motion::plot::write_png(model, &recorder.rows, title, path) {
-            emit(
-                err,
-                &one_line("", &format!("plot: cannot write {}: {e}", path.display())),
-            );
-            return EXIT_BAD_INPUT;
+    if let (Some(path), Some(trace)) = (&args.plot, &outputs.trace) {
+        if let Err(e) = trace.write_png(title, path) {
+            return cannot_write(err, "plot", path, e);
         }
     }
     if args.json {
@@ -162,6 +185,51 @@ fn run_model<M: Mechanism>(
     match outcome.status {
         Status::Finished => EXIT_OK,
         Status::Painleve | Status::Failed => EXIT_UNSOLVED,
+    }
+}
+
+/// Reports a file that cannot be written (`what`: `csv`, `plot`) on one
+/// line; returns the exit code.
+fn cannot_write(err: &mut dyn Write, what: &str, path: &Path, e: impl std::fmt::Display) -> i32 {
+    let message = format!("{what}: cannot write {}: {e}", path.display());
+    emit(err, &one_line("", &message));
+    EXIT_BAD_INPUT
+}
+
+/// What `zwang simulate` does with a run as it goes: the CSV written row by
+/// row, the plot's decimated trace, the progress bar. Its memory does not
+/// grow with the run; without `--csv` and `--plot` it wants no samples.
+struct Outputs<'m, M: Mechanism> {
+    csv: Option<CsvWriter<'m, M, BufWriter<File>>>,
+    trace: Option<Trace<'m, M>>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<M: Mechanism> Observer for Outputs<'_, M> {
+    fn wants_samples(&self) -> bool {
+        self.csv.is_some() || self.trace.is_some()
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        if let Some(csv) = &mut self.csv {
+            csv.sample(t, q, v, contacts);
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.sample(t, q, v, contacts);
+        }
+    }
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        if let Some(csv) = &mut self.csv {
+            csv.event(event, contacts);
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.event(event, contacts);
+        }
+    }
+    fn progress(&mut self, t: f64, duration: f64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position((1000.0 * t / duration) as u64);
+            bar.set_message(format!("t = {t:.4} s"));
+        }
     }
 }
 

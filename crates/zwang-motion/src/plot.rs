@@ -10,7 +10,11 @@
 //! 3. every contact's `NAME.normal_force` and `NAME.friction_force`.
 //!
 //! The rows' events are thin vertical lines in every panel, one colour per
-//! kind, named in the energy panel's legend. Each panel has its legend in a
+//! kind, named in the energy panel's legend. A [`Trace`] keeps what the
+//! plot needs while the run goes (an [`Observer`]): each curve decimated to
+//! the smallest and largest value of each of at most [`BUCKETS`] spans of
+//! time, so that spikes stay, and every event; its memory does not grow
+//! with the length of the run. Each panel has its legend in a
 //! strip on its right, so that no curve hides behind it. Points that are
 //! not finite (a `NaN`, an infinity) are skipped; everything that can go
 //! wrong (no rows, rows of another model, a file that cannot be written)
@@ -20,6 +24,7 @@
 //! beside it in `assets/`), so that no system font is needed.
 
 use crate::report::Row;
+use crate::simulate::{ContactSample, Event, Observer};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use std::collections::BTreeSet;
@@ -57,6 +62,9 @@ const LIMIT: f64 = 1e300;
 const EVENT_BINS: f64 = 4096.0;
 /// The longest title drawn, characters.
 const TITLE_CHARS: usize = 100;
+/// A curve keeps the extremes of at most this many spans of its points:
+/// about one per pixel column of a panel.
+pub const BUCKETS: usize = 1024;
 
 /// Colours of the curves (the "tab10" palette), in turn.
 const PALETTE: [RGBColor; 10] = [
@@ -86,26 +94,90 @@ fn event_color(kind: &str) -> RGBAColor {
     RGBAColor(r, g, b, 0.55)
 }
 
-/// One curve: its legend label and its finite points `(t, value)`.
+/// One curve: its legend label and its finite points `(t, value)`,
+/// decimated: each bucket holds `per` consecutive points as its lowest and
+/// highest, and when there are more than [`BUCKETS`] buckets, neighbours
+/// merge (and `per` doubles).
 struct Series {
     label: String,
-    points: Vec<(f64, f64)>,
+    buckets: Vec<Bucket>,
+    per: usize,
+}
+
+/// The extremes of some consecutive points of a curve.
+#[derive(Clone, Copy)]
+struct Bucket {
+    count: usize,
+    low: (f64, f64),
+    high: (f64, f64),
+}
+
+impl Bucket {
+    fn merge(self, other: Bucket) -> Bucket {
+        let pick = |a: (f64, f64), b: (f64, f64), first: bool| if first { a } else { b };
+        Bucket {
+            count: self.count + other.count,
+            low: pick(self.low, other.low, self.low.1 <= other.low.1),
+            high: pick(self.high, other.high, self.high.1 >= other.high.1),
+        }
+    }
 }
 
 impl Series {
     fn new(label: String) -> Series {
         Series {
             label,
-            points: Vec::new(),
+            buckets: Vec::new(),
+            per: 1,
         }
     }
     /// Adds `(t, y)` when both are finite (values beyond [`LIMIT`] are
     /// drawn at it).
     fn push(&mut self, t: f64, y: f64) {
-        if t.is_finite() && y.is_finite() {
-            self.points.push((t, y.clamp(-LIMIT, LIMIT)));
+        if !(t.is_finite() && y.is_finite()) {
+            return;
+        }
+        let point = (t, y.clamp(-LIMIT, LIMIT));
+        let one = Bucket {
+            count: 1,
+            low: point,
+            high: point,
+        };
+        match self.buckets.last_mut() {
+            Some(last) if last.count < self.per => *last = last.merge(one),
+            _ => self.buckets.push(one),
+        }
+        if self.buckets.len() > BUCKETS {
+            self.buckets = self
+                .buckets
+                .chunks(2)
+                .filter_map(|pair| pair.iter().copied().reduce(Bucket::merge))
+                .collect();
+            self.per *= 2;
         }
     }
+    /// The points drawn: each bucket's extremes, in time order.
+    fn points(&self) -> Vec<(f64, f64)> {
+        let mut points = Vec::with_capacity(2 * self.buckets.len());
+        for b in &self.buckets {
+            let (first, second) = if b.low.0 <= b.high.0 {
+                (b.low, b.high)
+            } else {
+                (b.high, b.low)
+            };
+            points.push(first);
+            if second != first {
+                points.push(second);
+            }
+        }
+        points
+    }
+}
+
+/// A curve as drawn: its label and its points.
+struct Curve {
+    label: String,
+    points: Vec<(f64, f64)>,
 }
 
 /// One panel: a caption, the unit of its values, its curves, and what it
@@ -113,7 +185,7 @@ impl Series {
 struct Panel {
     caption: &'static str,
     unit: &'static str,
-    series: Vec<Series>,
+    series: Vec<Curve>,
     empty: &'static str,
 }
 
@@ -134,40 +206,11 @@ pub fn write_png<M: Mechanism>(
     path: &Path,
 ) -> Result<(), String> {
     check_rows(model, rows)?;
-    let times = rows.iter().map(|r| r.t).filter(|t| t.is_finite());
-    let (t_min, t_max) = times.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
-        (lo.min(t), hi.max(t))
-    });
-    if t_min > t_max {
-        return Err("no row has a finite time".into());
+    let mut trace = Trace::new(model);
+    for row in rows {
+        trace.add(row.t, &row.q, &row.v, &row.contacts, row.energy, row.event);
     }
-    let time = time_range(t_min, t_max);
-    let panels = panels(model, rows);
-    let events = events(rows, time);
-
-    register_font()?;
-    let mut buffer = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut buffer, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(text_error)?;
-        let title: String = if title.chars().count() > TITLE_CHARS {
-            title.chars().take(TITLE_CHARS - 1).chain(['…']).collect()
-        } else {
-            title.to_string()
-        };
-        let root = root
-            .margin(10, 6, 6, 6)
-            .titled(&title, (FONT, 30))
-            .map_err(text_error)?;
-        let areas = root.split_evenly((panels.len(), 1));
-        for (i, (area, panel)) in areas.iter().zip(&panels).enumerate() {
-            // The event kinds are named once, in the energy panel.
-            let kinds = if i == 1 { Some(&events) } else { None };
-            draw_panel(area, panel, time, &events, kinds)?;
-        }
-        root.present().map_err(text_error)?;
-    }
-    write_rgb_png(&buffer, path)
+    trace.write_png(title, path)
 }
 
 /// Every row must be of the model: its lengths of `q`, `v` and contacts.
@@ -190,90 +233,219 @@ fn check_rows<M: Mechanism>(model: &M, rows: &[Row]) -> Result<(), String> {
     Ok(())
 }
 
-/// The three panels' curves.
-fn panels<M: Mechanism>(model: &M, rows: &[Row]) -> Vec<Panel> {
-    const AXES: [&str; 3] = ["x", "y", "z"];
-    let mut positions = Vec::new();
-    let mut angles = false;
-    for b in 0..model.bodies() {
-        let name = model.body_name(b);
-        // The coordinates a body has are the same in every row.
-        let first = model.body_state(b, &rows[0].q, &rows[0].v);
-        let mut series: Vec<Series> = (0..first.position.len())
-            .map(|k| Series::new(format!("{name}.{}", AXES.get(k).unwrap_or(&"?"))))
+/// What the plot of a run needs, kept as the run goes: an [`Observer`]
+/// whose memory is bounded whatever the run's length (each curve
+/// decimated to the extremes of at most [`BUCKETS`] spans; the events
+/// kept). [`Trace::write_png`] draws it as [`write_png`] draws rows.
+///
+/// ```
+/// use zwang_model::planar::{Body, PlanarModel};
+/// use zwang_motion::plot::Trace;
+/// use zwang_motion::{simulate, Settings};
+///
+/// let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);
+/// let model = PlanarModel::new([0.0, -9.81], vec![ball], vec![], vec![], vec![]).unwrap();
+/// let settings = Settings { output_every: 1e-5, ..Settings::default() };
+/// let mut trace = Trace::new(&model);
+/// simulate(&model, 1.0, &settings, &mut trace); // 100,001 samples, 2048 points a curve at most
+/// let path = std::env::temp_dir().join(format!("zwang-trace-{}.png", std::process::id()));
+/// trace.write_png("a falling ball", &path).unwrap();
+/// # std::fs::remove_file(path).unwrap();
+/// ```
+pub struct Trace<'m, M: Mechanism> {
+    model: &'m M,
+    positions: Vec<Series>,
+    angles: bool,
+    energy: Series,
+    forces: Vec<Series>,
+    events: Vec<(f64, &'static str)>,
+    /// The smallest and largest finite time seen.
+    times: (f64, f64),
+    rows: usize,
+}
+
+impl<'m, M: Mechanism> Trace<'m, M> {
+    /// An empty trace of `model`'s curves.
+    pub fn new(model: &'m M) -> Self {
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        let (q, v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+        let mut positions = Vec::new();
+        let mut angles = false;
+        for b in 0..model.bodies() {
+            let name = model.body_name(b);
+            // The coordinates a body has are the same in every state.
+            let state = model.body_state(b, &q, &v);
+            positions.extend(
+                (0..state.position.len())
+                    .map(|k| Series::new(format!("{name}.{}", AXES.get(k).unwrap_or(&"?")))),
+            );
+            if state.angle.is_some() {
+                angles = true;
+                positions.push(Series::new(format!("{name}.angle")));
+            }
+        }
+        let forces = (0..model.contacts())
+            .flat_map(|k| {
+                let name = model.contact_name(k);
+                [
+                    Series::new(format!("{name}.normal_force")),
+                    Series::new(format!("{name}.friction_force")),
+                ]
+            })
             .collect();
-        let mut angle = first
-            .angle
-            .is_some()
-            .then(|| Series::new(format!("{name}.angle")));
-        for row in rows {
-            let s = model.body_state(b, &row.q, &row.v);
-            for (series, &p) in series.iter_mut().zip(&s.position) {
-                series.push(row.t, p);
+        Trace {
+            model,
+            positions,
+            angles,
+            energy: Series::new("energy".into()),
+            forces,
+            events: Vec::new(),
+            times: (f64::INFINITY, f64::NEG_INFINITY),
+            rows: 0,
+        }
+    }
+
+    /// Adds a sample or an event's state.
+    fn add(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        contacts: &[ContactSample],
+        energy: f64,
+        event: Option<&'static str>,
+    ) {
+        self.rows += 1;
+        if !t.is_finite() {
+            return;
+        }
+        self.times = (self.times.0.min(t), self.times.1.max(t));
+        let mut curves = self.positions.iter_mut();
+        for b in 0..self.model.bodies() {
+            let s = self.model.body_state(b, q, v);
+            for (&p, series) in s.position.iter().zip(curves.by_ref()) {
+                series.push(t, p);
             }
-            if let (Some(series), Some(a)) = (angle.as_mut(), s.angle) {
-                series.push(row.t, a);
+            if let Some(a) = s.angle {
+                if let Some(series) = curves.next() {
+                    series.push(t, a);
+                }
             }
         }
-        positions.extend(series);
-        angles |= angle.is_some();
-        positions.extend(angle);
-    }
-    let mut energy = Series::new("energy".into());
-    for row in rows {
-        energy.push(row.t, row.energy);
-    }
-    let mut forces = Vec::new();
-    for k in 0..model.contacts() {
-        let name = model.contact_name(k);
-        let mut normal = Series::new(format!("{name}.normal_force"));
-        let mut friction = Series::new(format!("{name}.friction_force"));
-        for row in rows {
-            normal.push(row.t, row.contacts[k].normal_force);
-            friction.push(row.t, row.contacts[k].friction_force);
+        self.energy.push(t, energy);
+        for (c, pair) in contacts.iter().zip(self.forces.chunks_mut(2)) {
+            pair[0].push(t, c.normal_force);
+            if let Some(friction) = pair.get_mut(1) {
+                friction.push(t, c.friction_force);
+            }
         }
-        forces.push(normal);
-        forces.push(friction);
+        if let Some(kind) = event {
+            self.events.push((t.clamp(-LIMIT, LIMIT), kind));
+        }
     }
-    vec![
-        Panel {
-            caption: "positions",
-            unit: if angles { "m, rad" } else { "m" },
-            series: positions,
-            empty: "no finite values",
-        },
-        Panel {
-            caption: "energy (kinetic + potential)",
-            unit: "J",
-            series: vec![energy],
-            empty: "no finite energy",
-        },
-        Panel {
-            caption: "contact forces",
-            unit: "N",
-            series: forces,
-            empty: if model.contacts() == 0 {
-                "no contacts"
+
+    /// Draws the trace into a PNG at `path`, titled `title`: an error when
+    /// nothing was traced, when no time was finite, or when the file
+    /// cannot be written.
+    pub fn write_png(&self, title: &str, path: &Path) -> Result<(), String> {
+        if self.rows == 0 {
+            return Err("no rows to draw".into());
+        }
+        let (t_min, t_max) = self.times;
+        if t_min > t_max {
+            return Err("no row has a finite time".into());
+        }
+        let time = time_range(t_min, t_max);
+        let panels = self.panels();
+        let events = events(&self.events, time);
+
+        register_font()?;
+        let mut buffer = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut buffer, (WIDTH, HEIGHT)).into_drawing_area();
+            root.fill(&WHITE).map_err(text_error)?;
+            let title: String = if title.chars().count() > TITLE_CHARS {
+                title.chars().take(TITLE_CHARS - 1).chain(['…']).collect()
             } else {
-                "no finite values"
+                title.to_string()
+            };
+            let root = root
+                .margin(10, 6, 6, 6)
+                .titled(&title, (FONT, 30))
+                .map_err(text_error)?;
+            let areas = root.split_evenly((panels.len(), 1));
+            for (i, (area, panel)) in areas.iter().zip(&panels).enumerate() {
+                // The event kinds are named once, in the energy panel.
+                let kinds = if i == 1 { Some(&events) } else { None };
+                draw_panel(area, panel, time, &events, kinds)?;
+            }
+            root.present().map_err(text_error)?;
+        }
+        write_rgb_png(&buffer, path)
+    }
+
+    /// The three panels' curves.
+    fn panels(&self) -> Vec<Panel> {
+        let curves = |series: &[Series]| -> Vec<Curve> {
+            series
+                .iter()
+                .map(|s| Curve {
+                    label: s.label.clone(),
+                    points: s.points(),
+                })
+                .collect()
+        };
+        vec![
+            Panel {
+                caption: "positions",
+                unit: if self.angles { "m, rad" } else { "m" },
+                series: curves(&self.positions),
+                empty: "no finite values",
             },
-        },
-    ]
+            Panel {
+                caption: "energy (kinetic + potential)",
+                unit: "J",
+                series: curves(std::slice::from_ref(&self.energy)),
+                empty: "no finite energy",
+            },
+            Panel {
+                caption: "contact forces",
+                unit: "N",
+                series: curves(&self.forces),
+                empty: if self.model.contacts() == 0 {
+                    "no contacts"
+                } else {
+                    "no finite values"
+                },
+            },
+        ]
+    }
+}
+
+impl<M: Mechanism> Observer for Trace<'_, M> {
+    fn wants_samples(&self) -> bool {
+        true
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        let energy = self.model.energy(t, q, v);
+        self.add(t, q, v, contacts, energy, None);
+    }
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        let (t, q, v) = (event.time, &event.q, &event.v);
+        let energy = self.model.energy(t, q, v);
+        self.add(t, q, v, contacts, energy, Some(event.kind.as_str()));
+    }
 }
 
 /// The events' times and kinds, in time order, one per kind and bin of the
 /// time axis.
-fn events(rows: &[Row], (t0, t1): (f64, f64)) -> Vec<(f64, &'static str)> {
+fn events(all: &[(f64, &'static str)], (t0, t1): (f64, f64)) -> Vec<(f64, &'static str)> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for row in rows {
-        if let Some(kind) = row.event {
-            if row.t.is_finite() {
-                let bin = ((row.t - t0) / (t1 - t0) * EVENT_BINS).floor() as i64;
-                if seen.insert((kind, bin)) {
-                    out.push((row.t.clamp(-LIMIT, LIMIT), kind));
-                }
-            }
+    for &(t, kind) in all {
+        let bin = ((t - t0) / (t1 - t0) * EVENT_BINS).floor() as i64;
+        if seen.insert((kind, bin)) {
+            out.push((t, kind));
         }
     }
     out
@@ -292,7 +464,7 @@ fn time_range(t_min: f64, t_max: f64) -> (f64, f64) {
 /// The value axis of some curves: their range with a margin, at least a
 /// thousandth of their magnitude wide (a conserved energy shows as a flat
 /// line, not as its rounding noise).
-fn value_range(series: &[Series]) -> (f64, f64) {
+fn value_range(series: &[Curve]) -> (f64, f64) {
     let points = series.iter().flat_map(|s| s.points.iter());
     let (lo, hi) = points.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(_, y)| {
         (lo.min(y), hi.max(y))
@@ -576,6 +748,32 @@ mod tests {
         let missing = dir.join("no/such/folder/plot.png");
         assert!(write_png(&m, &rows, "x", &missing).is_err());
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A million points keep at most `2 * BUCKETS`, in time order, with
+    /// the first, the last and a one-sample spike among them.
+    #[test]
+    fn curves_keep_their_extremes_in_bounded_memory() {
+        let mut series = Series::new("x".into());
+        let n = 1_000_000;
+        for i in 0..n {
+            let y = if i == 777_777 {
+                5.0
+            } else {
+                (i as f64 * 1e-4).sin()
+            };
+            series.push(i as f64, y);
+        }
+        assert!(series.buckets.len() <= BUCKETS && series.buckets.len() > BUCKETS / 2);
+        let points = series.points();
+        assert!(points.len() <= 2 * BUCKETS);
+        assert!(points.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(points.contains(&(777_777.0, 5.0)));
+        assert_eq!(points[0], (0.0, 0.0));
+        let total: usize = series.buckets.iter().map(|b| b.count).sum();
+        assert_eq!(total, n);
+        let lowest = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        assert!(lowest < -0.999_999);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What a run leaves behind: the JSON summary of `zwang simulate`, and the
-//! trajectory (samples and events) as CSV rows.
+//! trajectory (samples and events) as CSV rows, kept ([`Recorder`]) or
+//! written as they come ([`CsvWriter`]).
 
 use crate::simulate::{ContactSample, Event, Observer, Outcome, Status};
 use serde_json::{json, Map, Value};
@@ -25,6 +26,12 @@ pub struct Row {
 
 /// An [`Observer`] that keeps every sample and event as a [`Row`] (for the
 /// CSV and the plot), and reports progress to a callback.
+///
+/// Its memory grows with the run: a row per sample (every `output_every`)
+/// and per event, so a long run finely sampled fills the memory (`2 s`
+/// every `1e-12 s` are 2e12 rows). For those, write the rows as they come
+/// with a [`CsvWriter`], and plot a [`crate::plot::Trace`], whose memory
+/// is bounded.
 pub struct Recorder<'m, M: Mechanism> {
     model: &'m M,
     /// The rows, in time order.
@@ -234,13 +241,63 @@ pub fn csv_header<M: Mechanism>(model: &M) -> Vec<String> {
 /// Writes the rows as CSV (numbers in Rust's shortest round-trip form, so
 /// two identical runs write identical files).
 pub fn write_csv<M: Mechanism>(model: &M, rows: &[Row], out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "{}", csv_header(model).join(","))?;
-    let mut line = String::new();
+    let mut csv = CsvWriter::new(model, out)?;
     for row in rows {
+        csv.row(row.t, &row.q, &row.v, &row.contacts);
+    }
+    csv.finish().map(|_| ())
+}
+
+/// An [`Observer`] that writes each sample and event as a CSV row as it
+/// comes (the rows of [`write_csv`]): its memory does not grow with the
+/// run. Give it a buffered writer.
+///
+/// An observer cannot fail, so the first write error is kept, nothing
+/// more is written, and [`CsvWriter::finish`] returns it.
+///
+/// ```
+/// use zwang_model::planar::{Body, PlanarModel};
+/// use zwang_motion::report::CsvWriter;
+/// use zwang_motion::{simulate, Settings};
+///
+/// let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);
+/// let model = PlanarModel::new([0.0, -9.81], vec![ball], vec![], vec![], vec![]).unwrap();
+/// let settings = Settings { output_every: 0.1, ..Settings::default() };
+/// let mut csv = CsvWriter::new(&model, Vec::new()).unwrap();
+/// simulate(&model, 1.0, &settings, &mut csv);
+/// let text = String::from_utf8(csv.finish().unwrap()).unwrap();
+/// assert_eq!(text.lines().next(), Some("t,ball.x,ball.y,ball.vx,ball.vy"));
+/// assert_eq!(text.lines().count(), 1 + 11); // the header, t = 0, 0.1, ..., 1
+/// ```
+pub struct CsvWriter<'m, M: Mechanism, W: Write> {
+    model: &'m M,
+    out: W,
+    line: String,
+    error: Option<io::Error>,
+}
+
+impl<'m, M: Mechanism, W: Write> CsvWriter<'m, M, W> {
+    /// Writes the header ([`csv_header`]) to `out`.
+    pub fn new(model: &'m M, mut out: W) -> io::Result<Self> {
+        writeln!(out, "{}", csv_header(model).join(","))?;
+        Ok(CsvWriter {
+            model,
+            out,
+            line: String::new(),
+            error: None,
+        })
+    }
+
+    /// Writes one row (unless a write has failed).
+    fn row(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        if self.error.is_some() {
+            return;
+        }
+        let line = &mut self.line;
         line.clear();
-        line.push_str(&row.t.to_string());
-        for b in 0..model.bodies() {
-            let s = model.body_state(b, &row.q, &row.v);
+        line.push_str(&t.to_string());
+        for b in 0..self.model.bodies() {
+            let s = self.model.body_state(b, q, v);
             let mut push = |x: f64| {
                 line.push(',');
                 line.push_str(&x.to_string());
@@ -256,7 +313,7 @@ pub fn write_csv<M: Mechanism>(model: &M, rows: &[Row], out: &mut impl Write) ->
                 push(w);
             }
         }
-        for c in &row.contacts {
+        for c in contacts {
             line.push_str(&format!(
                 ",{},{},{}",
                 c.normal_force,
@@ -264,7 +321,72 @@ pub fn write_csv<M: Mechanism>(model: &M, rows: &[Row], out: &mut impl Write) ->
                 c.mode.as_str()
             ));
         }
-        writeln!(out, "{line}")?;
+        line.push('\n');
+        if let Err(e) = self.out.write_all(line.as_bytes()) {
+            self.error = Some(e);
+        }
     }
-    Ok(())
+
+    /// Flushes the writer and gives it back, or the first error met.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<M: Mechanism, W: Write> Observer for CsvWriter<'_, M, W> {
+    fn wants_samples(&self) -> bool {
+        true
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        self.row(t, q, v, contacts);
+    }
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        self.row(event.time, &event.q, &event.v, contacts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::{simulate, Settings};
+    use zwang_model::planar::{Body, PlanarModel};
+
+    /// A writer that takes `room` bytes, then fails.
+    #[derive(Debug)]
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if buf.len() > self.room {
+                return Err(io::Error::other("disk full"));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The first write error of a run is the one `finish` returns; the
+    /// run itself goes on.
+    #[test]
+    fn a_failed_write_is_kept_for_finish() {
+        let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);
+        let model = PlanarModel::new([0.0, -9.81], vec![ball], vec![], vec![], vec![]).unwrap();
+        let settings = Settings {
+            output_every: 0.01,
+            ..Settings::default()
+        };
+        let mut csv = CsvWriter::new(&model, Full { room: 1000 }).unwrap();
+        let outcome = simulate(&model, 1.0, &settings, &mut csv);
+        assert_eq!(outcome.status, crate::Status::Finished);
+        assert_eq!(csv.finish().unwrap_err().to_string(), "disk full");
+    }
 }

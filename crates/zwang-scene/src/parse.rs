@@ -5,6 +5,7 @@
 //! required keys, types, ranges, then the references between tables. The
 //! first fault found is the error.
 
+use std::collections::HashMap;
 use toml::{Table, Value};
 use zwang_model::planar::inertia_tensor_problem;
 
@@ -16,8 +17,28 @@ use crate::types::{
 
 type Result<T> = std::result::Result<T, SceneError>;
 
+/// Indices by name (of the bodies, of the contacts): a reference or a
+/// duplicate is found by a lookup, not by a scan, so that a scene of many
+/// bodies parses in linear time.
+type Names = HashMap<String, usize>;
+
 /// The dimension of the planar form, the only one supported.
 const DIM: usize = 2;
+
+/// The masses accepted, kg: a microgram to a million tonnes. Beyond, the
+/// mass matrix is out of proportion with everything else of the instant
+/// and its solve fails (`infeasible`) instead of the file being refused.
+const MASS: (f64, f64) = (1e-9, 1e9);
+/// The moments of inertia accepted, kg m²: a microgram at a millimetre to
+/// a million tonnes at a kilometre.
+const INERTIA: (f64, f64) = (1e-15, 1e15);
+/// The relative tolerances accepted: below, the step control asks for
+/// less than the rounding error of doubles; above, there is no accuracy
+/// left.
+const TOLERANCE: (f64, f64) = (1e-14, 1e-2);
+/// The absolute tolerances accepted (the default, `tolerance * 1e-3`,
+/// always lies within).
+const ABSOLUTE_TOLERANCE: (f64, f64) = (1e-17, 1e-2);
 
 const TOP_KEYS: &[&str] = &[
     "scene", "frame", "body", "joint", "contact", "force", "solver",
@@ -116,12 +137,14 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         .is_some_and(|f| f.turns_in_plane() == Some(true));
 
     let mut bodies: Vec<Body> = Vec::new();
+    let mut names = Names::new();
     let body_tables = root.array_of_tables("body")?;
     if body_tables.is_empty() {
         return Err(SceneError::new("body", "at least one body is required"));
     }
     for t in &body_tables {
-        let body = read_body(t, &bodies, needs_tensor)?;
+        let body = read_body(t, &names, needs_tensor)?;
+        names.insert(body.name.clone(), bodies.len());
         bodies.push(body);
     }
     let mut scene_out = Scene {
@@ -139,15 +162,17 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     };
 
     for t in &root.array_of_tables("joint")? {
-        let joint = read_joint(t, &scene_out)?;
+        let joint = read_joint(t, &scene_out, &names)?;
         scene_out.joints.push(joint);
     }
+    let mut contact_names = Names::new();
     for (i, t) in root.array_of_tables("contact")?.iter().enumerate() {
-        let contact = read_contact(t, i, &scene_out)?;
+        let contact = read_contact(t, i, &scene_out, &names, &contact_names)?;
+        contact_names.insert(contact.name.clone(), i);
         scene_out.contacts.push(contact);
     }
     for t in &root.array_of_tables("force")? {
-        let force = read_force(t, &scene_out)?;
+        let force = read_force(t, &scene_out, &names)?;
         scene_out.forces.push(force);
     }
     if let Some(v) = root.get("solver") {
@@ -156,19 +181,38 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     Ok(scene_out)
 }
 
-/// A TOML syntax error: key `scene`, position and parser message on one
-/// line.
+/// A TOML syntax error: key `scene`, position and message on one line.
+///
+/// A control character (a NUL byte, say) at or before the parser's error
+/// is the fault named, at its own position: the parser's message may be
+/// empty or say nothing of it, and point next to it.
 fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
-    let at = e
-        .span()
-        .map(|span| {
-            let start = span.start.min(text.len());
-            // Back to a character boundary (the span is in bytes).
-            let start = (0..=start)
-                .rev()
-                .find(|&i| text.is_char_boundary(i))
-                .unwrap_or(0);
-            let before = &text[..start];
+    let span = e.span().map(|span| {
+        let end = span.end.max(span.start).min(text.len());
+        (boundary(text, span.start.min(end)), end)
+    });
+    let control = text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        .filter(|&(i, _)| span.is_none_or(|(_, end)| i <= end));
+    let (at, message) = match control {
+        Some((i, '\0')) => (Some(i), "a NUL byte (U+0000) is not allowed".to_string()),
+        Some((i, c)) => (
+            Some(i),
+            format!("control character U+{:04X} is not allowed", u32::from(c)),
+        ),
+        None => {
+            let at = span.map(|(start, _)| start);
+            let message = match e.message().trim() {
+                "" => "unexpected input".to_string(),
+                m => m.to_string(),
+            };
+            (at, message)
+        }
+    };
+    let at = at
+        .map(|at| {
+            let before = &text[..at];
             let line = before.matches('\n').count() + 1;
             let column = before
                 .rsplit('\n')
@@ -178,7 +222,15 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
             format!(" at line {line}, column {column}")
         })
         .unwrap_or_default();
-    SceneError::new("scene", format!("TOML syntax error{at}: {}", e.message()))
+    SceneError::new("scene", format!("TOML syntax error{at}: {message}"))
+}
+
+/// `at`, or the character boundary before it (a span is in bytes).
+fn boundary(text: &str, at: usize) -> usize {
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// A key segment as written in an error: bare when TOML allows it bare,
@@ -378,6 +430,17 @@ fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
     }
 }
 
+/// A positive `x` within `[lo, hi]` (`unit` after the bounds in the
+/// error).
+fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Result<f64> {
+    let x = positive(t, key, x)?;
+    if (lo..=hi).contains(&x) {
+        Ok(x)
+    } else {
+        Err(t.err(key, format!("must be in [{lo:e}, {hi:e}]{unit}")))
+    }
+}
+
 fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
     if x >= 0.0 {
         Ok(x)
@@ -386,8 +449,8 @@ fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
     }
 }
 
-/// A default computed from a positive `base` (`base / 1000`, `base *
-/// 1e-3`): `base` itself where the default underflows to 0, so that it
+/// A default computed from a positive `base` (`output_every`, `duration /
+/// 1000`): `base` itself where the default underflows to 0, so that it
 /// stays positive whatever the base.
 fn at_least_tiny(default: f64, base: f64) -> f64 {
     if default > 0.0 {
@@ -520,7 +583,7 @@ fn read_sinusoid(t: &Tab, shape: Shape) -> Result<Sinusoid> {
     })
 }
 
-fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
+fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
     t.only(BODY_KEYS)?;
     let name = t.string("name")?;
     if name.is_empty() {
@@ -529,7 +592,7 @@ fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
     if name == "ground" {
         return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
     }
-    if let Some(j) = earlier.iter().position(|b| b.name == name) {
+    if let Some(j) = earlier.get(name) {
         return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
     }
     let kind = match t.string("kind")? {
@@ -545,9 +608,9 @@ fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
     if kind == BodyKind::Particle {
         t.not_allowed(RIGID_ONLY_KEYS, "a particle")?;
     }
-    let mass = positive(t, "mass", t.number("mass")?)?;
+    let mass = within(t, "mass", t.number("mass")?, MASS, " kg")?;
     let inertia = match kind {
-        BodyKind::Rigid => positive(t, "inertia", t.number("inertia")?)?,
+        BodyKind::Rigid => within(t, "inertia", t.number("inertia")?, INERTIA, " kg m²")?,
         BodyKind::Particle => 0.0,
     };
     let position = t.vec("position")?;
@@ -589,16 +652,19 @@ fn read_body(t: &Tab, earlier: &[Body], needs_tensor: bool) -> Result<Body> {
 }
 
 /// A body name at `key`: `ground` or one of the bodies.
-fn body_ref(scene: &Scene, value: &Value, key: &str) -> Result<BodyRef> {
-    let name = string(value, key)?;
-    scene
-        .body_index(name)
-        .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}")))
+fn body_ref(names: &Names, value: &Value, key: &str) -> Result<BodyRef> {
+    match string(value, key)? {
+        "ground" => Ok(BodyRef::Ground),
+        name => names
+            .get(name)
+            .map(|&i| BodyRef::Body(i))
+            .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}"))),
+    }
 }
 
 /// A body at `key` that is not ground.
-fn proper_body(scene: &Scene, t: &Tab, key: &str) -> Result<usize> {
-    match body_ref(scene, t.required(key)?, &t.key(key))? {
+fn proper_body(names: &Names, t: &Tab, key: &str) -> Result<usize> {
+    match body_ref(names, t.required(key)?, &t.key(key))? {
         BodyRef::Body(i) => Ok(i),
         BodyRef::Ground => Err(t.err(key, "must be a body, not ground")),
     }
@@ -606,12 +672,12 @@ fn proper_body(scene: &Scene, t: &Tab, key: &str) -> Result<usize> {
 
 /// `bodies` and `anchors` of a joint, spring or damper: two different
 /// bodies (ground at most once), and anchors at the centre of particles.
-fn read_pair(scene: &Scene, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
+fn read_pair(scene: &Scene, names: &Names, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
     let key = t.key("bodies");
-    let names = array(t.required("bodies")?, &key, 2, "body names")?;
+    let pair = array(t.required("bodies")?, &key, 2, "body names")?;
     let bodies = [
-        body_ref(scene, &names[0], &format!("{key}[0]"))?,
-        body_ref(scene, &names[1], &format!("{key}[1]"))?,
+        body_ref(names, &pair[0], &format!("{key}[0]"))?,
+        body_ref(names, &pair[1], &format!("{key}[1]"))?,
     ];
     if bodies[0] == bodies[1] {
         let name = scene.body_name(bodies[0]);
@@ -661,7 +727,7 @@ fn initial_distance(
     }
 }
 
-fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
+fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
     let kind_name = t.string("kind")?;
     let pair: &[&str] = &["bodies", "anchors"];
@@ -688,9 +754,9 @@ fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
         .collect();
     t.not_allowed(&extra, what)?;
     if kind_name == "knife_edge" {
-        return read_knife_edge(t, scene);
+        return read_knife_edge(t, scene, names);
     }
-    let (bodies, anchors) = read_pair(scene, t)?;
+    let (bodies, anchors) = read_pair(scene, names, t)?;
 
     // Slider and weld keep the relative angle, a slot's line turns with its
     // first body: those bodies need an angle.
@@ -748,8 +814,8 @@ fn read_joint(t: &Tab, scene: &Scene) -> Result<Joint> {
 
 /// A knife edge: `body` (rigid) on the plane, the blade at `point` along
 /// `axis` (both in the body's frame).
-fn read_knife_edge(t: &Tab, scene: &Scene) -> Result<Joint> {
-    let body = proper_body(scene, t, "body")?;
+fn read_knife_edge(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
+    let body = proper_body(names, t, "body")?;
     if !scene.bodies[body].is_rigid() {
         return Err(t.err(
             "body",
@@ -764,20 +830,26 @@ fn read_knife_edge(t: &Tab, scene: &Scene) -> Result<Joint> {
     Ok(Joint::knife_edge(body, point, axis))
 }
 
-fn read_contact(t: &Tab, index: usize, scene: &Scene) -> Result<Contact> {
+fn read_contact(
+    t: &Tab,
+    index: usize,
+    scene: &Scene,
+    names: &Names,
+    earlier: &Names,
+) -> Result<Contact> {
     t.only(CONTACT_KEYS)?;
     let name = match t.opt_string("name")? {
         Some(n) if n.is_empty() => return Err(t.err("name", "must not be empty")),
         Some(n) => n,
         None => format!("contact{index}"),
     };
-    if let Some(j) = scene.contacts.iter().position(|c| c.name == name) {
+    if let Some(j) = earlier.get(&name) {
         return Err(t.err(
             "name",
             format!("duplicate name {name:?} (also contact[{j}])"),
         ));
     }
-    let body = proper_body(scene, t, "body")?;
+    let body = proper_body(names, t, "body")?;
     let point = t.vec("point")?;
     at_particle_centre(scene, BodyRef::Body(body), point, &t.key("point"))?;
     let surface = match t.get("surface") {
@@ -823,12 +895,12 @@ fn read_surface(t: &Tab) -> Result<Surface> {
     }
 }
 
-fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
+fn read_force(t: &Tab, scene: &Scene, names: &Names) -> Result<Force> {
     t.only(FORCE_KEYS)?;
     match t.string("kind")? {
         "spring" => {
             t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
-            let (bodies, anchors) = read_pair(scene, t)?;
+            let (bodies, anchors) = read_pair(scene, names, t)?;
             let stiffness = non_negative(t, "stiffness", t.number("stiffness")?)?;
             let rest_length = match t.opt_number("rest_length")? {
                 Some(l) => non_negative(t, "rest_length", l)?,
@@ -846,7 +918,7 @@ fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
                 &["stiffness", "rest_length", "body", "force", "torque"],
                 "a damper",
             )?;
-            let (bodies, anchors) = read_pair(scene, t)?;
+            let (bodies, anchors) = read_pair(scene, names, t)?;
             let damping = non_negative(t, "damping", t.number("damping")?)?;
             Ok(Force::Damper {
                 bodies,
@@ -859,7 +931,7 @@ fn read_force(t: &Tab, scene: &Scene) -> Result<Force> {
                 &["bodies", "anchors", "stiffness", "rest_length", "damping"],
                 "a constant force",
             )?;
-            let body = proper_body(scene, t, "body")?;
+            let body = proper_body(names, t, "body")?;
             let force = t.opt_vec("force")?.unwrap_or([0.0; DIM]);
             let torque = match t.opt_number("torque")? {
                 Some(_) if !scene.bodies[body].is_rigid() => {
@@ -898,12 +970,12 @@ fn read_solver(t: &Tab) -> Result<SolverSettings> {
         }
     };
     let tolerance = match t.opt_number("tolerance")? {
-        Some(x) => positive(t, "tolerance", x)?,
+        Some(x) => within(t, "tolerance", x, TOLERANCE, "")?,
         None => defaults.tolerance,
     };
     let absolute_tolerance = match t.opt_number("absolute_tolerance")? {
-        Some(x) => positive(t, "absolute_tolerance", x)?,
-        None => at_least_tiny(tolerance * 1e-3, tolerance),
+        Some(x) => within(t, "absolute_tolerance", x, ABSOLUTE_TOLERANCE, "")?,
+        None => tolerance * 1e-3,
     };
     let max_steps = if t.has("max_steps") {
         let n = t.integer("max_steps")?;

@@ -1,7 +1,8 @@
 //! The validated description of a scene.
 //!
 //! Every value here has passed the checks of [`parse_scene`](crate::parse_scene):
-//! numbers are finite, masses and inertias positive, unit vectors
+//! numbers are finite, masses and inertias positive (within the bounds of
+//! `docs/scene-format.md`), unit vectors
 //! normalized, body references resolved. Units are SI; the planar world has
 //! x to the right and y up; angles are in radians, counter-clockwise. A
 //! body's frame has its origin at the body's centre of mass, and points on a
@@ -71,9 +72,10 @@ impl Method {
 pub struct SolverSettings {
     /// `method` (default [`Method::Dop853`]).
     pub method: Method,
-    /// Relative tolerance of the integrator (> 0; default 1e-9).
+    /// Relative tolerance of the integrator (in `[1e-14, 1e-2]`; default
+    /// 1e-9).
     pub tolerance: f64,
-    /// Absolute tolerance (> 0; default `tolerance * 1e-3`).
+    /// Absolute tolerance (in `[1e-17, 1e-2]`; default `tolerance * 1e-3`).
     pub absolute_tolerance: f64,
     /// The most integration steps before the run fails (> 0; default
     /// 1 000 000).

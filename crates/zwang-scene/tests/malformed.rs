@@ -66,3 +66,34 @@ fn every_expected_has_its_scene() {
         }
     }
 }
+
+/// A control character anywhere (TOML allows none but tab and line breaks)
+/// is a syntax error on one line that names it, wherever it is: in a key,
+/// a value, a string, a comment, between lines.
+#[test]
+fn control_characters_are_named_on_one_line() {
+    let scene = "# a comment\n[scene]\ndimension = 2\nduration = 1.0\n\n\
+                 [[body]]\nname = \"rod\"\nkind = \"rigid\"\nmass = 1.0\n\
+                 inertia = 0.1\nposition = [0.0, 1.0]\n";
+    let named = [
+        ('\0', "a NUL byte (U+0000) is not allowed"),
+        ('\u{1}', "control character U+0001 is not allowed"),
+        ('\u{1b}', "control character U+001B is not allowed"),
+        ('\u{7f}', "control character U+007F is not allowed"),
+    ];
+    for (c, name) in named {
+        for at in 0..=scene.len() {
+            let text = format!("{}{c}{}", &scene[..at], &scene[at..]);
+            let got = match zwang_scene::parse_scene(&text) {
+                Ok(_) => panic!("{c:?} at byte {at} accepted"),
+                Err(e) => e.to_string(),
+            };
+            let before = &scene[..at];
+            let line = before.matches('\n').count() + 1;
+            let column = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            let expected =
+                format!("scene: TOML syntax error at line {line}, column {column}: {name}");
+            assert_eq!(got, expected, "{c:?} at byte {at}");
+        }
+    }
+}

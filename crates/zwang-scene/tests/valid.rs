@@ -379,3 +379,21 @@ fn frame_tensor_and_knife_edge() {
         })
     );
 }
+
+/// The bounds of masses, inertias and tolerances are accepted themselves,
+/// and the default absolute tolerance of the smallest tolerance too.
+#[test]
+fn bounds_are_inclusive() {
+    for (mass, inertia, tolerance) in [(1e-9, 1e-15, 1e-14), (1e9, 1e15, 1e-2)] {
+        let text = format!(
+            "[scene]\ndimension = 2\nduration = 1\n\n[[body]]\nname = \"rod\"\n\
+             kind = \"rigid\"\nmass = {mass:e}\ninertia = {inertia:e}\nposition = [0, 0]\n\n\
+             [solver]\ntolerance = {tolerance:e}\n"
+        );
+        let scene = parse_scene(&text).unwrap();
+        assert_eq!(scene.bodies[0].mass, mass);
+        assert_eq!(scene.bodies[0].inertia, inertia);
+        assert_eq!(scene.solver.tolerance, tolerance);
+        assert_eq!(scene.solver.absolute_tolerance, tolerance * 1e-3);
+    }
+}
