@@ -49,7 +49,10 @@ fn in_scene_words(e: &zwang_instant::InstantError) -> String {
         zwang_instant::InstantError::NotPositiveDefinite { .. } => {
             "the mass matrix is not positive definite at this state".into()
         }
-        _ => format!("{part}: {}", e.to_string().split_once(": ").map_or("", |p| p.1)),
+        _ => format!(
+            "{part}: {}",
+            e.to_string().split_once(": ").map_or("", |p| p.1)
+        ),
     }
 }
 

@@ -273,6 +273,31 @@ impl Projector {
         }))
     }
 
+    /// The largest velocity-level violation of the held rows at
+    /// `(t, q, v)`: `|J v - c|` on the joints and sticking rows, `|J_n v|`
+    /// on the closed contacts; and where it is, in the scene's words.
+    pub fn velocity_violation_at<M: Mechanism>(
+        &mut self,
+        model: &M,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactMode],
+    ) -> Result<(f64, String), DynamicsError> {
+        model.update_instant(t, q, v, modes, &mut self.instant)?;
+        model.velocity_targets(t, q, v, modes, &mut self.targets);
+        let (eq, ineq) = (self.instant.equalities(), self.instant.inequalities());
+        let residuals = (0..eq.len())
+            .map(|i| eq.row_dot(i, v) - self.targets[i])
+            .chain((0..ineq.len()).map(|i| ineq.row_dot(i, v)));
+        let (i, worst) =
+            residuals.enumerate().fold(
+                (0, 0.0f64),
+                |w, (i, r)| if r.abs() > w.1 { (i, r.abs()) } else { w },
+            );
+        Ok((worst, self.row_name(model, i)))
+    }
+
     /// Moves `v` onto the rows' velocity level (`J v = c` on joints and
     /// sticking rows, `c` from [`Mechanism::velocity_targets`], zero for
     /// scleronomic joints; `J_n v = 0` on closed contacts) in Gauss's

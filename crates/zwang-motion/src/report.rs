@@ -144,6 +144,21 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
         "energy".into(),
         json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
     );
+    if let Some(p) = &outcome.start_projection {
+        out.insert(
+            "start_projection".into(),
+            json!({
+                "violation": p.violation,
+                "at": p.at,
+                "velocity_violation": p.speed_violation,
+                "velocity_at": p.speed_at,
+                "position_change": p.position_change,
+                "velocity_change": p.velocity_change,
+                "energy_given": p.energy_given,
+                "energy_projected": outcome.energy_initial,
+            }),
+        );
+    }
     out.insert(
         "max_constraint_drift".into(),
         json!(outcome.max_constraint_drift),
@@ -175,6 +190,21 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
         outcome.steps,
         outcome.events.len()
     ));
+    if let Some(p) = &outcome.start_projection {
+        s.push_str(&format!(
+            "  the start was off its joints and closed contacts (by {:e} m at {}, by {:e} m/s \
+             at {}): projected in Gauss's metric, positions moved by up to {:e}, velocities \
+             by up to {:e}, energy {} -> {} J\n",
+            p.violation,
+            p.at,
+            p.speed_violation,
+            p.speed_at,
+            p.position_change,
+            p.velocity_change,
+            p.energy_given,
+            outcome.energy_initial
+        ));
+    }
     for e in outcome.events.iter().take(20) {
         s.push_str(&format!(
             "  t = {:.9}  {:<22} {}\n",

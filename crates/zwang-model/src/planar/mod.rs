@@ -329,12 +329,13 @@ impl PlanarModel {
         }
         let mut offsets = Vec::with_capacity(bodies.len());
         let mut n = 0;
+        let mut names = std::collections::HashSet::with_capacity(bodies.len());
         for (i, b) in bodies.iter().enumerate() {
             let key = |k: &str| format!("body[{i}].{k}");
             if b.name.is_empty() || b.name == "ground" {
                 return Err(invalid(key("name"), "must not be empty or \"ground\""));
             }
-            if bodies[..i].iter().any(|o| o.name == b.name) {
+            if !names.insert(b.name.as_str()) {
                 return Err(invalid(
                     key("name"),
                     format!("duplicate name \"{}\"", b.name),
