@@ -1361,8 +1361,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
         if let Some(p) = self.projector.as_mut() {
             let (q, v) = y.split_at_mut(self.nq);
-            p.positions(model, t, q, v, &self.modes, tol)?;
-            p.velocities(model, t, q, v, &self.modes, speed_tol)?;
+            let modes = &self.modes;
+            if p.positions(model, t, q, v, modes, tol)? > tol
+                || p.velocity_violation(model, t, q, v, modes)? > speed_tol
+            {
+                p.velocities(model, t, q, v, modes, speed_tol)?;
+            }
         }
         let contacts = self.contact_samples(&*observer, t, &y);
         let (q, v) = y.split_at(self.nq);
