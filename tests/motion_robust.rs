@@ -350,3 +350,21 @@ fn csv_samples_were_off_their_pins() {
     assert!(r.rows.len() > 2000, "{} rows", r.rows.len());
     assert!(worst <= 1e-12, "a sample is off a pin by {worst:e} m");
 }
+
+/// A soak mutant ran the rocking block for 2e6 s and was killed after
+/// 120 s: at rest on its corners, round-off accelerations of 1e-16 m/s^2
+/// held the steps to a few seconds. At rest it is exactly at rest, and
+/// resting for 2e9 s costs a dozen steps more than 2 s.
+#[test]
+fn rocking_block_at_rest_for_2e6_s_was_killed_after_120_s() {
+    let short = run(&scene_with("rocking_block", ""));
+    let mut s = scene_replacing("rocking_block", "duration = 2.0", "duration = 2e9");
+    s.output_every = 1e8;
+    let long = run(&s);
+    let (a, b) = (&short.outcome, &long.outcome);
+    assert_eq!(b.status, Status::Finished, "{:?}", b.reason);
+    assert!(b.steps <= a.steps + 20, "{} steps vs {}", b.steps, a.steps);
+    assert_eq!(a.q, b.q, "the same rest");
+    assert!(b.v.iter().all(|v| *v == 0.0), "{:?}", b.v);
+    assert!((b.energy_final - 1.962).abs() < 1e-12);
+}

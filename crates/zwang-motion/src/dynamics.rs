@@ -295,6 +295,15 @@ impl<M: Mechanism> OdeSystem for Dynamics<'_, M> {
         let (dq, dv) = dy.split_at_mut(nq);
         self.model.position_rate(q, v, dq);
         dv.copy_from_slice(&self.solution().acceleration);
+        // Round-off is no acceleration: a body resting on its contacts gets
+        // exactly zero, so that its rest costs a few steps however long it
+        // lasts (noise of 1e-16 m/s^2 would hold the steps to seconds).
+        let noise = 1e-14 * self.accel_scale;
+        for a in dv.iter_mut() {
+            if a.abs() <= noise {
+                *a = 0.0;
+            }
+        }
         Ok(())
     }
 }

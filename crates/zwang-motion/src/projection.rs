@@ -335,6 +335,11 @@ impl Projector {
             .zip(a)
             .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
         v.copy_from_slice(a);
+        // Speeds below what the rows are held to are round-off: a body
+        // brought to rest on its contacts is exactly at rest.
+        if v.iter().all(|x| x.abs() <= tol) {
+            v.fill(0.0);
+        }
         Ok(change)
     }
 
