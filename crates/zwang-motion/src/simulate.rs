@@ -19,8 +19,16 @@
 //! problem (a contact that must open opens, a sticking one that must slip
 //! slips), and the integration restarts. Positions and velocities are
 //! projected back onto the joints and closed contacts (Gauss's metric)
-//! whenever they drift beyond `drift_tolerance`. A contact problem without
-//! an answer, or with several, stops the run: `painleve`.
+//! whenever they drift beyond `drift_tolerance`, a closed contact held on
+//! its surface like a joint. A contact problem without an answer, or with
+//! several, stops the run: `painleve`, at the state whose problem failed.
+//!
+//! Noise does not make events: a bounce slower than `rest_speed` (or too
+//! small to rise above the surface) is a `rest`, a slip that slow at a
+//! closing contact a stick, a contact that lifts off leaves with its normal
+//! velocity held at zero, and round-off accelerations and speeds at rest
+//! are zero, so a long rest costs a few steps. A run whose pace would
+//! overrun `max_steps` fails early, saying so.
 
 use crate::dynamics::{ContactValues, Dynamics, DynamicsError};
 use crate::projection::Projector;
