@@ -1,0 +1,71 @@
+//! Siconos' error measure: how far an answer is from Coulomb's law.
+
+/// The projection of `(n, t)` on the planar cone `|t| <= mu n`.
+pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
+    if mu * t.abs() <= n {
+        // Inside the cone (n >= 0 then).
+        return (n, t);
+    }
+    if n <= -mu * t.abs() {
+        // In the polar cone: the apex is the nearest point.
+        return (0.0, 0.0);
+    }
+    // Onto the edge (1, mu s), s the sign of t.
+    let s = t.signum();
+    let along = (n + mu * s * t) / (1.0 + mu * mu);
+    (along, mu * s * along)
+}
+
+/// Siconos' normalised natural-map residual of an answer of a planar
+/// problem: `|| r - P_K(r - (u + mu |u_T| e_N)) ||` summed over contacts as
+/// one vector norm, divided by `max(||q||, ||r||, ||u||)` (by 1 when all
+/// three vanish). Zero exactly at an answer.
+pub fn local_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (i, &m) in mu.iter().enumerate() {
+        let (rn, rt) = (r[2 * i], r[2 * i + 1]);
+        let (un, ut) = (u[2 * i], u[2 * i + 1]);
+        let wn = un + m * ut.abs();
+        let (pn, pt) = project_cone(m, rn - wn, rt - ut);
+        sum += (rn - pn).powi(2) + (rt - pt).powi(2);
+    }
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let scale = norm(q).max(norm(r)).max(norm(u));
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    sum.sqrt() / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_lands_in_the_cone_and_is_idempotent() {
+        for &(n, t) in &[
+            (1.0, 0.1),
+            (1.0, 5.0),
+            (-1.0, 0.1),
+            (0.2, -3.0),
+            (-0.1, 2.0),
+        ] {
+            let (pn, pt) = project_cone(0.5, n, t);
+            assert!(0.5 * pt.abs() <= pn + 1e-15);
+            assert_eq!(project_cone(0.5, pn, pt), (pn, pt));
+            // The residual is orthogonal to the projection.
+            assert!(((n - pn) * pn + (t - pt) * pt).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn error_vanishes_at_sticking_sliding_and_open_answers() {
+        let mu = [0.5, 0.5, 0.5];
+        // Sticking inside the cone, sliding on its edge, open.
+        let r = [1.0, 0.2, 2.0, -1.0, 0.0, 0.0];
+        let u = [0.0, 0.0, 0.0, 3.0, 0.7, -4.0];
+        let q = [1.0; 6];
+        assert_eq!(local_error(&mu, &q, &r, &u), 0.0);
+        // Sliding the wrong way is an error.
+        let u_bad = [0.0, 0.0, 0.0, -3.0, 0.7, -4.0];
+        assert!(local_error(&mu, &q, &r, &u_bad) > 0.1);
+    }
+}

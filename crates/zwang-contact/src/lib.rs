@@ -1,0 +1,22 @@
+//! The contact space: frictional contact problems on impulses.
+//!
+//! A contact problem in local form gives the Delassus operator `W` (the
+//! contact-space inverse mass `J M^-1 J^T`, sparse), the free velocity `q`
+//! and a friction coefficient per contact; it asks for impulses `r` and
+//! velocities `u = W r + q` with Coulomb's law at every contact (normal
+//! first, then the tangent): `r` in the cone `K = {|r_T| <= mu r_N}`, and
+//! with De Saxce's modified velocity `w = u + mu |u_T| e_N`,
+//! `K contains r _|_ w in K*`.
+//!
+//! This crate is the one home of that problem (the time stepper's, at
+//! velocity level, and the one other simulators write to files), of the
+//! islands that split it, and of Siconos' error measure that says how well
+//! an answer satisfies it.
+
+pub mod error;
+pub mod islands;
+pub mod problem;
+
+pub use error::local_error;
+pub use islands::UnionFind;
+pub use problem::{LocalProblem, ProblemError};
