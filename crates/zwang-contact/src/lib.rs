@@ -16,7 +16,9 @@
 pub mod error;
 pub mod islands;
 pub mod problem;
+pub mod solver;
 
 pub use error::local_error;
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
+pub use solver::{ContactSolver, Friction, Solution, SolverSettings, Status};
