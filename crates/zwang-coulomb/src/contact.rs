@@ -29,12 +29,22 @@
 //! row and no friction entry links them), so the cost grows with the size
 //! of the coupled groups, not with the number of contacts. In a part:
 //!
-//! - **enumeration** when it has at most [`MAX_ENUMERATED_MODES`] mode
+//! - **the active set** first: from every contact closed and sticking, the
+//!   modes whose conditions fail are switched (all at once, then the worst
+//!   alone) until one combination holds: a few linear systems. Its answer
+//!   stands alone on a part too large to enumerate ([`Answers::Found`]),
+//!   and on a part whose motion is shown unique without enumerating
+//!   ([`Answers::One`]: every row unilateral, the symmetric part of the
+//!   contact matrix positive semi-definite and its null space moving
+//!   nothing, which redundant contacts such as a plate on twelve points
+//!   pass and Painleve's rod fails); [`Variational::paths`] counts which
+//!   method solved each part;
+//! - **enumeration** otherwise, when it has at most [`MAX_ENUMERATED_MODES`] mode
 //!   combinations: every combination is solved and checked, so the answer
 //!   is exact, and the number of distinct motions found says whether it is
 //!   unique, absent (Painleve inconsistent) or several (Painleve
 //!   indeterminate);
-//! - **Lemke's method** otherwise, on the standard LCP form of planar
+//! - **Lemke's method** beyond, on the standard LCP form of planar
 //!   Coulomb friction (`lambda_t = beta+ - beta-` with the slack `gamma`),
 //!   bilateral normals eliminated and their force signs iterated: exact and
 //!   unique when the contact matrix is a P-matrix, no uniqueness test
@@ -45,7 +55,7 @@
 use crate::lemke::{lemke, Lcp};
 use crate::linalg::solve_square;
 use crate::split::{is_whole, merge, parts, Cutter, Part};
-use faer::Mat;
+use faer::{Mat, Side};
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
 
@@ -60,6 +70,15 @@ const TOL: f64 = 1e-9;
 
 /// Relative residual above which a mode's linear system is inconsistent.
 const CONSISTENCY_TOL: f64 = 1e-8;
+
+/// Least number of mode switches the active-set iteration may take before
+/// it gives up (it may take twice the part's rows).
+const ACTIVE_SET_ROUNDS: usize = 16;
+
+/// Relative size below which an eigenvalue of `G`'s symmetric part counts
+/// as zero (the redundant contacts' null space), and above which a
+/// negative one makes `G` indefinite.
+const NULL_TOL: f64 = 1e-10;
 
 /// The mode of one friction or sticking entry in the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -153,6 +172,45 @@ pub struct Variational {
     pub frictionless_feasible: bool,
     /// Largest part solved by Lemke's method (0 when all were enumerated).
     pub lemke_size: usize,
+    /// How many parts with friction each method solved.
+    pub paths: Paths,
+}
+
+/// How many parts with friction each method solved: the share of the fast
+/// path is what the sweeps report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Paths {
+    /// By the active-set iteration (with the motion shown unique, or on a
+    /// part too large to enumerate).
+    pub active_set: usize,
+    /// By enumerating every mode combination.
+    pub enumerated: usize,
+    /// By Lemke's method.
+    pub lemke: usize,
+}
+
+/// One method of [`Paths`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    ActiveSet,
+    Enumerated,
+    Lemke,
+}
+
+impl Paths {
+    fn count(&mut self, path: Path) {
+        match path {
+            Path::ActiveSet => self.active_set += 1,
+            Path::Enumerated => self.enumerated += 1,
+            Path::Lemke => self.lemke += 1,
+        }
+    }
+
+    fn add(&mut self, other: Paths) {
+        self.active_set += other.active_set;
+        self.enumerated += other.enumerated;
+        self.lemke += other.lemke;
+    }
 }
 
 /// The Newton (variational) answer: the Coulomb contact problem of
@@ -171,12 +229,19 @@ pub struct ContactSettings {
     /// method. Default [`MAX_ENUMERATED_MODES`]; `0` sends every part with
     /// friction to Lemke.
     pub max_enumerated_modes: usize,
+    /// Try the active-set iteration first (default `true`): a part it
+    /// solves needs no enumeration when its motion is shown unique
+    /// ([`Answers::One`]) or when it is too large to enumerate
+    /// ([`Answers::Found`]). `false` keeps enumeration and Lemke's method
+    /// alone (the reference the fast path is tested against).
+    pub active_set: bool,
 }
 
 impl Default for ContactSettings {
     fn default() -> Self {
         ContactSettings {
             max_enumerated_modes: MAX_ENUMERATED_MODES,
+            active_set: true,
         }
     }
 }
@@ -250,6 +315,7 @@ struct PartAnswer {
     answers: Answers,
     frictionless_feasible: bool,
     lemke_size: usize,
+    paths: Paths,
     a: Vec<f64>,
     l_eq: Vec<f64>,
     l_in: Vec<f64>,
@@ -291,6 +357,7 @@ impl PartAnswer {
             answers,
             frictionless_feasible,
             lemke_size,
+            paths: Paths::default(),
             a: vec![0.0; n],
             l_eq: vec![0.0; instant.equalities().len()],
             l_in: vec![0.0; instant.inequalities().len()],
@@ -336,6 +403,7 @@ impl PartAnswer {
         };
         self.frictionless_feasible &= p.frictionless_feasible;
         self.lemke_size = self.lemke_size.max(p.lemke_size);
+        self.paths.add(p.paths);
         for (k, &j) in part.coords.iter().enumerate() {
             self.a[j] = p.a[k];
             self.friction_force[j] = p.friction_force[k];
@@ -390,6 +458,7 @@ impl PartAnswer {
             answers: self.answers,
             frictionless_feasible: self.frictionless_feasible,
             lemke_size: self.lemke_size,
+            paths: self.paths,
         }
     }
 }
@@ -567,6 +636,9 @@ struct Candidate {
     wv: Vec<f64>,
     /// The acceleration.
     a: Vec<f64>,
+    /// The relative residual of the mode's linear system (above
+    /// `CONSISTENCY_TOL` the modes admit no answer).
+    residual: f64,
 }
 
 fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
@@ -574,11 +646,18 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
     if !space.held_consistent {
         return space.answer(None, Answers::None, Status::Infeasible, 0, false);
     }
-    let combos = space.combinations();
-    let (best, answers, lemke_size) = match combos {
-        Some(c) if c <= settings.max_enumerated_modes => {
+    let small = matches!(space.combinations(), Some(c) if c <= settings.max_enumerated_modes);
+    let fast = if settings.active_set {
+        space.active_set()
+    } else {
+        None
+    };
+    let (best, answers, lemke_size, path) = match fast {
+        Some(c) if !small => (Some(c), Answers::Found, 0, Path::ActiveSet),
+        Some(c) if space.unique_motion() => (Some(c), Answers::One, 0, Path::ActiveSet),
+        _ if small => {
             let (best, answers) = space.enumerate();
-            (best, answers, 0)
+            (best, answers, 0, Path::Enumerated)
         }
         _ => {
             let best = space.lemke();
@@ -587,7 +666,7 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
             } else {
                 Answers::NotFound
             };
-            (best, answers, space.cs.len())
+            (best, answers, space.cs.len(), Path::Lemke)
         }
     };
     let status = match (&best, answers) {
@@ -605,7 +684,9 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
         without_rows(instant, &dropped, instant.force().to_vec())
             .is_some_and(|plain| AutoBackend::new().solve(&plain).is_solved())
     };
-    space.answer(best, answers, status, lemke_size, frictionless)
+    let mut ans = space.answer(best, answers, status, lemke_size, frictionless);
+    ans.paths.count(path);
+    ans
 }
 
 impl<'a> Space<'a> {
@@ -921,6 +1002,7 @@ impl<'a> Space<'a> {
             lambda,
             wv,
             a: Vec::new(),
+            residual,
         };
         if force || self.holds(&cand) {
             Some(cand)
@@ -1093,6 +1175,142 @@ impl<'a> Space<'a> {
         (best, answers)
     }
 
+    /// The active-set iteration: solve the system of a guess of the modes,
+    /// then switch every mode whose condition fails (a closed row pulling
+    /// opens, an open row penetrating closes, a force leaving the cone
+    /// slips against it, a slip running backwards sticks, a bilateral
+    /// force of the wrong sign flips) until one guess holds. It starts from
+    /// every contact closed and sticking, which is where resting and
+    /// sliding contacts are, so a few systems replace the `2^k 3^s`
+    /// combinations; `None` when it does not settle (the caller falls back
+    /// to enumeration or Lemke).
+    fn active_set(&self) -> Option<Candidate> {
+        let k = self.cs.len();
+        let (mut closed, mut sigma, mut slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
+        // Switch every failing mode at once for a while; then only the
+        // worst (block switches can cycle where single ones end).
+        let block_rounds = ACTIVE_SET_ROUNDS.max(k);
+        for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
+            let mut cand = self.evaluate(closed.clone(), sigma.clone(), slip.clone(), true)?;
+            if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
+                return None;
+            }
+            let lam_tol = TOL * self.force_scale.max(inf(&cand.lambda));
+            let acc_tol = TOL * self.acc_scale.max(inf(&cand.wv));
+            // Each failing mode with the size of its failure (relative to
+            // the force or the acceleration scale).
+            let (fs, acs) = (
+                self.force_scale.max(inf(&cand.lambda)),
+                self.acc_scale.max(inf(&cand.wv)),
+            );
+            let mut failing: Vec<(usize, f64)> = Vec::new();
+            for p in 0..k {
+                let size = match self.kind[p] {
+                    Kind::Unilateral if closed[p] && cand.lambda[p] < -lam_tol => {
+                        -cand.lambda[p] / fs
+                    }
+                    Kind::Unilateral if !closed[p] && cand.wv[p] < -acc_tol => -cand.wv[p] / acs,
+                    Kind::Bilateral
+                        if self.is_friction_normal(p) && sigma[p] * cand.lambda[p] < -lam_tol =>
+                    {
+                        -sigma[p] * cand.lambda[p] / fs
+                    }
+                    Kind::Tangent(j) => {
+                        let s = self.sticking[j];
+                        let normal = (cand.lambda[s.normal] * sigma[s.normal]).max(0.0);
+                        let excess = cand.lambda[p].abs() - s.mu * normal;
+                        if slip[p] == 0.0 && excess > lam_tol {
+                            excess / fs
+                        } else if slip[p] != 0.0 && slip[p] * cand.wv[p] < -acc_tol {
+                            -slip[p] * cand.wv[p] / acs
+                        } else {
+                            continue;
+                        }
+                    }
+                    _ => continue,
+                };
+                failing.push((p, size));
+            }
+            if failing.is_empty() {
+                if cand.residual > CONSISTENCY_TOL || !self.holds(&cand) {
+                    return None;
+                }
+                cand.a = self.acceleration(&cand);
+                return Some(cand);
+            }
+            if round >= block_rounds {
+                let worst = failing.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
+                failing = worst.into_iter().collect();
+            }
+            for (p, _) in failing {
+                match self.kind[p] {
+                    Kind::Unilateral => closed[p] = !closed[p],
+                    Kind::Bilateral => sigma[p] = -sigma[p],
+                    Kind::Tangent(_) if slip[p] == 0.0 => slip[p] = -cand.lambda[p].signum(),
+                    Kind::Tangent(_) => slip[p] = 0.0,
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the part has one motion, shown without enumerating: when
+    /// every contact-space row is unilateral (frictionless rows and
+    /// sliding entries), the problem is the LCP `w = G lambda + w0`, and
+    /// two answers differ by a `d` with `d^T G d <= 0` (complementarity,
+    /// row by row). If the symmetric part of `G` is positive semi-definite,
+    /// `d` lies in its null space; if the forces of that null space move
+    /// nothing (`Y d = 0`, `Y` the acceleration per unit force, friction
+    /// included), the motions agree. Redundant contacts (a plate on twelve
+    /// points) pass; Painleve's rod does not (its `G` is negative).
+    fn unique_motion(&self) -> bool {
+        let k = self.cs.len();
+        if self.kind.iter().any(|&kd| kd != Kind::Unilateral) {
+            return false;
+        }
+        let (sigma, slip) = (vec![1.0; k], vec![0.0; k]);
+        let mut g = Mat::<f64>::zeros(k, k);
+        let mut col = vec![0.0; k];
+        for c in 0..k {
+            self.column(c, &sigma, &slip, &mut col);
+            for p in 0..k {
+                g[(p, c)] = col[p];
+            }
+        }
+        let sym = Mat::from_fn(k, k, |p, q| 0.5 * (g[(p, q)] + g[(q, p)]));
+        let Ok(evd) = sym.self_adjoint_eigen(Side::Lower) else {
+            return false;
+        };
+        let (u, s) = (evd.U(), evd.S().column_vector());
+        let s_max = (0..k).map(|i| s[i].abs()).fold(0.0, f64::max);
+        if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
+            return false;
+        }
+        // The acceleration per unit force of each row, friction included.
+        let n = self.a0.len();
+        let mut y_eff: Vec<Vec<f64>> = self.y.clone();
+        for (i, &(nc, mu_s)) in self.sliding.iter().enumerate() {
+            for (x, t) in y_eff[nc].iter_mut().zip(&self.yt[i]) {
+                *x -= mu_s * t;
+            }
+        }
+        let y_scale = y_eff.iter().map(|y| inf(y)).fold(0.0, f64::max);
+        let mut da = vec![0.0; n];
+        for i in (0..k).filter(|&i| s[i] <= NULL_TOL * s_max) {
+            da.iter_mut().for_each(|x| *x = 0.0);
+            for (c, y) in y_eff.iter().enumerate() {
+                let d = u[(c, i)];
+                da.iter_mut().zip(y).for_each(|(x, v)| *x += d * v);
+            }
+            // NaN (a failed response) fails too.
+            let moves = inf(&da);
+            if moves.is_nan() || moves > 1e-8 * y_scale {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Lemke's method on the LCP form (see the module docs), bilateral
     /// force signs iterated.
     fn lemke(&self) -> Option<Candidate> {
@@ -1253,6 +1471,7 @@ impl<'a> Space<'a> {
             lambda,
             wv,
             a: Vec::new(),
+            residual: 0.0,
         };
         cand.a = self.acceleration(&cand);
         Some(cand)

@@ -13,10 +13,12 @@
 //! - [`variational`]: the Newton answer, the Coulomb contact problem
 //!   solved as it is: every frictional contact open, sliding, sticking or
 //!   starting to slip ([`Mode`]), with the number of answers ([`Answers`]).
-//!   Each independent part of the instant is solved on its own, by
+//!   Each independent part of the instant is solved on its own: by an
+//!   active-set iteration on the modes, alone where the motion is shown
+//!   unique or the part is too large to enumerate; otherwise by
 //!   enumerating its mode combinations (exact, and it tells one answer from
 //!   none or several) up to [`MAX_ENUMERATED_MODES`], by Lemke's method
-//!   beyond ([`ContactSettings`]).
+//!   beyond ([`ContactSettings`], [`Paths`]).
 //! - [`check`]: is the frozen-friction QP exact here, and does a rigid
 //!   answer exist at all? It judges the contacts in the modes of the Newton
 //!   answer, part by part.
@@ -100,7 +102,7 @@ pub use check::{
     check, Block, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS,
 };
 pub use contact::{
-    variational, variational_with, Answers, ContactSettings, Mode, Variational,
+    variational, variational_with, Answers, ContactSettings, Mode, Paths, Variational,
     MAX_ENUMERATED_MODES,
 };
 pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};
