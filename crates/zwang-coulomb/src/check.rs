@@ -7,6 +7,7 @@ use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, Operators, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
+use zwang_contact::UnionFind;
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact};
 
 /// A coupling entry whose size is below this fraction of its
@@ -676,36 +677,21 @@ fn cleaned_coupling(ops: &Operators) -> Mat<f64> {
 /// its own verdict and its own `2^k` enumeration.
 fn groups(d: &Mat<f64>, c: &Mat<f64>) -> Vec<Vec<usize>> {
     let u = d.nrows();
-    let mut parent: Vec<usize> = (0..u).collect();
-    fn root(p: &mut [usize], mut a: usize) -> usize {
-        while p[a] != a {
-            p[a] = p[p[a]];
-            a = p[a];
-        }
-        a
-    }
+    let mut islands = UnionFind::new(u);
     for a in 0..u {
         for b in a + 1..u {
             let linked = d[(a, b)].abs() > COUPLING_TOL * (d[(a, a)] * d[(b, b)]).sqrt()
                 || c[(a, b)] != 0.0
                 || c[(b, a)] != 0.0;
             if linked {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra] = rb;
+                islands.union(a, b);
             }
         }
     }
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    let mut label: Vec<Option<usize>> = vec![None; u];
-    for a in 0..u {
-        let r = root(&mut parent, a);
-        match label[r] {
-            Some(g) => out[g].push(a),
-            None => {
-                label[r] = Some(out.len());
-                out.push(vec![a]);
-            }
-        }
+    let mut label = Vec::new();
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); islands.labels(&mut label)];
+    for (a, &g) in label.iter().enumerate() {
+        out[g].push(a);
     }
     out
 }

@@ -7,6 +7,7 @@
 //! cost grow with the size of the coupled groups instead of with all
 //! contacts (800 boxes on a floor are 800 problems of one contact each).
 
+use zwang_contact::UnionFind;
 use zwang_instant::{
     matrix_from_triplets, Instant, InstantError, RowRef, RowSet, SlidingContact, StickingContact,
 };
@@ -34,21 +35,6 @@ impl Part {
     }
 }
 
-fn root(parent: &mut [usize], mut a: usize) -> usize {
-    while parent[a] != a {
-        parent[a] = parent[parent[a]];
-        a = parent[a];
-    }
-    a
-}
-
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (root(parent, a), root(parent, b));
-    if ra != rb {
-        parent[ra.max(rb)] = ra.min(rb);
-    }
-}
-
 fn first_column(instant: &Instant, r: RowRef) -> Option<usize> {
     instant
         .rows(r.set)
@@ -61,17 +47,17 @@ fn first_column(instant: &Instant, r: RowRef) -> Option<usize> {
 /// Rows without any entry (which constrain nothing) go with coordinate 0.
 pub(crate) fn parts(instant: &Instant) -> Vec<Part> {
     let n = instant.dim();
-    let mut parent: Vec<usize> = (0..n).collect();
+    let mut islands = UnionFind::new(n);
     for (i, row) in instant.mass().outer_iterator().enumerate() {
         for (j, _) in row.iter() {
-            union(&mut parent, i, j);
+            islands.union(i, j);
         }
     }
     for set in [RowSet::Equalities, RowSet::Inequalities] {
         for row in instant.rows(set).matrix().outer_iterator() {
             let idx = row.indices();
             for w in idx.windows(2) {
-                union(&mut parent, w[0], w[1]);
+                islands.union(w[0], w[1]);
             }
         }
     }
@@ -79,7 +65,7 @@ pub(crate) fn parts(instant: &Instant) -> Vec<Part> {
     for (i, c) in instant.sliding().iter().enumerate() {
         let a = anchor(c.normal);
         for &j in instant.tangent_support(i) {
-            union(&mut parent, a, j);
+            islands.union(a, j);
         }
     }
     for c in instant.sticking() {
@@ -87,19 +73,13 @@ pub(crate) fn parts(instant: &Instant) -> Vec<Part> {
             set: RowSet::Equalities,
             row: c.tangent_row,
         };
-        union(&mut parent, anchor(c.normal), anchor(t));
+        islands.union(anchor(c.normal), anchor(t));
     }
-    let mut label = vec![usize::MAX; n];
-    let mut out: Vec<Part> = Vec::new();
-    let mut part_of = vec![0; n];
-    for j in 0..n {
-        let r = root(&mut parent, j);
-        if label[r] == usize::MAX {
-            label[r] = out.len();
-            out.push(Part::default());
-        }
-        part_of[j] = label[r];
-        out[label[r]].coords.push(j);
+    let mut part_of = Vec::new();
+    let count = islands.labels(&mut part_of);
+    let mut out: Vec<Part> = vec![Part::default(); count];
+    for (j, &p) in part_of.iter().enumerate() {
+        out[p].coords.push(j);
     }
     for row in 0..instant.equalities().len() {
         let r = RowRef {
