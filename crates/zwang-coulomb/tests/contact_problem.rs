@@ -31,16 +31,17 @@ enum Friction {
 
 /// A random scene; `frictionless` makes every corner smooth.
 fn scene(rng: &mut ChaCha8Rng, frictionless: bool) -> Instant {
-    scene_with(rng, frictionless, 1..=3, 0.4)
+    scene_with(rng, frictionless, 1..=3, 0.4, 1.0)
 }
 
 /// A random scene of `bodies` boxes, neighbours pinned with probability
-/// `pin`.
+/// `pin`, every other box `ratio` times heavier.
 fn scene_with(
     rng: &mut ChaCha8Rng,
     frictionless: bool,
     bodies: std::ops::RangeInclusive<usize>,
     pin: f64,
+    ratio: f64,
 ) -> Instant {
     let bodies = rng.gen_range(bodies);
     let n = 3 * bodies;
@@ -52,7 +53,8 @@ fn scene_with(
     let mut sticking = Vec::new();
     let mut corners: Vec<(f64, f64, f64)> = Vec::new(); // (r_x, r_y, th'^2) per body, for pins
     for b in 0..bodies {
-        let m: f64 = rng.gen_range(0.5..3.0);
+        let heavy = if b % 2 == 1 { ratio } else { 1.0 };
+        let m: f64 = heavy * rng.gen_range(0.5..3.0);
         let (w, h): (f64, f64) = (rng.gen_range(0.2..1.0), rng.gen_range(0.2..1.0));
         let j = m * (w * w + h * h) / 3.0;
         let th: f64 = rng.gen_range(-0.3..0.3);
@@ -372,8 +374,9 @@ fn frictionless_scenes_agree_with_clarabel() {
     }
 }
 
-/// Chains of 10 to 25 pinned boxes on one or two corners each: one part of
-/// 20 to 50 coupled contacts, far beyond enumeration. Every answer found
+/// Chains of 10 to 25 pinned boxes on one or two corners each (a third of
+/// them alternating masses 1:100): one part of 20 to 50 coupled contacts,
+/// far beyond enumeration. Every answer found
 /// satisfies the laws, checked from the data; the active-set path finds
 /// nearly all of them (Lemke's method is the fallback).
 #[test]
@@ -381,8 +384,10 @@ fn large_coupled_scenes_satisfy_every_law() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     let mut seen: HashMap<String, usize> = HashMap::new();
     let (mut found, mut fast, mut total, mut contacts) = (0, 0, 0, 0);
-    for _ in 0..120 {
-        let instant = scene_with(&mut rng, false, 10..=25, 1.0);
+    for i in 0..120 {
+        // Every third chain alternates masses 1:100.
+        let ratio = if i % 3 == 0 { 100.0 } else { 1.0 };
+        let instant = scene_with(&mut rng, false, 10..=25, 1.0, ratio);
         let var = variational(&instant);
         total += 1;
         contacts += instant.inequalities().len();
@@ -417,4 +422,33 @@ fn large_coupled_scenes_satisfy_every_law() {
         fast * 10 >= found * 3,
         "active set alone on {fast} of {found}"
     );
+}
+
+/// Mass ratios of 1:100 between neighbours: the active set gives the
+/// enumeration's answers (the count of answers and the motion).
+#[test]
+fn heavy_on_light_agrees_with_enumeration() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut unique = 0;
+    for _ in 0..300 {
+        let instant = scene_with(&mut rng, false, 2..=3, 0.6, 100.0);
+        let var = variational(&instant);
+        let reference = variational_with(&instant, &ENUMERATION);
+        assert_eq!(var.answers, reference.answers);
+        if var.answers == Answers::One {
+            unique += 1;
+            assert_laws(&instant, &var, &mut HashMap::new());
+            let d = var
+                .solution
+                .acceleration
+                .iter()
+                .zip(&reference.solution.acceleration)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(
+                d <= 1e-9 * inf(&reference.solution.acceleration).max(G),
+                "{d}"
+            );
+        }
+    }
+    assert!(unique >= 150, "{unique}");
 }
