@@ -2,7 +2,7 @@
 
 /// The projection of `(n, t)` on the planar cone `|t| <= mu n`.
 pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
-    if mu * t.abs() <= n {
+    if t.abs() <= mu * n {
         // Inside the cone (n >= 0 then).
         return (n, t);
     }
@@ -21,11 +21,22 @@ pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
 /// one vector norm, divided by `max(||q||, ||r||, ||u||)` (by 1 when all
 /// three vanish). Zero exactly at an answer.
 pub fn local_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    natural_map_error(mu, q, r, u, true)
+}
+
+/// The same measure for the cone complementarity relaxation (the convex
+/// form): `u` itself, not De Saxce's `u + mu |u_T| e_N`, must lie in the
+/// dual cone, so sliding contacts separate by `mu |u_T|`.
+pub fn convex_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    natural_map_error(mu, q, r, u, false)
+}
+
+fn natural_map_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64], de_saxce: bool) -> f64 {
     let mut sum = 0.0;
     for (i, &m) in mu.iter().enumerate() {
         let (rn, rt) = (r[2 * i], r[2 * i + 1]);
         let (un, ut) = (u[2 * i], u[2 * i + 1]);
-        let wn = un + m * ut.abs();
+        let wn = if de_saxce { un + m * ut.abs() } else { un };
         let (pn, pt) = project_cone(m, rn - wn, rt - ut);
         sum += (rn - pn).powi(2) + (rt - pt).powi(2);
     }
@@ -49,11 +60,20 @@ mod tests {
             (-0.1, 2.0),
         ] {
             let (pn, pt) = project_cone(0.5, n, t);
-            assert!(0.5 * pt.abs() <= pn + 1e-15);
+            assert!(pt.abs() <= 0.5 * pn + 1e-15);
             assert_eq!(project_cone(0.5, pn, pt), (pn, pt));
             // The residual is orthogonal to the projection.
             assert!(((n - pn) * pn + (t - pt) * pt).abs() < 1e-14);
         }
+    }
+
+    #[test]
+    fn projection_uses_the_cone_not_its_dual() {
+        // A regression: the inside test read `mu |t| <= n` (the dual cone
+        // for mu = 1 only), which kept (1, 1) for mu = 0.5 and moved
+        // (1, 0.6) for mu = 2.
+        assert_eq!(project_cone(0.5, 1.0, 1.0), (1.2, 0.6));
+        assert_eq!(project_cone(2.0, 1.0, 0.6), (1.0, 0.6));
     }
 
     #[test]
