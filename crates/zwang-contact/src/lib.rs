@@ -15,6 +15,7 @@
 
 pub mod error;
 pub mod islands;
+pub mod lemke;
 pub mod problem;
 pub mod solver;
 

@@ -52,10 +52,10 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::lemke::{lemke, Lcp};
 use crate::linalg::solve_square;
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::{Mat, Side};
+use zwang_contact::lemke::{lemke, Lcp};
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
 

@@ -91,7 +91,6 @@
 mod check;
 mod contact;
 mod frozen;
-mod lemke;
 mod linalg;
 pub mod rod;
 mod split;

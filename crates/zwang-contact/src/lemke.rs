@@ -10,12 +10,16 @@
 //! a contact problem without a solution (a Painleve case) shows itself.
 //! The ratio test is lexicographic, so degenerate problems (a contact at
 //! rest with zero force and zero gap acceleration) cannot make it cycle.
+//!
+//! Both levels use it: the event-driven method's acceleration problem and,
+//! as the last resort of the velocity-level solver, the planar Coulomb
+//! problem written as Stewart and Trinkle's LCP. Dense: for small parts.
 
 use faer::Mat;
 
 /// How Lemke's method ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Lcp {
+pub enum Lcp {
     /// A solution `z`.
     Solved(Vec<f64>),
     /// Secondary ray: no solution found (none exists for a P-matrix' complement).
@@ -25,7 +29,7 @@ pub(crate) enum Lcp {
 }
 
 /// Solves the LCP `(M, q)` with the covering vector `d = 1`.
-pub(crate) fn lemke(m: &Mat<f64>, q: &[f64], max_pivots: usize) -> Lcp {
+pub fn lemke(m: &Mat<f64>, q: &[f64], max_pivots: usize) -> Lcp {
     let n = q.len();
     if q.iter().all(|&x| x >= 0.0) {
         return Lcp::Solved(vec![0.0; n]);
