@@ -12,14 +12,23 @@
 //! velocity level, and the one other simulators write to files), of the
 //! islands that split it, and of Siconos' error measure that says how well
 //! an answer satisfies it.
+//!
+//! [`ContactSolver`] solves it exactly (or in its convex relaxation) per
+//! island: proximal outer iterations, each a semismooth Newton method on
+//! Coulomb's law in the cone's edge coordinates (sparse LU), falling back
+//! on De Saxce's fixed point (a bound-constrained QP, sparse Cholesky) where
+//! Newton's method stalls and, for small islands, on Lemke's method. Its
+//! workspace is analysed once per pattern; warm solves allocate nothing.
 
 pub mod error;
+mod island;
 pub mod islands;
 pub mod lemke;
 pub mod problem;
 pub mod solver;
+mod sparse_lu;
 
-pub use error::local_error;
+pub use error::{convex_error, local_error};
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
-pub use solver::{ContactSolver, Friction, Solution, SolverSettings, Status};
+pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

@@ -27,6 +27,14 @@ pub enum ProblemError {
         /// The coefficient.
         value: f64,
     },
+    /// A solver setting is out of its range.
+    #[error("setting {name} = {value} is out of range")]
+    Setting {
+        /// The setting.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+    },
     /// A matrix or vector entry is not finite.
     #[error("{what} holds a non-finite number at {index}")]
     NotFinite {

@@ -1,7 +1,18 @@
-//! The velocity-level Coulomb solver (stub: the API the rest builds on;
-//! the method comes next).
+//! The velocity-level Coulomb solver: islands, their workspaces, and the
+//! settings and outcome of a solve.
+//!
+//! The solver owns its working memory, keyed on the problem's pattern (`W`'s
+//! sparsity and which contacts are frictionless): the first solve of a
+//! pattern splits it into islands and analyses each island's factorization;
+//! later solves of the same pattern (a time stepper's steady state) only
+//! refill numbers and allocate nothing when the answer is written in place
+//! ([`ContactSolver::solve_in_place`]).
 
-use crate::{LocalProblem, ProblemError};
+use rayon::prelude::*;
+
+use crate::error::{convex_error, local_error};
+use crate::island::Island;
+use crate::{LocalProblem, ProblemError, UnionFind};
 
 /// Which friction law the solver enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -18,13 +29,16 @@ pub enum Friction {
 /// Settings of [`ContactSolver::solve`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverSettings {
-    /// Stop when Siconos' error measure ([`crate::local_error`]) is at most
-    /// this. Default `1e-10`.
+    /// Stop when Siconos' error measure ([`crate::local_error`], or
+    /// [`crate::convex_error`] for the convex form) is at most this.
+    /// Default `1e-10`.
     pub tolerance: f64,
-    /// Most outer iterations. Default 200.
+    /// Most outer (proximal fixed-point) iterations per island. Default 200.
     pub max_iterations: usize,
     /// The friction law. Default [`Friction::Exact`].
     pub friction: Friction,
+    /// Solve islands on rayon's thread pool. Default `true`.
+    pub parallel: bool,
 }
 
 impl Default for SolverSettings {
@@ -33,7 +47,28 @@ impl Default for SolverSettings {
             tolerance: 1e-10,
             max_iterations: 200,
             friction: Friction::Exact,
+            parallel: true,
         }
+    }
+}
+
+impl SolverSettings {
+    /// Checks the settings: a finite positive tolerance, at least one
+    /// iteration.
+    pub fn validate(&self) -> Result<(), ProblemError> {
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err(ProblemError::Setting {
+                name: "tolerance",
+                value: self.tolerance,
+            });
+        }
+        if self.max_iterations == 0 {
+            return Err(ProblemError::Setting {
+                name: "max_iterations",
+                value: 0.0,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -44,6 +79,22 @@ pub enum Status {
     Solved,
     /// The iterations ran out first; the answer is the best found.
     NotConverged,
+}
+
+/// What a solve reports besides the answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Report {
+    /// Whether the tolerance was met.
+    pub status: Status,
+    /// Siconos' error measure of the answer (the convex form's for
+    /// [`Friction::Convex`]).
+    pub error: f64,
+    /// Outer iterations, the most any island used.
+    pub iterations: usize,
+    /// Newton steps (one sparse factorization each), summed over islands.
+    pub newton_steps: usize,
+    /// Number of islands.
+    pub islands: usize,
 }
 
 /// An answer.
@@ -57,13 +108,28 @@ pub struct Solution {
     pub status: Status,
     /// Siconos' error measure of the answer.
     pub error: f64,
-    /// Outer iterations used.
+    /// Outer iterations (the most any island used).
     pub iterations: usize,
+    /// Newton steps, summed over islands.
+    pub newton_steps: usize,
+}
+
+/// The pattern the workspace was built for.
+#[derive(Debug, Default, PartialEq)]
+struct Pattern {
+    csr: bool,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    frictionless: Vec<bool>,
 }
 
 /// The solver and its working memory.
 #[derive(Debug, Default)]
-pub struct ContactSolver {}
+pub struct ContactSolver {
+    pattern: Option<Pattern>,
+    islands: Vec<Island>,
+    reports: Vec<crate::island::IslandReport>,
+}
 
 impl ContactSolver {
     /// A solver with empty working memory.
@@ -78,25 +144,167 @@ impl ContactSolver {
         settings: &SolverSettings,
         warm: Option<&[f64]>,
     ) -> Result<Solution, ProblemError> {
-        problem.validate()?;
-        let r = match warm {
+        let n = problem.q.len();
+        let mut r = match warm {
             Some(w) => w.to_vec(),
-            None => vec![0.0; problem.q.len()],
+            None => vec![0.0; n],
         };
-        let mut u = vec![0.0; r.len()];
-        problem.velocity(&r, &mut u);
-        let error = crate::local_error(&problem.mu, &problem.q, &r, &u);
-        let status = if error <= settings.tolerance {
-            Status::Solved
-        } else {
-            Status::NotConverged
-        };
+        let mut u = vec![0.0; n];
+        let report = self.solve_in_place(problem, settings, &mut r, &mut u)?;
         Ok(Solution {
             r,
             u,
-            status,
-            error,
-            iterations: 0,
+            status: report.status,
+            error: report.error,
+            iterations: report.iterations,
+            newton_steps: report.newton_steps,
         })
+    }
+
+    /// Solves `problem` from the impulses in `r` (the warm start; zeros for
+    /// none) and writes the answer's impulses to `r` and velocities to `u`.
+    /// Allocates nothing when the pattern is the last solve's.
+    pub fn solve_in_place(
+        &mut self,
+        problem: &LocalProblem,
+        settings: &SolverSettings,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<Report, ProblemError> {
+        problem.validate()?;
+        settings.validate()?;
+        let n = problem.q.len();
+        for (what, found) in [("r", r.len()), ("u", u.len())] {
+            if found != n {
+                return Err(ProblemError::Size {
+                    what,
+                    found,
+                    expected: n,
+                });
+            }
+        }
+        if let Some(index) = r.iter().position(|x| !x.is_finite()) {
+            return Err(ProblemError::NotFinite {
+                what: "the warm start",
+                index,
+            });
+        }
+        if !self.same_pattern(problem) {
+            self.build(problem);
+        }
+        // Each island to a share of the tolerance small enough that the
+        // whole problem's measure meets it (its scale is at least the
+        // islands' root mean square).
+        let tolerance = if self.islands.len() > 1 {
+            settings.tolerance / 2.0
+        } else {
+            settings.tolerance
+        };
+        let w_data = problem.w.data();
+        let solve = |island: &mut Island, report: &mut crate::island::IslandReport| {
+            *report = island.solve(
+                w_data,
+                &problem.q,
+                &problem.mu,
+                settings.friction,
+                tolerance,
+                settings.max_iterations,
+                r,
+            );
+        };
+        if settings.parallel && self.islands.len() > 1 {
+            self.islands
+                .par_iter_mut()
+                .zip(self.reports.par_iter_mut())
+                .for_each(|(island, report)| solve(island, report));
+        } else {
+            for (island, report) in self.islands.iter_mut().zip(self.reports.iter_mut()) {
+                solve(island, report);
+            }
+        }
+        for island in &self.islands {
+            island.scatter(r, u);
+        }
+        let error = match settings.friction {
+            Friction::Exact => local_error(&problem.mu, &problem.q, r, u),
+            Friction::Convex => convex_error(&problem.mu, &problem.q, r, u),
+        };
+        Ok(Report {
+            status: if error <= settings.tolerance {
+                Status::Solved
+            } else {
+                Status::NotConverged
+            },
+            error,
+            iterations: self.reports.iter().map(|r| r.iterations).max().unwrap_or(0),
+            newton_steps: self.reports.iter().map(|r| r.newton_steps).sum(),
+            islands: self.islands.len(),
+        })
+    }
+
+    fn same_pattern(&self, problem: &LocalProblem) -> bool {
+        let Some(p) = &self.pattern else {
+            return false;
+        };
+        let w = &problem.w;
+        p.csr == w.is_csr()
+            && p.indptr.as_slice() == w.indptr().raw_storage()
+            && p.indices.as_slice() == w.indices()
+            && p.frictionless.len() == problem.mu.len()
+            && p.frictionless
+                .iter()
+                .zip(&problem.mu)
+                .all(|(&f, &m)| f == (m == 0.0))
+    }
+
+    /// Splits the problem into islands (contacts coupled through `W`) and
+    /// analyses each one's factorization.
+    fn build(&mut self, problem: &LocalProblem) {
+        let w = &problem.w;
+        let indptr = w.indptr().raw_storage().to_vec();
+        let base = indptr.first().copied().unwrap_or(0);
+        let mut triplets = Vec::with_capacity(w.nnz());
+        for outer in 0..indptr.len().saturating_sub(1) {
+            for p in indptr[outer]..indptr[outer + 1] {
+                let inner = w.indices()[p - base];
+                let (row, col) = if w.is_csr() {
+                    (outer, inner)
+                } else {
+                    (inner, outer)
+                };
+                triplets.push((row, col, p - base));
+            }
+        }
+        let m = problem.mu.len();
+        let mut uf = UnionFind::new(m);
+        for &(row, col, _) in &triplets {
+            uf.union(row / 2, col / 2);
+        }
+        let mut labels = Vec::with_capacity(m);
+        let count = uf.labels(&mut labels);
+        let mut members = vec![Vec::new(); count];
+        let mut local_of = vec![0; m];
+        for (c, &l) in labels.iter().enumerate() {
+            local_of[c] = members[l].len();
+            members[l].push(c);
+        }
+        let frictionless: Vec<bool> = problem.mu.iter().map(|&m| m == 0.0).collect();
+        // Each island's rows of `W`, in one pass.
+        let mut by_island = vec![Vec::new(); count];
+        for &t in &triplets {
+            by_island[labels[t.0 / 2]].push(t);
+        }
+        self.islands = members
+            .into_iter()
+            .zip(&by_island)
+            .map(|(contacts, triplets)| Island::new(contacts, &local_of, triplets, &frictionless))
+            .collect();
+        self.reports = vec![Default::default(); count];
+        self.pattern = Some(Pattern {
+            csr: w.is_csr(),
+            indptr,
+            indices: w.indices().to_vec(),
+            frictionless,
+        });
     }
 }

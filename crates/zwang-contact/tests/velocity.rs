@@ -1,0 +1,479 @@
+//! The velocity-level Coulomb solver against closed forms, physical laws
+//! and Clarabel's interior point on the convex form.
+
+mod common;
+
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use common::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use zwang_contact::{ContactSolver, Friction, LocalProblem, ProblemError, SolverSettings, Status};
+
+fn exact() -> SolverSettings {
+    SolverSettings::default()
+}
+
+/// Closed forms are compared at a tolerance near rounding: Siconos' measure
+/// weighs velocities by the largest of `|q|`, `|r|`, `|u|`, so `1e-10` lets a
+/// velocity be off by `1e-10 |r|`.
+fn precise() -> SolverSettings {
+    SolverSettings {
+        tolerance: 1e-14,
+        ..SolverSettings::default()
+    }
+}
+
+fn convex() -> SolverSettings {
+    SolverSettings {
+        friction: Friction::Convex,
+        ..SolverSettings::default()
+    }
+}
+
+const DEGREES_20: f64 = 20.0 * std::f64::consts::PI / 180.0;
+
+#[test]
+fn a_box_at_the_cones_edge_sticks_on_four_redundant_contacts() {
+    // mu = 1.01 tan 20: the box must stay; four points under it make W
+    // rank deficient (3 velocities, 8 contact rows).
+    let h = 0.002;
+    let mut scene = box_on_incline(DEGREES_20, 1.01 * DEGREES_20.tan(), 4, h);
+    let mut solver = ContactSolver::new();
+    let mut r = vec![0.0; 8];
+    let mut position = [0.0; 3];
+    for step in 0..5000 {
+        let problem = scene.problem();
+        let s = solver.solve(&problem, &exact(), Some(&r)).unwrap();
+        assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
+        for i in 0..4 {
+            assert!(
+                s.u[2 * i + 1].abs() <= 1e-12,
+                "step {step}: u_T {}",
+                s.u[2 * i + 1]
+            );
+            assert!(s.u[2 * i].abs() <= 1e-12, "step {step}: u_N {}", s.u[2 * i]);
+        }
+        // The impulses carry the weight: m h g, split by the incline.
+        let (sum_n, sum_t) =
+            (0..4).fold((0.0, 0.0), |(n, t), i| (n + s.r[2 * i], t + s.r[2 * i + 1]));
+        assert!((sum_n - h * G * DEGREES_20.cos()).abs() < 1e-14);
+        assert!((sum_t - h * G * DEGREES_20.sin()).abs() < 1e-14);
+        let v = scene.velocity_after(&s.r);
+        for k in 0..3 {
+            position[k] += h * v[k];
+        }
+        scene.velocity[0] = [v[0], v[1], v[2]];
+        r = s.r;
+    }
+    // Ten seconds: no creep.
+    assert!(position.iter().all(|p| p.abs() < 1e-9), "{position:?}");
+}
+
+#[test]
+fn a_box_below_the_cones_edge_slides_with_the_closed_form_acceleration() {
+    let h = 0.002;
+    let mu = 0.99 * DEGREES_20.tan();
+    let scene = box_on_incline(DEGREES_20, mu, 4, h);
+    let problem = scene.problem();
+    let s = ContactSolver::new()
+        .solve(&problem, &precise(), None)
+        .unwrap();
+    assert_eq!(s.status, Status::Solved);
+    let v = scene.velocity_after(&s.r);
+    let expected = -h * G * (DEGREES_20.sin() - mu * DEGREES_20.cos());
+    assert!((v[0] - expected).abs() < 1e-14, "{} vs {expected}", v[0]);
+    // Sliding keeps contact: no normal velocity, no rotation.
+    assert!(v[1].abs() < 1e-14 && v[2].abs() < 1e-12, "{v:?}");
+    // The convex form lifts the sliding box off by mu |u_T| instead.
+    let c = ContactSolver::new()
+        .solve(&problem, &convex(), None)
+        .unwrap();
+    assert_eq!(c.status, Status::Solved);
+    let vc = scene.velocity_after(&c.r);
+    assert!((vc[1] - mu * vc[0].abs()).abs() < 1e-12, "{vc:?}");
+}
+
+/// Ten boxes alternating `light` and `heavy` kg, light at the bottom.
+fn mass_ratio_stack(light: f64, heavy: f64) -> Scene {
+    let masses: Vec<f64> = (0..10)
+        .map(|i| if i % 2 == 0 { light } else { heavy })
+        .collect();
+    stack(&masses, 0.5, 0.002)
+}
+
+fn stands(ratio: f64) {
+    let mut scene = mass_ratio_stack(1.0, ratio);
+    // A sideways nudge the friction must absorb.
+    for (i, v) in scene.velocity.iter_mut().enumerate() {
+        v[0] = 1e-3 * (i % 3) as f64;
+    }
+    let total: f64 = scene.bodies.iter().map(|b| b.mass).sum();
+    let mut solver = ContactSolver::new();
+    let mut r = vec![0.0; 40];
+    for step in 0..50 {
+        let problem = scene.problem();
+        let s = solver.solve(&problem, &precise(), Some(&r)).unwrap();
+        assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
+        if step >= 2 {
+            assert!(
+                s.newton_steps < 10,
+                "step {step}: {} Newton steps",
+                s.newton_steps
+            );
+        }
+        let sc = scale(&problem.q, &s.r, &s.u);
+        assert!(coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10);
+        // The ground carries everything above it.
+        let ground = s.r[0] + s.r[2];
+        let weight = total * G * 0.002;
+        assert!(
+            (ground - weight).abs() < 1e-10 * weight,
+            "{ground} vs {weight}"
+        );
+        let v = scene.velocity_after(&s.r);
+        for (k, body) in scene.velocity.iter_mut().enumerate() {
+            *body = [v[3 * k], v[3 * k + 1], v[3 * k + 2]];
+        }
+        r = s.r;
+    }
+    // At rest: every box stuck to the one below.
+    let fastest = scene
+        .velocity
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(fastest < 1e-10, "{fastest}");
+}
+
+#[test]
+fn a_stack_alternating_1_and_100_kg_stands_in_few_newton_steps() {
+    stands(100.0);
+}
+
+#[test]
+fn a_stack_alternating_1_and_10000_kg_stands_in_few_newton_steps() {
+    stands(1e4);
+}
+
+/// A random pile: `n` boxes in a row, each touching its neighbours and the
+/// floor at random points, with random velocities and friction. The
+/// floor's cones (within 39 degrees of the vertical) and the neighbours'
+/// (within 48 of the horizontal) share no direction, so no set of impulses
+/// balances itself: no pile is jammed, every problem has an answer.
+fn random_pile(rng: &mut ChaCha8Rng, n: usize) -> Scene {
+    let bodies: Vec<Body> = (0..n)
+        .map(|i| {
+            let m = if rng.gen_bool(0.3) {
+                100.0
+            } else {
+                rng.gen_range(0.5..2.0)
+            };
+            Body::boxed(m, 0.2, 0.1, [0.2 * i as f64, 0.05])
+        })
+        .collect();
+    let mut contacts = Vec::new();
+    for i in 0..n {
+        for _ in 0..rng.gen_range(1..3) {
+            contacts.push(Contact {
+                a: None,
+                b: i,
+                point: [0.2 * i as f64 + rng.gen_range(-0.1..0.1), 0.0],
+                normal: [0.0, 1.0],
+                mu: if rng.gen_bool(0.1) {
+                    0.0
+                } else {
+                    rng.gen_range(0.05..0.8)
+                },
+            });
+        }
+        if i + 1 < n {
+            let angle: f64 = rng.gen_range(-0.3..0.3);
+            contacts.push(Contact {
+                a: Some(i),
+                b: i + 1,
+                point: [0.2 * i as f64 + 0.1, rng.gen_range(0.0..0.1)],
+                normal: [angle.cos(), angle.sin()],
+                mu: rng.gen_range(0.0..0.6),
+            });
+        }
+    }
+    let velocity = (0..n)
+        .map(|_| {
+            [
+                rng.gen_range(-1.0..1.0),
+                rng.gen_range(-0.5..0.2),
+                rng.gen_range(-3.0..3.0),
+            ]
+        })
+        .collect();
+    Scene {
+        bodies,
+        contacts,
+        velocity,
+        gravity: [0.0, -G],
+        h: 0.01,
+    }
+}
+
+#[test]
+fn random_piles_satisfy_coulombs_law_from_the_data() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut solver = ContactSolver::new();
+    let (mut solved, mut total, mut worst_iterations) = (0, 0, 0);
+    for case in 0..200 {
+        let n = rng.gen_range(2..20);
+        let scene = random_pile(&mut rng, n);
+        let problem = scene.problem();
+        let settings = SolverSettings {
+            tolerance: 1e-12,
+            ..exact()
+        };
+        let s = solver.solve(&problem, &settings, None).unwrap();
+        total += 1;
+        if s.status == Status::Solved {
+            solved += 1;
+            let sc = scale(&problem.q, &s.r, &s.u);
+            let violation = coulomb_violation(&problem.mu, &s.r, &s.u, sc);
+            assert!(violation < 1e-10, "case {case}: {violation}");
+            worst_iterations = worst_iterations.max(s.iterations);
+        }
+    }
+    eprintln!("{solved}/{total} random piles solved, at most {worst_iterations} outer iterations");
+    assert_eq!(solved, total);
+}
+
+/// The convex form as a second-order cone program for Clarabel:
+/// `min 1/2 r^T W r + q^T r` over `(mu r_N, r_T)` in the Lorentz cone
+/// (`r_N >= 0` for a frictionless contact, whose `r_T` is fixed at zero).
+fn clarabel_convex(problem: &LocalProblem) -> Vec<f64> {
+    let n = problem.q.len();
+    let w = problem.w.to_csc();
+    let mut colptr = vec![0];
+    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
+    for (j, col) in w.outer_iterator().enumerate() {
+        for (i, &v) in col.iter() {
+            if i <= j {
+                rowval.push(i);
+                nzval.push(v);
+            }
+        }
+        colptr.push(rowval.len());
+    }
+    let p = CscMatrix::new(n, n, colptr, rowval, nzval);
+    // s = b - A r: s = (mu r_N, r_T) per frictional contact.
+    let mut a_cols: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    let mut cones = Vec::new();
+    let mut b = Vec::new();
+    let mut zero_rows = Vec::new();
+    let mut row = 0;
+    for (i, &mu) in problem.mu.iter().enumerate() {
+        if mu > 0.0 {
+            a_cols[2 * i].push((row, -mu));
+            a_cols[2 * i + 1].push((row + 1, -1.0));
+            cones.push(SupportedConeT::SecondOrderConeT(2));
+            b.extend([0.0, 0.0]);
+            row += 2;
+        } else {
+            a_cols[2 * i].push((row, -1.0));
+            cones.push(SupportedConeT::NonnegativeConeT(1));
+            b.push(0.0);
+            row += 1;
+            zero_rows.push(2 * i + 1);
+        }
+    }
+    for &t in &zero_rows {
+        a_cols[t].push((row, 1.0));
+        cones.push(SupportedConeT::ZeroConeT(1));
+        b.push(0.0);
+        row += 1;
+    }
+    let mut colptr = vec![0];
+    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
+    for col in &a_cols {
+        for &(i, v) in col {
+            rowval.push(i);
+            nzval.push(v);
+        }
+        colptr.push(rowval.len());
+    }
+    let a = CscMatrix::new(row, n, colptr, rowval, nzval);
+    let settings = DefaultSettings {
+        verbose: false,
+        tol_gap_abs: 1e-12,
+        tol_gap_rel: 1e-12,
+        tol_feas: 1e-12,
+        max_iter: 400,
+        ..DefaultSettings::default()
+    };
+    let mut solver = DefaultSolver::new(&p, &problem.q, &a, &b, &cones, settings).unwrap();
+    solver.solve();
+    assert!(
+        matches!(
+            solver.solution.status,
+            SolverStatus::Solved | SolverStatus::AlmostSolved | SolverStatus::InsufficientProgress
+        ),
+        "{:?}",
+        solver.solution.status
+    );
+    solver.solution.x.clone()
+}
+
+#[test]
+fn the_convex_form_agrees_with_clarabel() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let mut solver = ContactSolver::new();
+    let (mut worst, mut compared): (f64, usize) = (0.0, 0);
+    for case in 0..60 {
+        let n = rng.gen_range(2..12);
+        let scene = random_pile(&mut rng, n);
+        let problem = scene.problem();
+        let s = solver.solve(&problem, &convex(), None).unwrap();
+        assert_eq!(s.status, Status::Solved, "case {case}");
+        let reference = clarabel_convex(&problem);
+        let mut u_ref = vec![0.0; reference.len()];
+        problem.velocity(&reference, &mut u_ref);
+        // `W r` is unique at a minimum of a convex quadratic even where
+        // `r` is not: compare the velocities.
+        let sc = scale(&problem.q, &s.r, &s.u);
+        let gap =
+            s.u.iter()
+                .zip(&u_ref)
+                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+                / sc;
+        // An interior point stops short on some rank-deficient problems
+        // (insufficient progress): compare where it reached the answer.
+        let reference_error =
+            zwang_contact::convex_error(&problem.mu, &problem.q, &reference, &u_ref);
+        if reference_error > 1e-9 {
+            continue;
+        }
+        compared += 1;
+        worst = worst.max(gap);
+        assert!(gap < 1e-8, "case {case}: {gap}");
+    }
+    eprintln!("{compared}/60 compared, largest relative velocity gap to Clarabel: {worst:e}");
+    assert!(compared >= 50, "{compared}");
+}
+
+#[test]
+fn separate_piles_are_separate_islands_with_the_same_answers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let (a, b) = (random_pile(&mut rng, 5), random_pile(&mut rng, 7));
+    let mut both = a.clone();
+    let offset = both.bodies.len();
+    both.bodies.extend(&b.bodies);
+    both.velocity.extend(&b.velocity);
+    both.contacts.extend(b.contacts.iter().map(|c| Contact {
+        a: c.a.map(|k| k + offset),
+        b: c.b + offset,
+        ..*c
+    }));
+    for parallel in [false, true] {
+        let settings = SolverSettings {
+            parallel,
+            ..exact()
+        };
+        let whole = ContactSolver::new()
+            .solve(&both.problem(), &settings, None)
+            .unwrap();
+        assert_eq!(whole.status, Status::Solved);
+        let sa = ContactSolver::new()
+            .solve(&a.problem(), &settings, None)
+            .unwrap();
+        let sb = ContactSolver::new()
+            .solve(&b.problem(), &settings, None)
+            .unwrap();
+        let joined: Vec<f64> = sa.u.iter().chain(&sb.u).copied().collect();
+        for (x, y) in whole.u.iter().zip(&joined) {
+            assert!((x - y).abs() < 1e-9, "{x} vs {y}");
+        }
+    }
+}
+
+#[test]
+fn a_reused_solver_meets_a_new_pattern() {
+    let mut rng = ChaCha8Rng::seed_from_u64(18);
+    let mut solver = ContactSolver::new();
+    for n in [3, 8, 3, 12, 1] {
+        let problem = random_pile(&mut rng, n).problem();
+        let reused = solver.solve(&problem, &exact(), None).unwrap();
+        let fresh = ContactSolver::new()
+            .solve(&problem, &exact(), None)
+            .unwrap();
+        assert_eq!(reused.status, Status::Solved);
+        assert_eq!(reused.r, fresh.r);
+    }
+}
+
+#[test]
+fn absurd_scales_still_converge() {
+    // Tiny and huge masses, steps and speeds: the measure is relative.
+    for (mass, h) in [(1e-6, 1e-6), (1e6, 1.0), (1.0, 1e-9), (1e3, 10.0)] {
+        let masses = [mass, 100.0 * mass, mass];
+        let scene = stack(&masses, 0.3, h);
+        let problem = scene.problem();
+        let s = ContactSolver::new()
+            .solve(&problem, &exact(), None)
+            .unwrap();
+        assert_eq!(s.status, Status::Solved, "mass {mass}, h {h}: {}", s.error);
+        let sc = scale(&problem.q, &s.r, &s.u);
+        assert!(coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10);
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let problem = stack(&[1.0, 2.0], 0.5, 0.01).problem();
+    let mut solver = ContactSolver::new();
+    let nan = vec![f64::NAN; 4];
+    assert!(matches!(
+        solver.solve(&problem, &exact(), Some(&nan)),
+        Err(ProblemError::Size { .. })
+    ));
+    let nan = vec![f64::NAN; 8];
+    assert!(matches!(
+        solver.solve(&problem, &exact(), Some(&nan)),
+        Err(ProblemError::NotFinite { .. })
+    ));
+    for settings in [
+        SolverSettings {
+            tolerance: 0.0,
+            ..exact()
+        },
+        SolverSettings {
+            tolerance: f64::NAN,
+            ..exact()
+        },
+        SolverSettings {
+            max_iterations: 0,
+            ..exact()
+        },
+    ] {
+        assert!(matches!(
+            solver.solve(&problem, &settings, None),
+            Err(ProblemError::Setting { .. })
+        ));
+    }
+    let mut bad = problem.clone();
+    bad.mu[1] = -0.1;
+    assert!(matches!(
+        solver.solve(&bad, &exact(), None),
+        Err(ProblemError::Friction { contact: 1, .. })
+    ));
+}
+
+#[test]
+fn no_contacts_is_an_empty_answer() {
+    let problem = LocalProblem {
+        dimension: 2,
+        w: sprs::CsMat::zero((0, 0)),
+        q: vec![],
+        mu: vec![],
+    };
+    let s = ContactSolver::new()
+        .solve(&problem, &exact(), None)
+        .unwrap();
+    assert_eq!(s.status, Status::Solved);
+    assert!(s.r.is_empty());
+}
