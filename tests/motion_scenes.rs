@@ -6,7 +6,8 @@
 
 mod motion_support;
 
-use motion_support::{rk4_until, run, scene, scene_path, Run};
+use motion_support::{rk4_until, run, samples, scene, scene_path, Run};
+use zwang::coulomb::Mode;
 use zwang::motion::report::write_csv;
 use zwang::motion::{EventKind, Mechanism, Status};
 
@@ -15,7 +16,7 @@ use zwang::motion::{EventKind, Mechanism, Status};
 /// rocking block, whose lists are long, have tests of their own below.
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
-const SCENES: [Expected; 14] = [
+const SCENES: [Expected; 15] = [
     ("bouncing_ball", Status::Finished, &[]),
     ("chaplygin_sleigh", Status::Finished, &[]),
     ("double_pendulum", Status::Finished, &[]),
@@ -35,6 +36,7 @@ const SCENES: [Expected; 14] = [
     ),
     ("pendulum", Status::Finished, &[]),
     ("pendulum_on_block", Status::Finished, &[]),
+    ("plate_on_twelve_points", Status::Finished, &[]),
     ("rocking_block", Status::Finished, &[]),
     (
         "rod_coulomb",
@@ -353,6 +355,52 @@ fn incline_box_sticks_where_and_when_the_closed_form_says() {
             "{tol:?}: {} vs {drop}",
             o.energy_final
         );
+    }
+}
+
+/// The plate on twelve rough points (`m = 2`, `mu = 0.4`), pushed by
+/// `f = 5 N` at its centre from rest: `f < mu m g = 7.848 N`, so every
+/// point sticks and the plate stays where it started, `(0, 0.1, 0)`; at
+/// every sample the friction forces add up to `-f` (the tangent is
+/// `(1, 0)`) and the normal forces to `m g`, however they are split.
+#[test]
+fn plate_on_twelve_points_sticks_when_the_closed_form_says() {
+    let (m, g, mu, f) = (2.0, 9.81, 0.4, 5.0);
+    assert!(f < mu * m * g, "the closed form's condition");
+    let start = [0.0, 0.1, 0.0];
+    for tol in TOLERANCES {
+        let r = run_at("plate_on_twelve_points", tol);
+        let o = &r.outcome;
+        assert_eq!(o.status, Status::Finished, "{tol:?}: {:?}", o.reason);
+        assert!(o.events.is_empty(), "{tol:?}: {:?}", events(&r));
+        for (q, s) in o.q.iter().zip(start) {
+            assert!((q - s).abs() < 1e-12, "{tol:?}: {:?}", o.q);
+        }
+        assert!(o.v.iter().all(|v| v.abs() < 1e-12), "{tol:?}: {:?}", o.v);
+        let mut n = 0;
+        for row in samples(&r.rows) {
+            assert_eq!(row.contacts.len(), 12);
+            assert!(row.contacts.iter().all(|c| c.mode == Mode::Stick));
+            let friction: f64 = row.contacts.iter().map(|c| c.friction_force).sum();
+            let normal: f64 = row.contacts.iter().map(|c| c.normal_force).sum();
+            assert!(
+                (friction + f).abs() < 1e-9,
+                "{tol:?}, t = {}: {friction}",
+                row.t
+            );
+            assert!(
+                (normal - m * g).abs() < 1e-9,
+                "{tol:?}, t = {}: {normal}",
+                row.t
+            );
+            assert!(row.contacts.iter().all(|c| c.normal_force >= -1e-12));
+            assert!(row
+                .contacts
+                .iter()
+                .all(|c| c.friction_force.abs() <= mu * c.normal_force + 1e-9));
+            n += 1;
+        }
+        assert!(n > 100, "{tol:?}: {n} samples");
     }
 }
 
