@@ -14,11 +14,13 @@
 //! an answer satisfies it.
 
 pub mod error;
+pub mod global;
 pub mod islands;
 pub mod problem;
 pub mod solver;
 
 pub use error::local_error;
+pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
 pub use solver::{ContactSolver, Friction, Solution, SolverSettings, Status};
