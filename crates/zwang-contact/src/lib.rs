@@ -17,10 +17,12 @@ pub mod error;
 pub mod global;
 pub mod islands;
 pub mod problem;
+pub mod siconos;
 pub mod solver;
 
 pub use error::local_error;
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
+pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Solution, SolverSettings, Status};
