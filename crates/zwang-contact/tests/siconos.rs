@@ -97,6 +97,28 @@ fn granular_flow_global_form_without_contacts() {
     assert!(global_error(&p, &[], &vec![0.0; 900]) >= 1.0);
 }
 
+/// Siconos' own answer to the slider crank (Siconos 4.4, its Python
+/// module: `fc2d_driver` with NSGS to 1e-12 on this file) and the error
+/// Siconos reported for it: read here, the same error to four digits. `W`
+/// read transposed would move `u` by 1e-5 and the error to about 1e-6.
+#[test]
+fn siconos_answer_to_the_slider_crank_has_siconos_error() {
+    let p = parse_local(&text(SLIDER_CRANK)).unwrap();
+    let r = [
+        0.055779417655146664,
+        0.0005577941765514666,
+        0.05522439857400735,
+        0.0005522439857400736,
+    ];
+    let mut u = [0.0; 4];
+    p.velocity(&r, &mut u);
+    let siconos = 9.887607148651763e-13;
+    let e = local_error(&p.mu, &p.q, &r, &u);
+    assert!((e - siconos).abs() < 1e-3 * siconos, "{e}");
+    // Both contacts slide (r_T = mu r_N) against u_T = -8.546.
+    assert!((u[1] + 8.546495812154124).abs() < 1e-12, "{u:?}");
+}
+
 /// A global problem and its local form agree: `u` from `W r + q_local`
 /// is `H^T v + b` with `v` recovered, and the errors vanish together.
 #[test]
@@ -145,6 +167,38 @@ const SPARSE_BLOCK: &str = "2\n2\n1\n4\n4\n\
     1\n5.0\n6.0\n7.0\n8.0\n\
     2\n9.0\n10.0\n11.0\n12.0\n\
     0.1 0.2 0.3 0.4\n0.5 0.6\n";
+
+/// What Siconos 4.4's `frictionContact_printInFilename` wrote for the
+/// block lower-triangular `[[1, 3, 0, 0], [2, 4, 0, 0], [5, 7, 9, 11],
+/// [6, 8, 10, 12]]` in 2x2 blocks (from `SBM_from_csparse`), `q`, `mu`.
+const SPARSE_BLOCK_BY_SICONOS: &str = "2\n2\n1\n4\n4\n3\n2\n2\n2\t4\t\n2\t4\t\n3\n3\n\
+    0\t1\t3\t\n0\t0\t1\t\n\
+    0\n  1.000000000000000000000000e+00\n  2.000000000000000000000000e+00\n\
+      3.000000000000000000000000e+00\n  4.000000000000000000000000e+00\n\
+    1\n  5.000000000000000000000000e+00\n  6.000000000000000000000000e+00\n\
+      7.000000000000000000000000e+00\n  8.000000000000000000000000e+00\n\
+    2\n  9.000000000000000000000000e+00\n  1.000000000000000000000000e+01\n\
+      1.100000000000000000000000e+01\n  1.200000000000000000000000e+01\n\
+      1.000000000000000055511151e-01   2.000000000000000111022302e-01   \
+    2.999999999999999888977698e-01   4.000000000000000222044605e-01 \n\
+      5.000000000000000000000000e-01   5.999999999999999777955395e-01 \n";
+
+#[test]
+fn sparse_block_as_siconos_writes_it() {
+    let p = parse_local(SPARSE_BLOCK_BY_SICONOS).unwrap();
+    let want = [
+        [1.0, 3.0, 0.0, 0.0],
+        [2.0, 4.0, 0.0, 0.0],
+        [5.0, 7.0, 9.0, 11.0],
+        [6.0, 8.0, 10.0, 12.0],
+    ];
+    for (i, row) in want.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            assert_eq!(at(&p.w, i, j), x, "W[{i}, {j}]");
+        }
+    }
+    assert_eq!(p.q, vec![0.1, 0.2, 0.3, 0.4]);
+}
 
 #[test]
 fn sparse_block_storage() {
