@@ -35,11 +35,19 @@ fn data(name: &str) -> PathBuf {
     repo().join("tests/data/contact-problems").join(name)
 }
 
-/// A scratch path of its own (the tests run in parallel).
+/// A path named `name` in a scratch folder of its own (the tests run in
+/// parallel; the form is read from the file's name).
 fn scratch(name: &str) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let k = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("zwang-contact-{}-{k}-{name}", std::process::id()))
+    let dir = std::env::temp_dir().join(format!("zwang-contact-{}-{k}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Removes a scratch path and its folder.
+fn discard(path: &Path) {
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
 fn zwang(args: &[&str]) -> Output {
@@ -80,7 +88,7 @@ fn run_json(path: &Path, extra: &[&str]) -> (Value, Value, i32) {
     assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
     let report: Value = serde_json::from_str(&text(&o.stdout)).unwrap();
     let answer: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    std::fs::remove_file(&out).unwrap();
+    discard(&out);
     (report, answer, code)
 }
 
@@ -156,6 +164,39 @@ fn each_file_reports_the_contract_and_its_answer() {
     }
 }
 
+/// A global problem with contacts (two bodies, two planar contacts, a
+/// coupled mass block): the answer written is consistent with the file
+/// (`u = H^T v + b`) and its error is the one reported; named without
+/// `gfc`, `--form global` reads it the same.
+#[test]
+fn global_form_with_contacts() {
+    let problem = "2\n2\n0\n4\n4\n4\t4\n2 0 0 0\n0 3 1 0\n0 1 3 0\n0 0 0 4\n\
+        0\n4\n4\n4\t4\n1 0 0 0\n0 1 0 0\n0 0 1 -1\n0 0 0 1\n\
+        0.5 -1 2 -3\n0.1 0 0 0.2\n0.3 0.6\n";
+    let named = scratch("gfc_two_bodies.dat");
+    let unnamed = scratch("two_bodies.dat");
+    std::fs::write(&named, problem).unwrap();
+    std::fs::write(&unnamed, problem).unwrap();
+    let (report, answer, _) = run_json(&named, &[]);
+    let (again, _, _) = run_json(&unnamed, &["--form", "global"]);
+    for r in [&report, &again] {
+        assert_eq!(
+            (r["format"].as_str(), r["contacts"].as_u64()),
+            (Some("global"), Some(2))
+        );
+    }
+    assert_eq!(numbers(&answer["v"]).len(), 4);
+    let mine = recomputed_error(&named, "global", &answer);
+    let error = report["error"].as_f64().unwrap();
+    assert!(
+        (mine - error).abs() <= 1e-12 * error.max(1.0),
+        "{error} {mine}"
+    );
+    for path in [named, unnamed] {
+        discard(&path);
+    }
+}
+
 /// `--form`, `--friction` and `--tolerance` are taken; a tolerance above
 /// the start's error is met at once.
 #[test]
@@ -222,7 +263,7 @@ fn malformed_files_are_one_line_and_exit_2() {
         let path = scratch(name);
         std::fs::write(&path, content).unwrap();
         let o = zwang(&["contact", path.to_str().unwrap(), "--json"]);
-        std::fs::remove_file(&path).unwrap();
+        discard(&path);
         assert_bad_input(&o, needle);
     }
     // FCLIB's HDF5, by name or by signature, and a missing file.
@@ -233,7 +274,7 @@ fn malformed_files_are_one_line_and_exit_2() {
         let path = scratch(name);
         std::fs::write(&path, content).unwrap();
         let o = zwang(&["contact", path.to_str().unwrap()]);
-        std::fs::remove_file(&path).unwrap();
+        discard(&path);
         assert_bad_input(&o, "FCLIB HDF5 files are not read by this build");
     }
     let o = zwang(&["contact", "tests/data/contact-problems/missing.dat"]);
