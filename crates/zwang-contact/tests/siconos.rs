@@ -28,6 +28,15 @@ fn at(w: &CsMat<f64>, row: usize, col: usize) -> f64 {
     w.get(row, col).copied().unwrap_or(0.0)
 }
 
+/// `w` is the 4x4 `want` (rows), entry by entry.
+fn assert_dense(w: &CsMat<f64>, want: [[f64; 4]; 4]) {
+    for (i, row) in want.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            assert_eq!(at(w, i, j), x, "W[{i}, {j}]");
+        }
+    }
+}
+
 /// The largest `|W - W^T|` relative to the largest `|W|`.
 fn asymmetry(w: &CsMat<f64>) -> f64 {
     let largest = w.iter().fold(0.0_f64, |a, (v, _)| a.max(v.abs()));
@@ -186,17 +195,15 @@ const SPARSE_BLOCK_BY_SICONOS: &str = "2\n2\n1\n4\n4\n3\n2\n2\n2\t4\t\n2\t4\t\n3
 #[test]
 fn sparse_block_as_siconos_writes_it() {
     let p = parse_local(SPARSE_BLOCK_BY_SICONOS).unwrap();
-    let want = [
-        [1.0, 3.0, 0.0, 0.0],
-        [2.0, 4.0, 0.0, 0.0],
-        [5.0, 7.0, 9.0, 11.0],
-        [6.0, 8.0, 10.0, 12.0],
-    ];
-    for (i, row) in want.iter().enumerate() {
-        for (j, &x) in row.iter().enumerate() {
-            assert_eq!(at(&p.w, i, j), x, "W[{i}, {j}]");
-        }
-    }
+    assert_dense(
+        &p.w,
+        [
+            [1.0, 3.0, 0.0, 0.0],
+            [2.0, 4.0, 0.0, 0.0],
+            [5.0, 7.0, 9.0, 11.0],
+            [6.0, 8.0, 10.0, 12.0],
+        ],
+    );
     assert_eq!(p.q, vec![0.1, 0.2, 0.3, 0.4]);
 }
 
@@ -205,17 +212,15 @@ fn sparse_block_storage() {
     let p = parse_local(SPARSE_BLOCK).unwrap();
     assert_eq!(p.w.shape(), (4, 4));
     assert_eq!(p.w.nnz(), 12);
-    let want = [
-        [1.0, 3.0, 5.0, 7.0],
-        [2.0, 4.0, 6.0, 8.0],
-        [0.0, 0.0, 9.0, 11.0],
-        [0.0, 0.0, 10.0, 12.0],
-    ];
-    for (i, row) in want.iter().enumerate() {
-        for (j, &x) in row.iter().enumerate() {
-            assert_eq!(at(&p.w, i, j), x, "W[{i}, {j}]");
-        }
-    }
+    assert_dense(
+        &p.w,
+        [
+            [1.0, 3.0, 5.0, 7.0],
+            [2.0, 4.0, 6.0, 8.0],
+            [0.0, 0.0, 9.0, 11.0],
+            [0.0, 0.0, 10.0, 12.0],
+        ],
+    );
     assert_eq!(p.mu, vec![0.5, 0.6]);
     // No block at all: an empty (zero) W.
     let empty = "2\n1\n1\n2\n2\n0\n1.0 2.0\n0.3\n";
