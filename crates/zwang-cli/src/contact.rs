@@ -59,7 +59,7 @@ pub(crate) struct ContactArgs {
     #[arg(
         long,
         value_name = "TOL",
-        default_value_t = 1e-8,
+        default_value = "1e-8",
         allow_negative_numbers = true
     )]
     tolerance: f64,
