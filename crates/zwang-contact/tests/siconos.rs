@@ -1,6 +1,8 @@
 //! Siconos' text files: the shipped problems read to the values seen in
 //! them by eye, a hand-made sparse-block file, and malformed variants.
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use sprs::CsMat;
 use zwang_contact::{
     global_error, local_error, parse_global, parse_local, ProblemError, SiconosError,
@@ -128,20 +130,21 @@ fn siconos_answer_to_the_slider_crank_has_siconos_error() {
     assert!((u[1] + 8.546495812154124).abs() < 1e-12, "{u:?}");
 }
 
-/// A global problem's local form is Siconos' own reformulation, and
-/// agrees with it: `u` from `W r + q_local` is `H^T v + b` with `v`
-/// recovered, and the errors vanish together.
-#[test]
-fn global_to_local_on_a_hand_made_problem() {
-    // Two bodies on a line (masses 2 and 4, and a coupled 2x2 block),
-    // two planar contacts.
-    let text = "2\n2\n\
+/// Two bodies on a line (masses 2 and 4, and a coupled 2x2 block), two
+/// planar contacts, in global form.
+const TWO_BODIES: &str = "2\n2\n\
         0\n4\n4\n4\t4\n\
         2 0 0 0\n0 3 1 0\n0 1 3 0\n0 0 0 4\n\
         0\n4\n4\n4\t4\n\
         1 0 0 0\n0 1 0 0\n0 0 1 -1\n0 0 0 1\n\
         0.5 -1 2 -3\n0.1 0 0 0.2\n0.3 0.6\n";
-    let p = parse_global(text).unwrap();
+
+/// A global problem's local form is Siconos' own reformulation, and
+/// agrees with it: `u` from `W r + q_local` is `H^T v + b` with `v`
+/// recovered, and the errors vanish together.
+#[test]
+fn global_to_local_on_a_hand_made_problem() {
+    let p = parse_global(TWO_BODIES).unwrap();
     let mut reformulation = p.to_local().unwrap();
     let local = reformulation.local.clone();
     // What Siconos 4.4's globalFrictionContact_reformulation_FrictionContact
@@ -176,7 +179,7 @@ fn global_to_local_on_a_hand_made_problem() {
         local_error(&p.mu, &[], &r, &u) * norm(&r).max(norm(&u)) / norm(&r).max(norm(&u_global));
     assert!((e - local_part).abs() < 1e-12, "{e} {local_part}");
     // An M that is not positive definite is an error, not a panic.
-    let bad = text.replacen("2 0 0 0", "-2 0 0 0", 1);
+    let bad = TWO_BODIES.replacen("2 0 0 0", "-2 0 0 0", 1);
     assert!(matches!(
         parse_global(&bad).unwrap().to_local(),
         Err(zwang_contact::GlobalError::MassNotPositiveDefinite { .. })
@@ -402,5 +405,76 @@ fn malformed_files_are_typed_errors() {
             _ => matches!(e, SiconosError::Count { .. }),
         };
         assert!(kind_ok, "{what}: {e:?}");
+    }
+}
+
+/// What a mutated token becomes: counts, sizes, numbers and words.
+const REPLACEMENTS: [&str; 12] = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "-1",
+    "7",
+    "99999999999999999999",
+    "1e308",
+    "-0.5",
+    "nan",
+    "x",
+    ":",
+];
+
+/// `text` with one token deleted, repeated or replaced.
+fn mutate(text: &str, rng: &mut ChaCha8Rng) -> String {
+    let spans: Vec<(usize, usize)> = text
+        .split_inclusive(char::is_whitespace)
+        .scan(0, |at, piece| {
+            let start = *at;
+            *at += piece.len();
+            Some((start, start + piece.trim_end().len()))
+        })
+        .filter(|(a, b)| a < b)
+        .collect();
+    let (a, b) = spans[rng.gen_range(0..spans.len())];
+    let token = &text[a..b];
+    let new = match rng.gen_range(0..3) {
+        0 => String::new(),
+        1 => format!("{token} {token}"),
+        _ => REPLACEMENTS[rng.gen_range(0..REPLACEMENTS.len())].to_owned(),
+    };
+    format!("{}{new}{}", &text[..a], &text[b..])
+}
+
+/// Seeded mutants of the files above (a token deleted, repeated, or
+/// replaced by another count or number) read to a problem or to a typed
+/// error, never a panic; a global one that reads reformulates or errs.
+#[test]
+fn mutants_never_panic() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20_260_101);
+    for (text, global) in [
+        (text(SLIDER_CRANK), false),
+        (text(GRANULAR), false),
+        (text(GRANULAR_GLOBAL), true),
+        (SPARSE_BLOCK.to_owned(), false),
+        (SPARSE_BLOCK_BY_SICONOS.to_owned(), false),
+        (TWO_BODIES.to_owned(), true),
+    ] {
+        // Half of the mutants are of the first 40 lines, where the
+        // headers and the matrices' structure are.
+        for k in 0..300 {
+            let source = if k % 2 == 0 {
+                text.lines().take(40).collect::<Vec<_>>().join("\n")
+            } else {
+                text.clone()
+            };
+            let mutant = mutate(&source, &mut rng);
+            if global {
+                if let Ok(p) = parse_global(&mutant) {
+                    let _ = p.to_local();
+                }
+            } else {
+                let _ = parse_local(&mutant);
+            }
+        }
     }
 }
