@@ -8,9 +8,10 @@
 //! zwang compare --system NAME [--t T] [--q ..] [--qd ..] [--json]
 //! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
 //! zwang simulate --system NAME --duration T [--json] [--csv FILE] [--plot FILE.png]
+//! zwang contact FILE [--json] [--tolerance 1e-8] [--friction exact|convex] [--out SOLUTION.json] [--form local|global]
 //! ```
 //!
-//! Every command reads the instant file specified in
+//! Every command but `contact` reads the instant file specified in
 //! `docs/instant-format.md` at the root of the repository
 //! ([`zwang_instant::file::parse_instant_with`]); a key the format does
 //! not define is an error unless `--allow-unknown` makes it a warning:
@@ -29,7 +30,10 @@
 //! - `simulate` runs a scene file (`docs/scene-format.md`) over time with
 //!   `zwang-motion`: events, final state, energy, drift; a malformed scene
 //!   is one line on stderr naming the key (`body[1].mass: must be > 0`),
-//!   exit 2.
+//!   exit 2;
+//! - `contact` solves a frictional contact problem from a Siconos text
+//!   file (local or global form, `docs/contact-problems.md`) and reports
+//!   Siconos' error measure of the answer; it reads no instant file.
 //!
 //! Each prints text by default and the spec's JSON with `--json`; the
 //! subcommands' `--help` say exactly which keys. `zwang` without a
@@ -51,6 +55,7 @@
 
 mod check;
 mod compare;
+mod contact;
 mod simulate;
 mod solve;
 mod suite;
@@ -112,10 +117,12 @@ enum Command {
     Check(check::CheckArgs),
     Compare(compare::CompareArgs),
     Simulate(simulate::SimulateArgs),
+    Contact(contact::ContactArgs),
 }
 
 /// Printed after the demonstration, which is what `zwang` alone runs.
-const HINT: &str = "\nRun `zwang --help` for the commands (solve, check, compare, simulate).\n";
+const HINT: &str =
+    "\nRun `zwang --help` for the commands (solve, check, compare, simulate, contact).\n";
 
 /// Runs the command line on `args` (the first item is the program name),
 /// printing to stdout and stderr; returns the exit code.
@@ -154,6 +161,7 @@ where
         Some(Command::Check(args)) => check::run(&args, out, err),
         Some(Command::Compare(args)) => compare::run(&args, out, err),
         Some(Command::Simulate(args)) => simulate::run(&args, out, err),
+        Some(Command::Contact(args)) => contact::run(&args, out, err),
         None => {
             emit(out, &zwang_coulomb::rod::demonstration());
             emit(out, HINT);
@@ -278,6 +286,7 @@ mod tests {
             &["zwang", "solve", "--help"],
             &["zwang", "check", "--help"],
             &["zwang", "compare", "--help"],
+            &["zwang", "contact", "--help"],
             &["zwang", "--version"],
         ] {
             let (code, out, err) = run_captured(args);
@@ -315,6 +324,8 @@ mod tests {
                 "--backend",
             ),
             (&["zwang", "compare", "x.json", "--csv"], "--csv"),
+            (&["zwang", "contact"], "<FILE>"),
+            (&["zwang", "contact", "x.dat", "--form", "both"], "both"),
         ] {
             let (code, out, err) = run_captured(args);
             assert_eq!(code, EXIT_BAD_INPUT, "{args:?}");

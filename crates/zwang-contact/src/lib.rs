@@ -21,14 +21,18 @@
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
 pub mod error;
+pub mod global;
 mod island;
 pub mod islands;
 pub mod lemke;
 pub mod problem;
+pub mod siconos;
 pub mod solver;
 mod sparse_lu;
 
 pub use error::{convex_error, local_error};
+pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
+pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};
