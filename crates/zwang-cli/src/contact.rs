@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zwang_contact::{
-    global_error, local_error, parse_global, parse_local, ContactSolver, Friction, SolverSettings,
+    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, SolverSettings,
 };
 use zwang_harness::json::pretty;
 
@@ -35,7 +35,8 @@ const HDF5: &str = "FCLIB HDF5 files are not read by this build";
 /// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`;
 /// global form (`gfc3d_compute_error`) that term with `u = H^T v + b`,
 /// divided by `max(||u||, ||r||)`, plus
-/// `||-M v + H r + q|| / max(||q||, ||M v||, ||H r||)`.
+/// `||-M v + H r + q|| / max(||q||, ||M v||, ||H r||)`. With `--friction
+/// convex`, the convex form's measure: `u` in place of De Saxce's velocity.
 ///
 /// With `--json`, prints one object with the keys `format` (`local` or
 /// `global`), `dimension`, `contacts`, `status` (`solved` when `error` is
@@ -234,7 +235,7 @@ fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer)
     let time_us = micros(start);
     let mut u = vec![0.0; problem.q.len()];
     problem.velocity(&solution.r, &mut u);
-    let error = local_error(&problem.mu, &problem.q, &solution.r, &u);
+    let error = error_for(settings.friction, &problem.mu, &problem.q, &solution.r, &u);
     let report = Report::new(
         "local",
         problem.dimension,
@@ -262,7 +263,7 @@ fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer
         .map_err(|e| e.to_string())?;
     let v = local.velocity(&solution.r);
     let time_us = micros(start);
-    let error = global_error(&problem, &solution.r, &v);
+    let error = global_error(&problem, &solution.r, &v, settings.friction);
     let report = Report::new(
         "global",
         problem.dimension,

@@ -1,5 +1,7 @@
 //! Siconos' error measure: how far an answer is from Coulomb's law.
 
+use crate::Friction;
+
 /// The projection of `(n, t)` on the planar cone `|t| <= mu n`.
 pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
     if t.abs() <= mu * n {
@@ -21,29 +23,40 @@ pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
 /// one vector norm, divided by `max(||q||, ||r||, ||u||)` (by 1 when all
 /// three vanish). Zero exactly at an answer.
 pub fn local_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    natural_map_error(mu, q, r, u, true)
+    error_for(Friction::Exact, mu, q, r, u)
 }
 
 /// The same measure for the cone complementarity relaxation (the convex
 /// form): `u` itself, not De Saxce's `u + mu |u_T| e_N`, must lie in the
 /// dual cone, so sliding contacts separate by `mu |u_T|`.
 pub fn convex_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    natural_map_error(mu, q, r, u, false)
+    error_for(Friction::Convex, mu, q, r, u)
 }
 
-fn natural_map_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64], de_saxce: bool) -> f64 {
+/// [`local_error`] or [`convex_error`], as `friction` says.
+pub fn error_for(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let scale = norm(q).max(norm(r)).max(norm(u));
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    natural_map(friction, mu, r, u) / scale
+}
+
+/// The natural map's residual `|| r - P_K(r - w) ||` over all contacts,
+/// not normalised: `w = u + mu |u_T| e_N` (De Saxce's velocity) for the
+/// exact law, `w = u` for the convex form.
+pub fn natural_map(friction: Friction, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
     let mut sum = 0.0;
     for (i, &m) in mu.iter().enumerate() {
         let (rn, rt) = (r[2 * i], r[2 * i + 1]);
         let (un, ut) = (u[2 * i], u[2 * i + 1]);
-        let wn = if de_saxce { un + m * ut.abs() } else { un };
+        let wn = match friction {
+            Friction::Exact => un + m * ut.abs(),
+            Friction::Convex => un,
+        };
         let (pn, pt) = project_cone(m, rn - wn, rt - ut);
         sum += (rn - pn).powi(2) + (rt - pt).powi(2);
     }
-    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let scale = norm(q).max(norm(r)).max(norm(u));
-    let scale = if scale > 0.0 { scale } else { 1.0 };
-    sum.sqrt() / scale
+    sum.sqrt()
 }
 
 #[cfg(test)]

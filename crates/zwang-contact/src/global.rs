@@ -7,8 +7,8 @@
 //! `q_local = H^T M^-1 q + b`, solved by the local solver; `v` is then
 //! recovered from `r`.
 
-use crate::error::project_cone;
-use crate::{LocalProblem, ProblemError};
+use crate::error::natural_map;
+use crate::{Friction, LocalProblem, ProblemError};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
 use zwang_instant::mass::MassFactor;
@@ -218,7 +218,8 @@ impl Reformulation<'_> {
 /// `|| r - P_K(r - (u + mu |u_T| e_N)) || / max(||u||, ||r||)` with
 /// `u = H^T v + b`, each divided only when its scale exceeds `sqrt(eps)`
 /// (as Siconos does).
-pub fn global_error(problem: &GlobalProblem, r: &[f64], v: &[f64]) -> f64 {
+/// For [`Friction::Convex`] the second term is the convex form's (`w = u`).
+pub fn global_error(problem: &GlobalProblem, r: &[f64], v: &[f64], friction: Friction) -> f64 {
     let norm = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
     let relative = |e: f64, scale: f64| {
         if scale > MIN_RELATIVE_SCALING {
@@ -238,11 +239,6 @@ pub fn global_error(problem: &GlobalProblem, r: &[f64], v: &[f64]) -> f64 {
         norm(&problem.q).max(norm(&mv)).max(norm(&hr)),
     );
     let u = problem.contact_velocity(v);
-    let mut sum = 0.0;
-    for (i, &m) in problem.mu.iter().enumerate() {
-        let (rn, rt, un, ut) = (r[2 * i], r[2 * i + 1], u[2 * i], u[2 * i + 1]);
-        let (pn, pt) = project_cone(m, rn - un - m * ut.abs(), rt - ut);
-        sum += (rn - pn).powi(2) + (rt - pt).powi(2);
-    }
-    dynamics + relative(sum.sqrt(), norm(&u).max(norm(r)))
+    let contact = natural_map(friction, &problem.mu, r, &u);
+    dynamics + relative(contact, norm(&u).max(norm(r)))
 }

@@ -20,7 +20,7 @@ use std::f64::consts::FRAC_1_SQRT_2;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
-use crate::error::{convex_error, local_error};
+use crate::error::error_for;
 use crate::lemke::{lemke, Lcp};
 use crate::sparse_lu::SparseLu;
 use crate::Friction;
@@ -947,9 +947,6 @@ impl Island {
         for &(row, col, idx) in &self.entries {
             self.u[row] += w_data[idx] * self.r[col];
         }
-        match friction {
-            Friction::Exact => local_error(&self.mu, &self.q, &self.r, &self.u),
-            Friction::Convex => convex_error(&self.mu, &self.q, &self.r, &self.u),
-        }
+        error_for(friction, &self.mu, &self.q, &self.r, &self.u)
     }
 }

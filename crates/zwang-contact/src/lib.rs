@@ -30,7 +30,7 @@ pub mod siconos;
 pub mod solver;
 mod sparse_lu;
 
-pub use error::{convex_error, local_error};
+pub use error::{convex_error, error_for, local_error};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};

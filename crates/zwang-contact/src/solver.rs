@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::error::{convex_error, local_error};
+use crate::error::error_for;
 use crate::island::Island;
 use crate::{LocalProblem, ProblemError, UnionFind};
 
@@ -225,10 +225,7 @@ impl ContactSolver {
         for island in &self.islands {
             island.scatter(r, u);
         }
-        let error = match settings.friction {
-            Friction::Exact => local_error(&problem.mu, &problem.q, r, u),
-            Friction::Convex => convex_error(&problem.mu, &problem.q, r, u),
-        };
+        let error = error_for(settings.friction, &problem.mu, &problem.q, r, u);
         Ok(Report {
             status: if error <= settings.tolerance {
                 Status::Solved

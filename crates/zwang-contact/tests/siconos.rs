@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sprs::CsMat;
 use zwang_contact::{
-    global_error, local_error, parse_global, parse_local, ProblemError, SiconosError,
+    global_error, local_error, parse_global, parse_local, Friction, ProblemError, SiconosError,
 };
 
 const SLIDER_CRANK: &str = "FC2D_SliderCrankLagrangian00000.dat";
@@ -104,8 +104,8 @@ fn granular_flow_global_form_without_contacts() {
     let mut reformulation = p.to_local().unwrap();
     assert_eq!(reformulation.local.w.shape(), (0, 0));
     let v = reformulation.velocity(&[]);
-    assert!(global_error(&p, &[], &v) < 1e-15);
-    assert!(global_error(&p, &[], &vec![0.0; 900]) >= 1.0);
+    assert!(global_error(&p, &[], &v, Friction::Exact) < 1e-15);
+    assert!(global_error(&p, &[], &vec![0.0; 900], Friction::Exact) >= 1.0);
 }
 
 /// Siconos' own answer to the slider crank (Siconos 4.4, its Python
@@ -173,7 +173,7 @@ fn global_to_local_on_a_hand_made_problem() {
     }
     // M v = H r + q holds, so the global error is the local one's
     // complementarity term (with its own scale).
-    let e = global_error(&p, &r, &v);
+    let e = global_error(&p, &r, &v, Friction::Exact);
     let norm = |x: &[f64]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
     let local_part =
         local_error(&p.mu, &[], &r, &u) * norm(&r).max(norm(&u)) / norm(&r).max(norm(&u_global));
