@@ -8,6 +8,7 @@
 //! recovered from `r`.
 
 use crate::error::natural_map;
+use crate::problem::{check_finite, check_finite_matrix, check_friction, check_sizes};
 use crate::{Friction, LocalProblem, ProblemError};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
@@ -73,43 +74,18 @@ impl GlobalProblem {
         }
         let n = self.m.rows();
         let c = self.dimension * self.mu.len();
-        for (what, found, expected) in [
+        check_sizes(&[
             ("M's columns", self.m.cols(), n),
             ("H's rows", self.h.rows(), n),
             ("H's columns", self.h.cols(), c),
             ("q", self.q.len(), n),
             ("b", self.b.len(), c),
-        ] {
-            if found != expected {
-                return Err(ProblemError::Size {
-                    what,
-                    found,
-                    expected,
-                });
-            }
-        }
-        if let Some((contact, &value)) = self
-            .mu
-            .iter()
-            .enumerate()
-            .find(|(_, m)| !(m.is_finite() && **m >= 0.0))
-        {
-            return Err(ProblemError::Friction { contact, value });
-        }
-        for (what, x) in [("q", &self.q), ("b", &self.b)] {
-            if let Some(index) = x.iter().position(|x| !x.is_finite()) {
-                return Err(ProblemError::NotFinite { what, index });
-            }
-        }
-        for (what, mat) in [("M", &self.m), ("H", &self.h)] {
-            if let Some((_, (row, col))) = mat.iter().find(|(v, _)| !v.is_finite()) {
-                return Err(ProblemError::NotFinite {
-                    what,
-                    index: row * mat.cols() + col,
-                });
-            }
-        }
-        Ok(())
+        ])?;
+        check_friction(&self.mu)?;
+        check_finite("q", &self.q)?;
+        check_finite("b", &self.b)?;
+        check_finite_matrix("M", &self.m)?;
+        check_finite_matrix("H", &self.h)
     }
 
     /// The local form `W = H^T M^-1 H`, `q_local = H^T M^-1 q + b`, with

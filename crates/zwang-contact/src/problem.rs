@@ -75,39 +75,14 @@ impl LocalProblem {
             return Err(ProblemError::Dimension(self.dimension));
         }
         let n = self.dimension * self.mu.len();
-        for (what, found) in [
-            ("W's rows", self.w.rows()),
-            ("W's columns", self.w.cols()),
-            ("q", self.q.len()),
-        ] {
-            if found != n {
-                return Err(ProblemError::Size {
-                    what,
-                    found,
-                    expected: n,
-                });
-            }
-        }
-        if let Some((contact, &value)) = self
-            .mu
-            .iter()
-            .enumerate()
-            .find(|(_, m)| !(m.is_finite() && **m >= 0.0))
-        {
-            return Err(ProblemError::Friction { contact, value });
-        }
-        if let Some(index) = self.q.iter().position(|x| !x.is_finite()) {
-            return Err(ProblemError::NotFinite { what: "q", index });
-        }
-        for (&v, (row, col)) in self.w.iter() {
-            if !v.is_finite() {
-                return Err(ProblemError::NotFinite {
-                    what: "W",
-                    index: row * n + col,
-                });
-            }
-        }
-        Ok(())
+        check_sizes(&[
+            ("W's rows", self.w.rows(), n),
+            ("W's columns", self.w.cols(), n),
+            ("q", self.q.len(), n),
+        ])?;
+        check_friction(&self.mu)?;
+        check_finite("q", &self.q)?;
+        check_finite_matrix("W", &self.w)
     }
 
     /// `u = W r + q`.
@@ -116,5 +91,47 @@ impl LocalProblem {
         for (&v, (row, col)) in self.w.iter() {
             u[row] += v * r[col];
         }
+    }
+}
+
+/// Each `(what, found, expected)` size agrees.
+pub(crate) fn check_sizes(sizes: &[(&'static str, usize, usize)]) -> Result<(), ProblemError> {
+    match sizes.iter().find(|(_, found, expected)| found != expected) {
+        Some(&(what, found, expected)) => Err(ProblemError::Size {
+            what,
+            found,
+            expected,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every friction coefficient is a finite number `>= 0`.
+pub(crate) fn check_friction(mu: &[f64]) -> Result<(), ProblemError> {
+    match mu.iter().position(|m| !(m.is_finite() && *m >= 0.0)) {
+        Some(contact) => Err(ProblemError::Friction {
+            contact,
+            value: mu[contact],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every entry of `x` is finite.
+pub(crate) fn check_finite(what: &'static str, x: &[f64]) -> Result<(), ProblemError> {
+    match x.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(ProblemError::NotFinite { what, index }),
+        None => Ok(()),
+    }
+}
+
+/// Every stored entry of `m` is finite.
+pub(crate) fn check_finite_matrix(what: &'static str, m: &CsMat<f64>) -> Result<(), ProblemError> {
+    match m.iter().find(|(v, _)| !v.is_finite()) {
+        Some((_, (row, col))) => Err(ProblemError::NotFinite {
+            what,
+            index: row * m.cols() + col,
+        }),
+        None => Ok(()),
     }
 }
