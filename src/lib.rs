@@ -32,6 +32,7 @@
 //! the root of the repository) is built from the same crates; this facade
 //! does not depend on it.
 
+pub use zwang_contact as contact;
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
 pub use zwang_generalized as generalized;

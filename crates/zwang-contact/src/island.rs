@@ -351,6 +351,7 @@ impl Island {
                 self.r[2 * k + i] = r_all[2 * c + i];
             }
         }
+        let cold = self.r.iter().all(|&r| r == 0.0);
         self.set_x_from_r();
         let scale = self
             .entries
@@ -375,7 +376,9 @@ impl Island {
             report.iterations += 1;
             self.center.copy_from_slice(&self.r);
             let mut improved = false;
-            if friction == Friction::Exact {
+            // From zero impulses, Newton's method on the nonsmooth law is
+            // far from home: the convex step comes first.
+            if friction == Friction::Exact && !(cold && report.iterations == 1) {
                 let (steps, error) = self.newton_exact(w_data, newton_sigma, report.error);
                 report.newton_steps += steps;
                 if let Some(error) = error {

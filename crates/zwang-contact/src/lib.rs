@@ -21,6 +21,7 @@
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
 pub mod error;
+pub mod generate;
 pub mod global;
 mod island;
 pub mod islands;

@@ -4,11 +4,9 @@
 //!
 //! The count is process-wide, so this file holds a single test.
 
-mod common;
-
-use common::{box_on_incline, stack};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
+use zwang_contact::generate::{box_on_incline, stack};
 use zwang_contact::{ContactSolver, Friction, LocalProblem, SolverSettings, Status};
 
 #[global_allocator]

@@ -1,13 +1,11 @@
 //! The velocity-level Coulomb solver against closed forms, physical laws
 //! and Clarabel's interior point on the convex form.
 
-mod common;
-
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
-use common::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use zwang_contact::generate::*;
 use zwang_contact::{ContactSolver, Friction, LocalProblem, ProblemError, SolverSettings, Status};
 
 fn exact() -> SolverSettings {
@@ -111,11 +109,13 @@ fn stands(ratio: f64) {
     let total: f64 = scene.bodies.iter().map(|b| b.mass).sum();
     let mut solver = ContactSolver::new();
     let mut r = vec![0.0; 40];
+    let mut most_steps = 0;
     for step in 0..50 {
         let problem = scene.problem();
         let s = solver.solve(&problem, &precise(), Some(&r)).unwrap();
         assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
         if step >= 2 {
+            most_steps = most_steps.max(s.newton_steps);
             assert!(
                 s.newton_steps < 10,
                 "step {step}: {} Newton steps",
@@ -124,11 +124,13 @@ fn stands(ratio: f64) {
         }
         let sc = scale(&problem.q, &s.r, &s.u);
         assert!(coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10);
-        // The ground carries everything above it.
+        // The ground carries everything above it: to the velocities'
+        // accuracy (the tolerance times the largest impulse) times the
+        // total mass, about 5e-10 of the weight at 1:10,000.
         let ground = s.r[0] + s.r[2];
         let weight = total * G * 0.002;
         assert!(
-            (ground - weight).abs() < 1e-10 * weight,
+            (ground - weight).abs() < 1e-9 * weight,
             "{ground} vs {weight}"
         );
         let v = scene.velocity_after(&s.r);
@@ -137,6 +139,7 @@ fn stands(ratio: f64) {
         }
         r = s.r;
     }
+    eprintln!("1:{ratio} stack: at most {most_steps} Newton steps per warm step");
     // At rest: every box stuck to the one below.
     let fastest = scene
         .velocity
@@ -360,15 +363,7 @@ fn the_convex_form_agrees_with_clarabel() {
 fn separate_piles_are_separate_islands_with_the_same_answers() {
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let (a, b) = (random_pile(&mut rng, 5), random_pile(&mut rng, 7));
-    let mut both = a.clone();
-    let offset = both.bodies.len();
-    both.bodies.extend(&b.bodies);
-    both.velocity.extend(&b.velocity);
-    both.contacts.extend(b.contacts.iter().map(|c| Contact {
-        a: c.a.map(|k| k + offset),
-        b: c.b + offset,
-        ..*c
-    }));
+    let both = beside(&[a.clone(), b.clone()]);
     for parallel in [false, true] {
         let settings = SolverSettings {
             parallel,

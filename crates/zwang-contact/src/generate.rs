@@ -1,18 +1,23 @@
 //! Planar rigid bodies and their contacts, built into local problems the way
-//! a time stepper does: `W = J M^-1 J^T`, `q = J (v + h M^-1 f)`.
-
-#![allow(dead_code)]
+//! a time stepper does (`W = J M^-1 J^T`, `q = J (v + h g)`), for tests and
+//! benchmarks whose physics is known: a box on an incline, a stack, and
+//! Coulomb's law checked from the data with arithmetic of its own.
 
 use sprs::{CsMat, TriMat};
-use zwang_contact::LocalProblem;
 
+use crate::LocalProblem;
+
+/// Standard gravity.
 pub const G: f64 = 9.81;
 
 /// A rigid body in the plane: mass, moment of inertia, centre.
 #[derive(Debug, Clone, Copy)]
 pub struct Body {
+    /// Mass.
     pub mass: f64,
+    /// Moment of inertia about the centre.
     pub inertia: f64,
+    /// Centre of mass.
     pub centre: [f64; 2],
 }
 
@@ -31,22 +36,30 @@ impl Body {
 /// `point`, with the normal `normal` pointing from `a` into `b`.
 #[derive(Debug, Clone, Copy)]
 pub struct Contact {
+    /// The body below (`None`: the ground).
     pub a: Option<usize>,
+    /// The body above.
     pub b: usize,
+    /// The contact point.
     pub point: [f64; 2],
+    /// The unit normal, from `a` into `b`.
     pub normal: [f64; 2],
+    /// The friction coefficient.
     pub mu: f64,
 }
 
 /// Bodies, contacts, and the state of one step.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// The bodies.
     pub bodies: Vec<Body>,
+    /// The contacts.
     pub contacts: Vec<Contact>,
     /// Velocities `(v_x, v_y, omega)` per body.
     pub velocity: Vec<[f64; 3]>,
     /// Applied force per unit mass `(a_x, a_y)` (gravity).
     pub gravity: [f64; 2],
+    /// The time step.
     pub h: f64,
 }
 
@@ -129,6 +142,29 @@ impl Scene {
         }
         v
     }
+}
+
+/// The scenes side by side as one (bodies and contacts renumbered): its
+/// problem has one island per scene at least.
+pub fn beside(scenes: &[Scene]) -> Scene {
+    let mut all = Scene {
+        bodies: Vec::new(),
+        contacts: Vec::new(),
+        velocity: Vec::new(),
+        gravity: scenes.first().map_or([0.0, -G], |s| s.gravity),
+        h: scenes.first().map_or(0.01, |s| s.h),
+    };
+    for scene in scenes {
+        let offset = all.bodies.len();
+        all.bodies.extend(&scene.bodies);
+        all.velocity.extend(&scene.velocity);
+        all.contacts.extend(scene.contacts.iter().map(|c| Contact {
+            a: c.a.map(|k| k + offset),
+            b: c.b + offset,
+            ..*c
+        }));
+    }
+    all
 }
 
 /// `a x` for a sparse `a`.
