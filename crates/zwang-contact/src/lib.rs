@@ -30,6 +30,7 @@ pub mod problem;
 pub mod siconos;
 pub mod solver;
 mod sparse_lu;
+pub mod warm;
 
 pub use error::{convex_error, error_for, local_error};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
@@ -37,3 +38,4 @@ pub use islands::UnionFind;
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};
+pub use warm::WarmStarts;
