@@ -472,3 +472,51 @@ fn no_contacts_is_an_empty_answer() {
     assert_eq!(s.status, Status::Solved);
     assert!(s.r.is_empty());
 }
+
+#[test]
+fn unreachable_settings_are_a_reported_result_not_a_panic() {
+    let problem = mass_ratio_stack(1.0, 100.0).problem();
+    for settings in [
+        // One iteration, and a tolerance below rounding.
+        SolverSettings {
+            max_iterations: 1,
+            ..exact()
+        },
+        SolverSettings {
+            tolerance: 1e-300,
+            max_iterations: 30,
+            ..exact()
+        },
+        SolverSettings {
+            tolerance: f64::MIN_POSITIVE,
+            max_iterations: 30,
+            ..convex()
+        },
+    ] {
+        let s = ContactSolver::new()
+            .solve(&problem, &settings, None)
+            .unwrap();
+        assert!(s.error.is_finite() && s.r.iter().all(|r| r.is_finite()));
+        assert_eq!(s.status == Status::Solved, s.error <= settings.tolerance);
+    }
+}
+
+#[test]
+fn a_long_run_on_one_solver_keeps_its_memory() {
+    // Patterns alternate (a reused solver meeting new and old patterns
+    // many times): answers stay those of a fresh solver.
+    let mut rng = ChaCha8Rng::seed_from_u64(19);
+    let problems: Vec<LocalProblem> = (0..6)
+        .map(|i| random_pile(&mut rng, 2 + 3 * i).problem())
+        .collect();
+    let fresh: Vec<Vec<f64>> = problems
+        .iter()
+        .map(|p| ContactSolver::new().solve(p, &exact(), None).unwrap().r)
+        .collect();
+    let mut solver = ContactSolver::new();
+    for round in 0..200 {
+        let k = (round * 7) % problems.len();
+        let s = solver.solve(&problems[k], &exact(), None).unwrap();
+        assert_eq!(s.r, fresh[k], "round {round}");
+    }
+}
