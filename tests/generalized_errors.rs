@@ -8,7 +8,7 @@
 use zwang::generalized::catalog::{self, DoublePendulum};
 use zwang::generalized::{Generalized, GeneralizedError, Scalar, System};
 use zwang::model::{Mechanism, ModelError};
-use zwang::motion::{simulate, ContactMode, NoObserver, Settings, Status};
+use zwang::motion::{simulate, ContactState, NoObserver, Settings, Status};
 
 /// A particle in polar coordinates `(r, phi)`: `T = m (r'^2 + r^2 phi'^2) / 2`
 /// is singular at `r = 0`.
@@ -193,7 +193,7 @@ fn modes_and_foreign_instants_are_refused() {
     let sys = Generalized::new(DoublePendulum::default()).unwrap();
     let (q, qd) = ([0.1, 0.2], [0.0, 0.0]);
     let e = sys
-        .build_instant(0.0, &q, &qd, &[ContactMode::Open])
+        .build_instant(0.0, &q, &qd, &[ContactState::OPEN])
         .unwrap_err();
     assert!(matches!(e, ModelError::Invalid { .. }), "{e}");
     let other = Generalized::new(catalog::CartesianDoublePendulum::default()).unwrap();

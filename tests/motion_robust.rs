@@ -7,7 +7,7 @@ mod motion_support;
 
 use motion_support::{run, scene_path, Run};
 use zwang::coulomb::{variational, Answers};
-use zwang::model::{ContactMode, Mechanism};
+use zwang::model::{ContactState, Mechanism};
 use zwang::motion::{simulate, EventKind, NoObserver, Settings, Status};
 use zwang::scene::{parse_scene, Scene};
 
@@ -312,7 +312,7 @@ fn painleve_kind_disagreed_with_solve_on_the_event_instant() {
         let e = o.events.last().unwrap();
         let (_, vt) = r.model.contact_velocity(e.contact, &e.q, &e.v);
         let slip = if vt < 0.0 { -1.0 } else { 1.0 };
-        let modes = [ContactMode::Slide { slip }];
+        let modes = [ContactState::slide(slip)];
         let (instant, _) = r.model.build_instant(e.time, &e.q, &e.v, &modes).unwrap();
         let kind = match variational(&instant).answers {
             Answers::None => EventKind::PainleveInconsistent,

@@ -10,8 +10,10 @@
 //!
 //! This crate is the one home of that problem (the time stepper's, at
 //! velocity level, and the one other simulators write to files), of the
-//! islands that split it, and of Siconos' error measure that says how well
-//! an answer satisfies it.
+//! islands that split it, of Siconos' error measure that says how well
+//! an answer satisfies it, and of the contact [`Mode`] (open, sliding,
+//! sticking) that the mechanisms, the stepper and the acceleration-level
+//! contact problem share.
 //!
 //! [`ContactSolver`] solves it exactly (or in its convex relaxation) per
 //! island: proximal outer iterations, each a semismooth Newton method on
@@ -26,6 +28,7 @@ pub mod global;
 mod island;
 pub mod islands;
 pub mod lemke;
+mod mode;
 pub mod problem;
 pub mod siconos;
 pub mod solver;
@@ -35,6 +38,7 @@ pub mod warm;
 pub use error::{convex_error, error_for, local_error};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
+pub use mode::Mode;
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

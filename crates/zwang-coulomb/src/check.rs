@@ -1,13 +1,13 @@
 //! The checker: does the minimum (QP) form of Gauss's principle give the
 //! Newton answer at this instant, and does a rigid answer exist at all?
 
-use crate::contact::{solve_parts, Answers, ContactSettings, Mode};
+use crate::contact::{solve_parts, Answers, ContactSettings};
 use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
 use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, Operators, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
-use zwang_contact::UnionFind;
+use zwang_contact::{Mode, UnionFind};
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact};
 
 /// A coupling entry whose size is below this fraction of its

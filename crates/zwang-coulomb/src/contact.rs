@@ -56,6 +56,7 @@ use crate::linalg::solve_square;
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::{Mat, Side};
 use zwang_contact::lemke::{lemke, Lcp};
+use zwang_contact::Mode;
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
 use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
 
@@ -79,36 +80,6 @@ const ACTIVE_SET_ROUNDS: usize = 16;
 /// as zero (the redundant contacts' null space), and above which a
 /// negative one makes `G` indefinite.
 const NULL_TOL: f64 = 1e-10;
-
-/// The mode of one friction or sticking entry in the answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// The normal row separates (`lambda_n = 0`, positive normal
-    /// acceleration): no friction.
-    Open,
-    /// Sliding (a friction entry whose contact stays closed), or a
-    /// sticking entry that must start to slip.
-    Slide,
-    /// Sticking: tangential acceleration zero, force inside the cone.
-    Stick,
-}
-
-impl Mode {
-    /// The spelling of the JSON output (`open`, `slide`, `stick`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Open => "open",
-            Mode::Slide => "slide",
-            Mode::Stick => "stick",
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// How many distinct motions the contact problem has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,7 +126,8 @@ pub struct Variational {
     /// counted as an applied force, the tangent rows of slipping entries
     /// dropped. `Infeasible` when no answer exists (see [`Answers`]).
     pub solution: Solution,
-    /// One per friction entry, then one per sticking entry.
+    /// The mode of each friction entry, then of each sticking entry
+    /// (`Slide` for a sticking entry that must start to slip).
     pub modes: Vec<Mode>,
     /// The normal force of each friction entry, then of each sticking entry.
     pub normal_forces: Vec<f64>,

@@ -101,8 +101,11 @@ pub use check::{
     check, Block, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS,
 };
 pub use contact::{
-    variational, variational_with, Answers, ContactSettings, Mode, Paths, Variational,
+    variational, variational_with, Answers, ContactSettings, Paths, Variational,
     MAX_ENUMERATED_MODES,
 };
 pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};
 pub use sticking::{sticking, sticking_checks, Sticking, StickingCheck};
+// The mode of an entry in an answer (`Variational::modes`) is the contact
+// space's, shared with the mechanisms and the stepper.
+pub use zwang_contact::Mode;

@@ -9,7 +9,7 @@ use crate::{ConstraintKind, GeneralizedError, System};
 use sprs::CsMat;
 use std::cell::RefCell;
 use zwang_instant::{Instant, RowSet};
-use zwang_model::{BodyState, ContactMode, Layout, Mechanism, ModelError};
+use zwang_model::{BodyState, ContactState, Layout, Mechanism, ModelError};
 
 /// What an evaluation in the stepper's loop writes into: kept in the
 /// wrapper so that [`Mechanism::update_instant`] allocates nothing.
@@ -288,7 +288,7 @@ impl<S: System> AnySystem for Generalized<S> {
     }
 }
 
-fn no_contacts(modes: &[ContactMode]) -> Result<(), ModelError> {
+fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
     if modes.is_empty() {
         Ok(())
     } else {
@@ -326,7 +326,7 @@ impl<S: System> Mechanism for Generalized<S> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
         no_contacts(modes)?;
         let instant = self.instant(t, q, v)?;
@@ -341,7 +341,7 @@ impl<S: System> Mechanism for Generalized<S> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError> {
         no_contacts(modes)?;
@@ -351,7 +351,7 @@ impl<S: System> Mechanism for Generalized<S> {
         &self,
         t: f64,
         q: &[f64],
-        _modes: &[ContactMode],
+        _modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {
@@ -377,7 +377,7 @@ impl<S: System> Mechanism for Generalized<S> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        _modes: &[ContactMode],
+        _modes: &[ContactState],
         eq: &mut [f64],
     ) {
         self.targets(t, q, v, eq);
@@ -441,7 +441,7 @@ impl Mechanism for Box<dyn AnySystem> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
         (**self).build_instant(t, q, v, modes)
     }
@@ -450,7 +450,7 @@ impl Mechanism for Box<dyn AnySystem> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError> {
         (**self).update_instant(t, q, v, modes, instant)
@@ -459,7 +459,7 @@ impl Mechanism for Box<dyn AnySystem> {
         &self,
         t: f64,
         q: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {
@@ -470,7 +470,7 @@ impl Mechanism for Box<dyn AnySystem> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         eq: &mut [f64],
     ) {
         (**self).velocity_targets(t, q, v, modes, eq)

@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
-//! use zwang_model::{ContactMode, Mechanism};
+//! use zwang_model::Mechanism;
 //!
 //! // A point mass on a massless rod of length 1 from a pin at the origin.
 //! let bob = Body::particle("bob", 1.0).at([1.0, 0.0]);
@@ -44,7 +44,7 @@
 mod mechanism;
 pub mod planar;
 
-pub use mechanism::{BodyState, ContactMode, ContactRows, Layout, Mechanism};
+pub use mechanism::{BodyState, ContactRows, ContactState, Layout, Mechanism};
 
 /// What can go wrong describing or evaluating a mechanism.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,31 +2,56 @@
 //! instant at `(t, q, v)` written in place, and the contacts' geometry.
 
 use crate::ModelError;
+use zwang_contact::Mode;
 use zwang_instant::Instant;
 
-/// The mode a contact is in between events: the stepper keeps it, the
-/// mechanism writes the instant for it.
+/// A contact between events: the stepper keeps one per contact, the
+/// mechanism writes the instant for it. Its [`Mode`]:
+/// - `Open`: not touching, no row;
+/// - `Slide`: touching and sliding, a unilateral normal row and (if the
+///   contact has friction) a friction entry with the slip sign `+1` or
+///   `-1` (the sign of the tangential velocity), kept beside the mode;
+/// - `Stick`: touching at zero tangential velocity, a unilateral normal
+///   row and a tangential equality row whose force is checked against the
+///   cone. On a frictionless contact it acts as `Slide` (no tangential
+///   row).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ContactMode {
-    /// Not touching: no row.
-    Open,
-    /// Touching and sliding: a unilateral normal row, and (if the contact
-    /// has friction) a friction entry with the slip sign `+1` or `-1`
-    /// (the sign of the tangential velocity).
-    Slide {
-        /// `+1` or `-1`.
-        slip: f64,
-    },
-    /// Touching at zero tangential velocity: a unilateral normal row and a
-    /// tangential equality row whose force is checked against the cone.
-    /// On a frictionless contact it acts as `Slide` (no tangential row).
-    Stick,
+pub struct ContactState {
+    /// Open, sliding or sticking.
+    pub mode: Mode,
+    /// The slip sign when sliding (`+1` or `-1`), 0 otherwise.
+    pub slip: f64,
 }
 
-impl ContactMode {
+impl ContactState {
+    /// Not touching.
+    pub const OPEN: ContactState = ContactState {
+        mode: Mode::Open,
+        slip: 0.0,
+    };
+    /// Touching at zero tangential velocity.
+    pub const STICK: ContactState = ContactState {
+        mode: Mode::Stick,
+        slip: 0.0,
+    };
+
+    /// Touching and sliding with the slip sign `slip` (`+1` or `-1`; the
+    /// mechanism refuses others when it writes the instant).
+    pub fn slide(slip: f64) -> ContactState {
+        ContactState {
+            mode: Mode::Slide,
+            slip,
+        }
+    }
+
+    /// The slip sign when sliding, `None` otherwise.
+    pub fn sliding(self) -> Option<f64> {
+        (self.mode == Mode::Slide).then_some(self.slip)
+    }
+
     /// Whether the contact is touching (a normal row in the instant).
     pub fn is_closed(self) -> bool {
-        !matches!(self, ContactMode::Open)
+        self.mode.is_closed()
     }
 }
 
@@ -93,7 +118,7 @@ pub trait Mechanism {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError>;
     /// Writes the values at `(t, q, v)` into an instant built by
     /// [`Mechanism::build_instant`] for the same modes (no allocation).
@@ -102,7 +127,7 @@ pub trait Mechanism {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError>;
     /// The position-level values of the rows of the instant written for
@@ -114,7 +139,7 @@ pub trait Mechanism {
         &self,
         t: f64,
         q: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     );
@@ -131,7 +156,7 @@ pub trait Mechanism {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         eq: &mut [f64],
     ) {
         let _ = (t, q, v, modes);
@@ -174,4 +199,19 @@ pub trait Mechanism {
     /// conserved when the frame's motion is constant); `T + V` for a system
     /// in generalized coordinates.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ContactState, Mode};
+
+    #[test]
+    fn the_slip_sign_is_read_only_when_sliding() {
+        assert_eq!(ContactState::slide(-1.0).sliding(), Some(-1.0));
+        assert_eq!(ContactState::OPEN.sliding(), None);
+        assert_eq!(ContactState::STICK.sliding(), None);
+        assert_eq!(ContactState::STICK.mode, Mode::Stick);
+        assert!(!ContactState::OPEN.is_closed());
+        assert!(ContactState::slide(1.0).is_closed() && ContactState::STICK.is_closed());
+    }
 }

@@ -2,9 +2,10 @@
 //! instant at `(t, q, v)`, written in place and solved.
 
 use std::time::{Duration, Instant as Clock};
-use zwang_coulomb::{variational, Answers, Mode, Variational};
+use zwang_contact::Mode;
+use zwang_coulomb::{variational, Answers, Variational};
 use zwang_instant::Instant;
-use zwang_model::{ContactMode, Layout, Mechanism, ModelError};
+use zwang_model::{ContactState, Layout, Mechanism, ModelError};
 use zwang_ode::OdeSystem;
 use zwang_qp::{AutoBackend, Backend, Solution, Status};
 
@@ -78,7 +79,7 @@ pub struct ContactValues {
 /// ([`zwang_coulomb::variational`]), the others to [`AutoBackend`], warm.
 pub struct Dynamics<'m, M: Mechanism> {
     pub(crate) model: &'m M,
-    pub(crate) modes: Vec<ContactMode>,
+    pub(crate) modes: Vec<ContactState>,
     pub(crate) instant: Instant,
     pub(crate) layout: Layout,
     backend: AutoBackend,
@@ -107,7 +108,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: Vec<ContactMode>,
+        modes: Vec<ContactState>,
     ) -> Result<Self, DynamicsError> {
         let (instant, layout) = model.build_instant(t, q, v, &modes)?;
         let frictional = !instant.sliding().is_empty() || !instant.sticking().is_empty();
@@ -136,7 +137,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(), DynamicsError> {
         let (instant, layout) = self.model.build_instant(t, q, v, modes)?;
         self.frictional = !instant.sliding().is_empty() || !instant.sticking().is_empty();
@@ -149,7 +150,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
     }
 
     /// The modes the instant is written for.
-    pub fn modes(&self) -> &[ContactMode] {
+    pub fn modes(&self) -> &[ContactState] {
         &self.modes
     }
 
@@ -243,7 +244,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             let eq = self.instant.equalities();
             values.friction_force = sol.multipliers_eq.get(row).copied().unwrap_or(0.0);
             values.tangential_rate = eq.row_dot(row, a) - eq.rhs()[row];
-        } else if let ContactMode::Slide { slip } = self.modes[k] {
+        } else if let Some(slip) = self.modes[k].sliding() {
             values.friction_force = -mu * slip * lambda.abs();
         }
         values.friction_force += self.viscous[k];
@@ -254,7 +255,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             if let Some(m) = entry.and_then(|e| c.modes.get(e)) {
                 values.mode = *m;
             }
-        } else if self.modes[k] == ContactMode::Stick && mu > 0.0 {
+        } else if self.modes[k].mode == Mode::Stick && mu > 0.0 {
             values.mode = Mode::Stick;
         }
         // Open means separating: a contact that carries no force but does
@@ -264,7 +265,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         if separating {
             values.mode = Mode::Open;
         } else if values.mode == Mode::Open {
-            values.mode = if self.modes[k] == ContactMode::Stick && mu > 0.0 {
+            values.mode = if self.modes[k].mode == Mode::Stick && mu > 0.0 {
                 Mode::Stick
             } else {
                 Mode::Slide

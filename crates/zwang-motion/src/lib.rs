@@ -53,4 +53,4 @@ pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
-pub use zwang_model::{ContactMode, Mechanism};
+pub use zwang_model::{ContactState, Mechanism};

@@ -634,7 +634,7 @@ fn write_rgb_png(buffer: &[u8], path: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::simulate::ContactSample;
-    use zwang_coulomb::Mode;
+    use zwang_contact::Mode;
     use zwang_model::planar::{Body, Contact, PlanarModel, Surface};
 
     fn model() -> PlanarModel {

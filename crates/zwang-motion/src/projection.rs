@@ -19,7 +19,7 @@
 
 use crate::dynamics::DynamicsError;
 use zwang_instant::{Instant, RowSet};
-use zwang_model::{ContactMode, Layout, Mechanism};
+use zwang_model::{ContactState, Layout, Mechanism};
 use zwang_qp::{AutoBackend, Backend, Solution};
 
 /// Projections for one set of modes, with their own instants (the rows of
@@ -54,7 +54,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<Self, DynamicsError> {
         let (instant, layout) = model.build_instant(t, q, v, modes)?;
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
@@ -79,7 +79,7 @@ impl Projector {
         model: &M,
         t: f64,
         q: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> f64 {
         model.violations(t, q, modes, &mut self.eq, &mut self.ineq);
         self.eq
@@ -101,7 +101,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         x0: Option<&[f64]>,
         tol: f64,
         rhs: impl Fn(RowSet, usize, &[f64], &[f64]) -> f64,
@@ -221,7 +221,7 @@ impl Projector {
         t: f64,
         q: &mut [f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         tol: f64,
     ) -> Result<f64, DynamicsError> {
         let before = self.violation(model, t, q, modes);
@@ -263,7 +263,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<f64, DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
         model.velocity_targets(t, q, v, modes, &mut self.targets);
@@ -282,7 +282,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(f64, String), DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
         model.velocity_targets(t, q, v, modes, &mut self.targets);
@@ -308,7 +308,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &mut [f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         tol: f64,
     ) -> Result<f64, DynamicsError> {
         model.velocity_targets(t, q, v, modes, &mut self.targets);
@@ -353,7 +353,7 @@ impl Projector {
         t: f64,
         q: &[f64],
         v: &mut [f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         restitution: &[f64],
         tol: f64,
     ) -> Result<(), DynamicsError> {

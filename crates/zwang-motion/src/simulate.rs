@@ -33,8 +33,8 @@
 use crate::dynamics::{ContactValues, Dynamics, DynamicsError};
 use crate::projection::Projector;
 use std::time::{Duration, Instant as Clock};
-use zwang_coulomb::Mode;
-use zwang_model::{ContactMode, Mechanism};
+use zwang_contact::Mode;
+use zwang_model::{ContactState, Mechanism};
 use zwang_ode::{find_root, Integrator, StepError};
 
 /// The relative tolerances a run accepts.
@@ -294,7 +294,7 @@ pub struct Outcome {
     /// Final velocities.
     pub v: Vec<f64>,
     /// The final contact modes.
-    pub modes: Vec<ContactMode>,
+    pub modes: Vec<ContactState>,
     /// Energy at the start the run used (after the start's projection).
     pub energy_initial: f64,
     /// How the start was moved onto the joints and closed contacts, when
@@ -408,7 +408,7 @@ struct Run<'m, M: Mechanism> {
     nq: usize,
     t: f64,
     y: Vec<f64>,
-    modes: Vec<ContactMode>,
+    modes: Vec<ContactState>,
     dynamics: Option<Dynamics<'m, M>>,
     projector: Option<Projector>,
     integrator: Integrator,
@@ -450,7 +450,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             t: 0.0,
             scratch: vec![0.0; y.len()],
             y,
-            modes: vec![ContactMode::Open; model.contacts()],
+            modes: vec![ContactState::OPEN; model.contacts()],
             dynamics: None,
             projector: None,
             integrator: Integrator::new(nq + nv, settings.ode),
@@ -547,7 +547,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let model = self.model;
         let (q, v) = self.state();
         let mut approaching = None;
-        let mut modes = vec![ContactMode::Open; model.contacts()];
+        let mut modes = vec![ContactState::OPEN; model.contacts()];
         for k in 0..model.contacts() {
             let g = model.gap(k, q);
             if g < -self.settings.touch_tolerance.max(1e-6) {
@@ -622,14 +622,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
     }
 
     /// A closed contact's mode from its tangential velocity.
-    fn closed_mode(&self, k: usize, vt: f64) -> ContactMode {
+    fn closed_mode(&self, k: usize, vt: f64) -> ContactState {
         let slow = vt.abs() <= self.stick_speed();
         if self.model.friction(k) > 0.0 && slow {
-            ContactMode::Stick
+            ContactState::STICK
         } else {
-            ContactMode::Slide {
-                slip: if vt < 0.0 { -1.0 } else { 1.0 },
-            }
+            ContactState::slide(if vt < 0.0 { -1.0 } else { 1.0 })
         }
     }
 
@@ -690,15 +688,15 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 }
                 let c = self.dynamics().contact(k);
                 if c.mode == Mode::Open {
-                    self.modes[k] = ContactMode::Open;
+                    self.modes[k] = ContactState::OPEN;
                     found.push((EventKind::LiftOff, k));
                     changed = true;
-                } else if modes[k] == ContactMode::Stick
+                } else if modes[k].mode == Mode::Stick
                     && c.mode == Mode::Slide
                     && model.friction(k) > 0.0
                 {
                     let slip = slip_direction(&c);
-                    self.modes[k] = ContactMode::Slide { slip };
+                    self.modes[k] = ContactState::slide(slip);
                     found.push((EventKind::Slip, k));
                     changed = true;
                 }
@@ -716,8 +714,8 @@ impl<'m, M: Mechanism> Run<'m, M> {
         // A stop whose contact ended sliding is a slip, not a stick.
         let mut kinds: Vec<(EventKind, usize)> = Vec::new();
         for (kind, k) in found {
-            let kind = match (kind, self.modes[k]) {
-                (EventKind::Stick, ContactMode::Slide { .. }) => EventKind::Slip,
+            let kind = match (kind, self.modes[k].mode) {
+                (EventKind::Stick, Mode::Slide) => EventKind::Slip,
                 (kind, _) => kind,
             };
             // A stick immediately followed by its own slip is one slip.
@@ -741,7 +739,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         if !lifting.is_empty() {
             let open = self.modes.clone();
             for &k in &lifting {
-                self.modes[k] = ContactMode::Slide { slip: 1.0 };
+                self.modes[k] = ContactState::slide(1.0);
             }
             self.projector = None;
             let held = self.project(true);
@@ -761,9 +759,8 @@ impl<'m, M: Mechanism> Run<'m, M> {
 
     /// Whether a closed contact slides with friction.
     fn sliding_with_friction(&self) -> bool {
-        (0..self.model.contacts()).any(|k| {
-            matches!(self.modes[k], ContactMode::Slide { .. }) && self.model.friction(k) > 0.0
-        })
+        (0..self.model.contacts())
+            .any(|k| self.modes[k].mode == Mode::Slide && self.model.friction(k) > 0.0)
     }
 
     /// The first closed contact with friction (for a Painleve event).
@@ -973,25 +970,23 @@ impl<'m, M: Mechanism> Run<'m, M> {
         }
         let mut primaries = Vec::with_capacity(together.len());
         for &(k, f) in &together {
-            let kind = match (f, self.modes[k]) {
+            let kind = match (f, self.modes[k].mode) {
                 (0, _) => {
-                    self.modes[k] = ContactMode::Open;
+                    self.modes[k] = ContactState::OPEN;
                     EventKind::LiftOff
                 }
-                (_, ContactMode::Slide { .. }) => {
-                    self.modes[k] = ContactMode::Stick;
+                (_, Mode::Slide) => {
+                    self.modes[k] = ContactState::STICK;
                     EventKind::Stick
                 }
-                (_, ContactMode::Stick) => {
+                (_, Mode::Stick) => {
                     let c = self.dynamics().contact(k);
-                    self.modes[k] = ContactMode::Slide {
-                        slip: slip_direction(&c),
-                    };
+                    self.modes[k] = ContactState::slide(slip_direction(&c));
                     EventKind::Slip
                 }
                 // A closed contact's tangential event already handled by
                 // its normal one.
-                (_, ContactMode::Open) => continue,
+                (_, Mode::Open) => continue,
             };
             primaries.push((kind, k));
         }
@@ -1183,9 +1178,9 @@ impl<'m, M: Mechanism> Run<'m, M> {
     fn state_function(&mut self, k: usize, f: usize, t: f64) -> f64 {
         self.integrator.dense(t, &mut self.scratch);
         let (q, v) = self.scratch.split_at(self.nq);
-        match (f, self.modes[k]) {
+        match (f, self.modes[k].sliding()) {
             (0, _) => self.model.gap(k, q),
-            (_, ContactMode::Slide { slip }) => slip * self.model.contact_velocity(k, q, v).1,
+            (_, Some(slip)) => slip * self.model.contact_velocity(k, q, v).1,
             _ => NONE,
         }
     }
@@ -1238,12 +1233,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let mut v = v.to_vec();
         // Every touching contact takes part (closed ones at e = 0).
         let touch = self.settings.touch_tolerance;
-        let mut modes = vec![ContactMode::Open; model.contacts()];
+        let mut modes = vec![ContactState::OPEN; model.contacts()];
         let mut restitution = Vec::new();
         let mut rest = false;
         for j in 0..model.contacts() {
             if j == k || self.modes[j].is_closed() || model.gap(j, &q) <= touch {
-                modes[j] = ContactMode::Slide { slip: 1.0 };
+                modes[j] = ContactState::slide(1.0);
                 let (gn, _) = model.contact_velocity(j, &q, &v);
                 let slow = -gn < self.settings.rest_speed;
                 let e = if self.modes[j].is_closed() || slow {
@@ -1295,7 +1290,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             // resolution) is a bounce too small to be seen.
             let (gn, vt) = model.contact_velocity(j, &q, &v);
             self.modes[j] = if gn > self.settings.rest_speed && !(j == k && rest) {
-                ContactMode::Open
+                ContactState::OPEN
             } else {
                 self.closed_mode(j, vt)
             };
@@ -1429,18 +1424,15 @@ impl<'m, M: Mechanism> Run<'m, M> {
 /// Whether switching function `f` of a contact in `mode` is a function of
 /// the state alone (a gap of an open contact, a sliding velocity); the
 /// others need a solve.
-fn state_only(f: usize, mode: ContactMode) -> bool {
-    matches!(
-        (f, mode),
-        (0, ContactMode::Open) | (1, ContactMode::Slide { .. })
-    )
+fn state_only(f: usize, mode: ContactState) -> bool {
+    matches!((f, mode.mode), (0, Mode::Open) | (1, Mode::Slide))
 }
 
 /// The reported mode of a bookkept one.
-fn mode_of(mode: ContactMode, mu: f64) -> Mode {
-    match mode {
-        ContactMode::Open => Mode::Open,
-        ContactMode::Stick if mu > 0.0 => Mode::Stick,
+fn mode_of(mode: ContactState, mu: f64) -> Mode {
+    match mode.mode {
+        Mode::Open => Mode::Open,
+        Mode::Stick if mu > 0.0 => Mode::Stick,
         _ => Mode::Slide,
     }
 }
@@ -1465,13 +1457,14 @@ fn switching_of<M: Mechanism>(
     model: &M,
     d: &Dynamics<'_, M>,
     k: usize,
-    mode: ContactMode,
+    mode: ContactState,
     q: &[f64],
     v: &[f64],
 ) -> [f64; 2] {
-    match mode {
-        ContactMode::Open => [model.gap(k, q), NONE],
-        ContactMode::Slide { slip } => {
+    match mode.mode {
+        Mode::Open => [model.gap(k, q), NONE],
+        Mode::Slide => {
+            let slip = mode.slip;
             let c = d.contact(k);
             let normal = c.normal_force - c.normal_gap_rate;
             let tangential = if model.friction(k) > 0.0 {
@@ -1481,7 +1474,7 @@ fn switching_of<M: Mechanism>(
             };
             [normal, tangential]
         }
-        ContactMode::Stick => {
+        Mode::Stick => {
             let c = d.contact(k);
             let normal = c.normal_force - c.normal_gap_rate;
             let mu = model.friction(k);

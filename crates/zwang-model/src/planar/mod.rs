@@ -28,11 +28,12 @@ mod rows;
 #[cfg(test)]
 mod tests;
 
-use crate::{BodyState, ContactMode, ContactRows, Layout, Mechanism, ModelError};
+use crate::{BodyState, ContactRows, ContactState, Layout, Mechanism, ModelError};
 use frame::cross3;
 pub use frame::{inertia_tensor_problem, Frame, FrameFn, FrameMotion, Sinusoid};
 use rows::{Geometry, RowValue};
 use sprs::CsMat;
+use zwang_contact::Mode;
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact, StickingContact};
 
 /// Particle or rigid body.
@@ -643,7 +644,7 @@ impl PlanarModel {
         set: RowSet,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         mut sink: impl FnMut(&RowValue),
     ) -> Result<(), ModelError> {
         let g = self.geometry(q, v);
@@ -654,7 +655,7 @@ impl PlanarModel {
         }
         for (k, c) in self.contacts.iter().enumerate() {
             let row = match set {
-                RowSet::Equalities => modes[k] == ContactMode::Stick && c.friction > 0.0,
+                RowSet::Equalities => modes[k].mode == Mode::Stick && c.friction > 0.0,
                 RowSet::Inequalities => modes[k].is_closed(),
             };
             if row {
@@ -670,7 +671,7 @@ impl PlanarModel {
 
     /// Rows and stored entries of both sets of the instant for `modes`
     /// (to check that an instant fits them), from the pattern alone.
-    fn shape(&self, modes: &[ContactMode]) -> [usize; 4] {
+    fn shape(&self, modes: &[ContactState]) -> [usize; 4] {
         let body = |r: BodyRef| match r {
             BodyRef::Ground => 0,
             BodyRef::Body(i) => dofs(self.bodies[i].kind),
@@ -683,7 +684,7 @@ impl PlanarModel {
         }
         for (k, c) in self.contacts.iter().enumerate() {
             let d = dofs(self.bodies[c.body].kind);
-            if modes[k] == ContactMode::Stick && c.friction > 0.0 {
+            if modes[k].mode == Mode::Stick && c.friction > 0.0 {
                 s[0] += 1;
                 s[1] += d;
             }
@@ -695,7 +696,7 @@ impl PlanarModel {
         s
     }
 
-    fn check_modes(&self, modes: &[ContactMode]) -> Result<(), ModelError> {
+    fn check_modes(&self, modes: &[ContactState]) -> Result<(), ModelError> {
         if modes.len() != self.contacts.len() {
             return Err(invalid(
                 "modes",
@@ -707,8 +708,8 @@ impl PlanarModel {
             ));
         }
         for (k, m) in modes.iter().enumerate() {
-            if let ContactMode::Slide { slip } = m {
-                if *slip != 1.0 && *slip != -1.0 {
+            if let Some(slip) = m.sliding() {
+                if slip != 1.0 && slip != -1.0 {
                     return Err(invalid(format!("modes[{k}].slip"), "must be +1 or -1"));
                 }
             }
@@ -742,7 +743,7 @@ impl PlanarModel {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         out: &mut [f64],
     ) -> Result<(), ModelError> {
         let g = self.geometry(q, v);
@@ -956,7 +957,7 @@ impl Mechanism for PlanarModel {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
         self.check_modes(modes)?;
         self.check_state(q, v)?;
@@ -1009,35 +1010,31 @@ impl Mechanism for PlanarModel {
             if c.friction == 0.0 {
                 continue;
             }
-            match modes[k] {
-                ContactMode::Slide { slip } => {
-                    let frame = g.contact_frame(k, c)?;
-                    let mut tangent = vec![0.0; n];
-                    frame
-                        .tangent_row
-                        .scatter(&self.offsets, &self.bodies, &mut tangent);
-                    rows_k.sliding = Some(sliding.len());
-                    sliding.push((
-                        SlidingContact {
-                            normal,
-                            tangent,
-                            mu: c.friction,
-                            slip,
-                        },
-                        self.dofs_of(c.body).collect::<Vec<_>>(),
-                    ));
-                }
-                ContactMode::Stick => {
-                    rows_k.tangent = Some(next_tangent);
-                    rows_k.sticking = Some(sticking.len());
-                    sticking.push(StickingContact {
+            if let Some(slip) = modes[k].sliding() {
+                let frame = g.contact_frame(k, c)?;
+                let mut tangent = vec![0.0; n];
+                frame
+                    .tangent_row
+                    .scatter(&self.offsets, &self.bodies, &mut tangent);
+                rows_k.sliding = Some(sliding.len());
+                sliding.push((
+                    SlidingContact {
                         normal,
-                        tangent_row: next_tangent,
+                        tangent,
                         mu: c.friction,
-                    });
-                    next_tangent += 1;
-                }
-                ContactMode::Open => {}
+                        slip,
+                    },
+                    self.dofs_of(c.body).collect::<Vec<_>>(),
+                ));
+            } else if modes[k].mode == Mode::Stick {
+                rows_k.tangent = Some(next_tangent);
+                rows_k.sticking = Some(sticking.len());
+                sticking.push(StickingContact {
+                    normal,
+                    tangent_row: next_tangent,
+                    mu: c.friction,
+                });
+                next_tangent += 1;
             }
         }
         let (aeq, beq) = rows(eq);
@@ -1059,7 +1056,7 @@ impl Mechanism for PlanarModel {
         t: f64,
         q: &[f64],
         v: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError> {
         self.check_state(q, v)?;
@@ -1095,7 +1092,7 @@ impl Mechanism for PlanarModel {
         let g = self.geometry(q, v);
         let mut entry = 0;
         for (k, c) in self.contacts.iter().enumerate() {
-            if let (ContactMode::Slide { slip }, true) = (modes[k], c.friction > 0.0) {
+            if let (Some(slip), true) = (modes[k].sliding(), c.friction > 0.0) {
                 let frame = g.contact_frame(k, c)?;
                 instant.edit_sliding(entry, slip, |tangent| {
                     frame
@@ -1112,7 +1109,7 @@ impl Mechanism for PlanarModel {
         &self,
         _t: f64,
         q: &[f64],
-        modes: &[ContactMode],
+        modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {

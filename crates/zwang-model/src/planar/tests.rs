@@ -100,7 +100,7 @@ pub(crate) fn zoo() -> PlanarModel {
 /// the contacts' gaps and "tangential positions" (not a function of `q`
 /// for circles, so only gaps are differentiated twice).
 fn functions(m: &PlanarModel, q: &[f64]) -> Vec<f64> {
-    let modes = vec![ContactMode::Slide { slip: 1.0 }; m.contacts()];
+    let modes = vec![ContactState::slide(1.0); m.contacts()];
     let mut eq = vec![0.0; m.joint_rows()];
     let mut ineq = vec![0.0; m.contacts()];
     m.violations(0.0, q, &modes, &mut eq, &mut ineq);
@@ -116,7 +116,7 @@ fn rows_are_the_second_derivatives_of_the_constraints() {
     let n = m.nv();
     let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
     m.initial_state(&mut q, &mut v);
-    let modes = vec![ContactMode::Slide { slip: 1.0 }; m.contacts()];
+    let modes = vec![ContactState::slide(1.0); m.contacts()];
     let (instant, _) = m.build_instant(0.0, &q, &v, &modes).unwrap();
     let a: Vec<f64> = (0..n)
         .map(|i| ((i * 7 + 3) % 11) as f64 * 0.37 - 1.5)
@@ -181,7 +181,7 @@ fn sticking_rows_are_the_rates_of_the_tangential_velocities() {
     let n = m.nv();
     let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
     m.initial_state(&mut q, &mut v);
-    let modes = vec![ContactMode::Stick; m.contacts()];
+    let modes = vec![ContactState::STICK; m.contacts()];
     let (instant, layout) = m.build_instant(0.0, &q, &v, &modes).unwrap();
     let a: Vec<f64> = (0..n)
         .map(|i| ((i * 5 + 1) % 7) as f64 * 0.41 - 1.2)
@@ -215,9 +215,9 @@ fn update_in_place_equals_a_fresh_build() {
     let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
     m.initial_state(&mut q, &mut v);
     let modes = [
-        ContactMode::Stick,
-        ContactMode::Slide { slip: -1.0 },
-        ContactMode::Open,
+        ContactState::STICK,
+        ContactState::slide(-1.0),
+        ContactState::OPEN,
     ];
     let (mut instant, _) = m.build_instant(0.0, &q, &v, &modes).unwrap();
     let q2: Vec<f64> = q
@@ -231,9 +231,9 @@ fn update_in_place_equals_a_fresh_build() {
         .map(|(i, x)| x - 0.2 * (i as f64).cos())
         .collect();
     let modes2 = [
-        ContactMode::Stick,
-        ContactMode::Slide { slip: 1.0 },
-        ContactMode::Open,
+        ContactState::STICK,
+        ContactState::slide(1.0),
+        ContactState::OPEN,
     ];
     m.update_instant(0.0, &q2, &v2, &modes2, &mut instant)
         .unwrap();
@@ -246,10 +246,10 @@ fn update_in_place_equals_a_fresh_build() {
     assert_eq!(instant.sliding(), fresh.sliding());
     // Other modes do not fit: an error, not a panic.
     assert!(m
-        .update_instant(0.0, &q2, &v2, &[ContactMode::Open; 3], &mut instant)
+        .update_instant(0.0, &q2, &v2, &[ContactState::OPEN; 3], &mut instant)
         .is_err());
     assert!(m
-        .update_instant(0.0, &q2, &v2, &[ContactMode::Open; 2], &mut instant)
+        .update_instant(0.0, &q2, &v2, &[ContactState::OPEN; 2], &mut instant)
         .is_err());
     let mut bad = q2.clone();
     bad[0] = f64::NAN;
