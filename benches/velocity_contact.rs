@@ -10,7 +10,9 @@
 //!   incline (`mu = 1.01 tan 20`) on `k` redundant contacts: how cost grows
 //!   with contacts per body;
 //! - `velocity/islands/{parallel,serial}/k`: `k` stacks of ten boxes side
-//!   by side (`k` islands), on rayon's pool or one after the other.
+//!   by side (`k` islands), on rayon's pool or one after the other;
+//! - `velocity/pyramid/rows`: a pyramid of bricks, `rows (rows + 1) / 2`
+//!   boxes and twice as many contacts in one island.
 //!
 //! Each problem is solved once before timing, and must be solved to the
 //! default tolerance (`1e-10`), so no timing is of a failed solve. Run with
@@ -20,7 +22,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use zwang::contact::generate::{beside, box_on_incline, stack, Scene};
+use zwang::contact::generate::{beside, box_on_incline, pyramid, stack, Scene};
 use zwang::contact::{ContactSolver, LocalProblem, SolverSettings, Status};
 
 fn mass_ratio_stack(n: usize) -> Scene {
@@ -89,6 +91,10 @@ fn velocity(c: &mut Criterion) {
     for k in [2, 4, 8, 16, 32] {
         let problem = box_on_incline(angle, 1.01 * angle.tan(), k, 0.002).problem();
         bench_problem(c, "velocity/points", k, &problem, &serial, false);
+    }
+    for rows in [10, 20, 40] {
+        let problem = pyramid(rows, 0.5, 0.002).problem();
+        bench_problem(c, "velocity/pyramid", rows, &problem, &serial, false);
     }
     for k in [1, 4, 16, 64] {
         let stacks: Vec<Scene> = (0..k).map(|_| mass_ratio_stack(10)).collect();

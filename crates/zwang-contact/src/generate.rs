@@ -144,6 +144,49 @@ impl Scene {
     }
 }
 
+/// A pyramid of `rows` rows of unit-mass boxes (`w` x `s` = 0.2 x 0.1), the
+/// bottom row on the ground on two corners each, every other box on the
+/// inner corners of the two below it (bricks): `rows (rows + 1) / 2` boxes
+/// and `rows (rows + 1)` contacts in one island, with friction `mu`.
+pub fn pyramid(rows: usize, mu: f64, h: f64) -> Scene {
+    let (w, s) = (0.2, 0.1);
+    let mut bodies = Vec::new();
+    let mut contacts = Vec::new();
+    let mut first_of_row = Vec::new();
+    for row in 0..rows {
+        first_of_row.push(bodies.len());
+        let count = rows - row;
+        for i in 0..count {
+            let x = w * (i as f64 - (count - 1) as f64 / 2.0);
+            let y = s * (row as f64 + 0.5);
+            let b = bodies.len();
+            bodies.push(Body::boxed(1.0, w, s, [x, y]));
+            for dx in [-w / 2.0, w / 2.0] {
+                let below = (row > 0).then(|| {
+                    // The box below this corner: of the row below, the one
+                    // whose extent holds `x + dx` (bricks are offset by w/2).
+                    let k = if dx < 0.0 { i } else { i + 1 };
+                    first_of_row[row - 1] + k
+                });
+                contacts.push(Contact {
+                    a: below,
+                    b,
+                    point: [x + dx / 2.0, s * row as f64],
+                    normal: [0.0, 1.0],
+                    mu,
+                });
+            }
+        }
+    }
+    Scene {
+        velocity: vec![[0.0; 3]; bodies.len()],
+        bodies,
+        contacts,
+        gravity: [0.0, -G],
+        h,
+    }
+}
+
 /// The scenes side by side as one (bodies and contacts renumbered): its
 /// problem has one island per scene at least.
 pub fn beside(scenes: &[Scene]) -> Scene {

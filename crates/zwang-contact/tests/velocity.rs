@@ -520,3 +520,42 @@ fn a_long_run_on_one_solver_keeps_its_memory() {
         assert_eq!(s.r, fresh[k], "round {round}");
     }
 }
+
+#[test]
+fn a_pyramid_of_twenty_rows_stands() {
+    // 210 boxes, 420 contacts in one island, each box on two below it.
+    let mut scene = pyramid(20, 0.5, 0.002);
+    let total: f64 = scene.bodies.iter().map(|b| b.mass).sum();
+    let mut solver = ContactSolver::new();
+    let mut r = vec![0.0; 2 * scene.contacts.len()];
+    let mut most_steps = 0;
+    for step in 0..20 {
+        let problem = scene.problem();
+        let s = solver.solve(&problem, &precise(), Some(&r)).unwrap();
+        assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
+        if step > 0 {
+            most_steps = most_steps.max(s.newton_steps);
+        }
+        let sc = scale(&problem.q, &s.r, &s.u);
+        assert!(coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10);
+        // The bottom row's 40 contacts carry every box.
+        let ground: f64 = (0..40).map(|i| s.r[2 * i]).sum();
+        let weight = total * G * 0.002;
+        assert!(
+            (ground - weight).abs() < 1e-9 * weight,
+            "{ground} vs {weight}"
+        );
+        let v = scene.velocity_after(&s.r);
+        for (k, body) in scene.velocity.iter_mut().enumerate() {
+            *body = [v[3 * k], v[3 * k + 1], v[3 * k + 2]];
+        }
+        r = s.r;
+    }
+    eprintln!("pyramid: at most {most_steps} Newton steps per warm step");
+    let fastest = scene
+        .velocity
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(fastest < 1e-10, "{fastest}");
+}
