@@ -334,3 +334,17 @@ fn siconos_files_are_solved_to_1e_8() {
         assert!(error <= 1e-8, "{name}: {error}");
     }
 }
+
+/// A problem without an answer (`W = 0`, a contact approaching): the
+/// impulse grows without bound, which makes Siconos' relative measure
+/// small; the command reports it not converged (exit 1), not solved.
+#[test]
+fn a_problem_without_an_answer_is_not_solved() {
+    let path = scratch("no_answer.dat");
+    std::fs::write(&path, "2\n1\n0\n2\n2\n2\t2\n0 0\n0 0\n-1 0.5\n0.3\n").unwrap();
+    let (report, _, code) = run_json(&path, &["--tolerance", "1e-8"]);
+    assert_eq!(
+        (report["status"].as_str(), code),
+        (Some("not_converged"), 1)
+    );
+}

@@ -35,6 +35,15 @@ const MIN_NEWTON_STEP: f64 = 1.0 / 16.0;
 const STALL: usize = 8;
 /// The largest island Lemke's method (dense) takes when Newton's stalls.
 const LEMKE_CONTACTS: usize = 64;
+/// `|W d|` below this fraction of `W`'s largest diagonal entry times `|d|`
+/// is a direction `W` does not see.
+const DRIFT_IMAGE: f64 = 1e-9;
+/// Outer steps within this fraction of the one before, `W` seeing no
+/// more of them than this fraction of its largest diagonal entry, make a
+/// steady drift when `DRIFT_STEPS` come in a row.
+const DRIFT_REPEAT: f64 = 0.1;
+const DRIFT_IMAGE_STEADY: f64 = 1e-3;
+const DRIFT_STEPS: usize = 8;
 /// The factor the exact Newton method's proximal weight changes by.
 const NEWTON_SIGMA_GROWTH: f64 = 10.0;
 /// Most projected gradient steps before each Newton step.
@@ -181,6 +190,8 @@ pub(crate) struct IslandReport {
     pub error: f64,
     pub iterations: usize,
     pub newton_steps: usize,
+    /// The impulses grew without bound: no answer exists.
+    pub unbounded: bool,
 }
 
 /// An island: its contacts, its block of `W`, and its working memory.
@@ -226,6 +237,10 @@ pub(crate) struct Island {
     saved: Vec<f64>,
     residual: Vec<f64>,
     row_scale: Vec<f64>,
+    /// The last outer step, per component, and how many steady drifting
+    /// steps came in a row (the drift test's memory).
+    last_step: Vec<f64>,
+    steady_steps: usize,
 }
 
 impl Island {
@@ -320,6 +335,8 @@ impl Island {
             saved: vec![0.0; nv],
             residual: vec![0.0; nv],
             row_scale: vec![0.0; nv],
+            last_step: vec![0.0; n],
+            steady_steps: 0,
         }
     }
 
@@ -370,6 +387,8 @@ impl Island {
         };
         self.best.copy_from_slice(&self.r);
         // The last iteration that halved the error, for the stall test.
+        self.last_step.fill(0.0);
+        self.steady_steps = 0;
         let (mut mark, mut mark_error) = (0, report.error);
         let mut pivoted = false;
         while report.iterations < max_iterations && report.error > tolerance {
@@ -416,6 +435,10 @@ impl Island {
             if report.error <= 0.5 * mark_error {
                 (mark, mark_error) = (report.iterations, report.error);
             }
+            if self.drifts(w_data, friction, scale) {
+                report.unbounded = true;
+                break;
+            }
             if friction == Friction::Exact
                 && !pivoted
                 && report.iterations - mark >= STALL
@@ -431,6 +454,65 @@ impl Island {
         self.r.copy_from_slice(&self.best);
         report.error = self.velocities_and_error(w_data, friction);
         report
+    }
+
+    /// Whether the outer steps drift along a direction `d` the contacts
+    /// cannot resist: `d` in the cones, `W d` (nearly) zero and the
+    /// velocity's work `(q + mu |u_T| e_N) . d` negative. Along it the
+    /// velocities do not change, so no answer lies ahead (for the convex
+    /// form this certifies that none exists); every proximal step would
+    /// slide further, and Siconos' measure, divided by the growing `|r|`,
+    /// would shrink towards any tolerance with no answer near. Seen either
+    /// in one step as large as the impulses were, with `W d` at rounding,
+    /// or as `DRIFT_STEPS` nearly equal steps in a row that `W` hardly sees
+    /// (a proximal iteration's steps tend to the direction of recession
+    /// when there is one).
+    fn drifts(&mut self, w_data: &[f64], friction: Friction, scale: f64) -> bool {
+        // `center` becomes the step, `wr` its image by `W`.
+        for (c, r) in self.center.iter_mut().zip(&self.r) {
+            *c = r - *c;
+        }
+        self.wr.fill(0.0);
+        for &(row, col, idx) in &self.entries {
+            self.wr[row] += w_data[idx] * self.center[col];
+        }
+        let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let (step, image) = (norm(&self.center), norm(&self.wr));
+        let change = self
+            .center
+            .iter()
+            .zip(&self.last_step)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        self.last_step.copy_from_slice(&self.center);
+        if step == 0.0 {
+            return false;
+        }
+        let mut work = 0.0;
+        for k in 0..self.contacts.len() {
+            let slip = match friction {
+                Friction::Exact => self.mu[k] * self.u[2 * k + 1].abs(),
+                Friction::Convex => 0.0,
+            };
+            work += (self.q[2 * k] + slip) * self.center[2 * k]
+                + self.q[2 * k + 1] * self.center[2 * k + 1];
+        }
+        // Along `d` the impulses stay in the cones however far they go.
+        let slack = 1e-9 * step;
+        let recedes = (0..self.contacts.len()).all(|k| {
+            let (n, t) = (self.center[2 * k], self.center[2 * k + 1]);
+            n >= -slack && t.abs() <= self.mu[k] * n + slack
+        });
+        let at_once =
+            step >= 0.5 * (norm(&self.r) - step).max(0.0) && image <= DRIFT_IMAGE * scale * step;
+        let steady = change <= DRIFT_REPEAT * step && image <= DRIFT_IMAGE_STEADY * scale * step;
+        if !(work < 0.0 && recedes) {
+            self.steady_steps = 0;
+            return false;
+        }
+        self.steady_steps = if steady { self.steady_steps + 1 } else { 0 };
+        at_once || self.steady_steps >= DRIFT_STEPS
     }
 
     /// Keeps the current answer if it is the best so far.

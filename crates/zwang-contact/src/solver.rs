@@ -53,10 +53,11 @@ impl Default for SolverSettings {
 }
 
 impl SolverSettings {
-    /// Checks the settings: a finite positive tolerance, at least one
+    /// Checks the settings: a finite tolerance `>= 0` (zero: iterate until
+    /// the error vanishes or the iterations run out), at least one
     /// iteration.
     pub fn validate(&self) -> Result<(), ProblemError> {
-        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
             return Err(ProblemError::Setting {
                 name: "tolerance",
                 value: self.tolerance,
@@ -79,6 +80,11 @@ pub enum Status {
     Solved,
     /// The iterations ran out first; the answer is the best found.
     NotConverged,
+    /// No answer exists: the impulses grow without bound along a direction
+    /// the contacts cannot resist (`W d = 0`, the free velocity working
+    /// against it), as when a contact approaches and no impulse can stop
+    /// it. The answer is the last iterate.
+    Unbounded,
 }
 
 /// What a solve reports besides the answer.
@@ -226,12 +232,15 @@ impl ContactSolver {
             island.scatter(r, u);
         }
         let error = error_for(settings.friction, &problem.mu, &problem.q, r, u);
+        let status = if self.reports.iter().any(|r| r.unbounded) {
+            Status::Unbounded
+        } else if error <= settings.tolerance {
+            Status::Solved
+        } else {
+            Status::NotConverged
+        };
         Ok(Report {
-            status: if error <= settings.tolerance {
-                Status::Solved
-            } else {
-                Status::NotConverged
-            },
+            status,
             error,
             iterations: self.reports.iter().map(|r| r.iterations).max().unwrap_or(0),
             newton_steps: self.reports.iter().map(|r| r.newton_steps).sum(),

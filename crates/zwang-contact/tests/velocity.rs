@@ -249,7 +249,7 @@ fn random_piles_satisfy_coulombs_law_from_the_data() {
 /// The convex form as a second-order cone program for Clarabel:
 /// `min 1/2 r^T W r + q^T r` over `(mu r_N, r_T)` in the Lorentz cone
 /// (`r_N >= 0` for a frictionless contact, whose `r_T` is fixed at zero).
-fn clarabel_convex(problem: &LocalProblem) -> Vec<f64> {
+fn clarabel_convex_status(problem: &LocalProblem) -> (SolverStatus, Vec<f64>) {
     let n = problem.q.len();
     let w = problem.w.to_csc();
     let mut colptr = vec![0];
@@ -311,15 +311,78 @@ fn clarabel_convex(problem: &LocalProblem) -> Vec<f64> {
     };
     let mut solver = DefaultSolver::new(&p, &problem.q, &a, &b, &cones, settings).unwrap();
     solver.solve();
+    (solver.solution.status, solver.solution.x.clone())
+}
+
+fn clarabel_convex(problem: &LocalProblem) -> Vec<f64> {
+    let (status, x) = clarabel_convex_status(problem);
     assert!(
         matches!(
-            solver.solution.status,
+            status,
             SolverStatus::Solved | SolverStatus::AlmostSolved | SolverStatus::InsufficientProgress
         ),
-        "{:?}",
-        solver.solution.status
+        "{status:?}"
     );
-    solver.solution.x.clone()
+    x
+}
+
+#[test]
+fn the_convex_form_tells_unbounded_problems_as_clarabel_does() {
+    // Random `W = J J^T` with fewer velocities than contact rows: some
+    // problems have a direction the contacts cannot resist that the free
+    // velocity works against (no answer; Clarabel: dual infeasible).
+    let mut rng = ChaCha8Rng::seed_from_u64(20);
+    let (mut unbounded, mut missed) = (0, 0);
+    for case in 0..300 {
+        let nc = rng.gen_range(1..6);
+        let (n, dofs) = (2 * nc, rng.gen_range(1..2 * nc));
+        let j: Vec<f64> = (0..n * dofs).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let mut w = sprs::TriMat::new((n, n));
+        for a in 0..n {
+            for b in 0..n {
+                w.add_triplet(
+                    a,
+                    b,
+                    (0..dofs)
+                        .map(|k| j[a * dofs + k] * j[b * dofs + k])
+                        .sum::<f64>(),
+                );
+            }
+        }
+        let problem = LocalProblem {
+            dimension: 2,
+            w: w.to_csr(),
+            q: (0..n).map(|_| rng.gen_range(-1.0..1.0)).collect(),
+            mu: (0..nc)
+                .map(|_| {
+                    if rng.gen_bool(0.2) {
+                        0.0
+                    } else {
+                        rng.gen_range(0.0..2.0)
+                    }
+                })
+                .collect(),
+        };
+        let ours = ContactSolver::new()
+            .solve(&problem, &convex(), None)
+            .unwrap();
+        let (reference, _) = clarabel_convex_status(&problem);
+        match (ours.status, reference) {
+            (Status::Solved, SolverStatus::Solved | SolverStatus::AlmostSolved) => {}
+            (
+                Status::Unbounded,
+                SolverStatus::DualInfeasible | SolverStatus::AlmostDualInfeasible,
+            ) => unbounded += 1,
+            // A drift too noisy to certify: reported, not solved.
+            (
+                Status::NotConverged,
+                SolverStatus::DualInfeasible | SolverStatus::AlmostDualInfeasible,
+            ) => missed += 1,
+            other => panic!("case {case}: {other:?}"),
+        }
+    }
+    eprintln!("{unbounded} unbounded problems found, {missed} left not converged");
+    assert!(unbounded >= 3 * missed, "{unbounded} vs {missed}");
 }
 
 #[test]
@@ -433,7 +496,7 @@ fn bad_input_is_a_typed_error() {
     ));
     for settings in [
         SolverSettings {
-            tolerance: 0.0,
+            tolerance: -1e-10,
             ..exact()
         },
         SolverSettings {
@@ -558,4 +621,32 @@ fn a_pyramid_of_twenty_rows_stands() {
         .flatten()
         .fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(fastest < 1e-10, "{fastest}");
+}
+
+#[test]
+fn a_problem_without_an_answer_is_reported_unbounded() {
+    // `W = 0`: no impulse changes the velocity, and the first contact
+    // approaches (`q_N < 0`): Coulomb's law has no answer. The second
+    // contact has no stored entry at all.
+    let w = sprs::TriMat::<f64>::new((4, 4)).to_csr();
+    for friction in [Friction::Exact, Friction::Convex] {
+        let problem = LocalProblem {
+            dimension: 2,
+            w: w.clone(),
+            q: vec![-1.0, 0.5, 2.0, 0.0],
+            mu: vec![0.3, 0.0],
+        };
+        let settings = SolverSettings {
+            friction,
+            ..SolverSettings::default()
+        };
+        let s = ContactSolver::new()
+            .solve(&problem, &settings, None)
+            .unwrap();
+        assert_eq!(s.status, Status::Unbounded, "{friction:?}");
+        assert!(s.r.iter().chain(&s.u).all(|x| x.is_finite()));
+        // The normal impulse grew: the relative measure alone would call it
+        // nearly solved.
+        assert!(s.r[0] > 1e6, "{:?}", s.r);
+    }
 }
