@@ -1,19 +1,27 @@
 //! One island's working memory and the method that solves it.
 //!
-//! The method: De Saxce's fixed point with proximal outer iterations. With
-//! the slip term `s = mu |u_T|` frozen at the current answer, Coulomb's law
-//! is the cone complementarity problem of `q + s e_N`, the optimality
-//! condition of a convex QP over the cone; a proximal term
-//! `sigma/2 |r - r_k|^2` makes that QP strictly convex however redundant the
-//! contacts (four corners of a box, twelve points under a plate). In the
-//! plane the cone `|r_T| <= mu r_N` is spanned by its two edges, so in edge
-//! coordinates `r = T x` the QP is bound-constrained (`x >= 0`) and a
-//! projected Newton method (Bertsekas 1982) solves it exactly: each step a
-//! sparse Cholesky of the reduced Hessian `T^T (W + sigma I) T` with the
-//! bound variables' rows set to the identity, so one symbolic analysis
-//! serves every active set. A sliding contact's answer keeps `u_N = 0`
-//! exactly (its impulse on an edge), a sticking one `u_T = 0` to the
-//! factorization's accuracy.
+//! In the plane the cone `|r_T| <= mu r_N` is spanned by its two edges, so
+//! in edge coordinates `r = T x` it is `x >= 0`. Outer iterations are
+//! proximal: each solves the problem with `W + sigma I` and `q - sigma
+//! r_k`, which a redundant contact set (four corners of a box, twelve points
+//! under a plate) cannot make singular. Each outer iteration takes, in this
+//! order of preference:
+//!
+//! 1. semismooth Newton steps on the exact law (De Saxce's form written
+//!    with Fischer and Burmeister's function; the Newton matrix is not
+//!    symmetric, a sparse LU);
+//! 2. when they stall, De Saxce's fixed point: with the slip term
+//!    `s = mu |u_T|` frozen, the law is the optimality condition of a
+//!    convex QP, bound-constrained in `x`, which gradient projection and
+//!    projected Newton steps (More and Toraldo 1991; Bertsekas 1982) solve
+//!    exactly on a sparse Cholesky of `T^T (W + sigma I) T`, the bound
+//!    variables' rows set to the identity so one symbolic analysis serves
+//!    every active set (the convex form's only step);
+//! 3. for a small island that still stalls, Lemke's method on Stewart and
+//!    Trinkle's LCP, once.
+//!
+//! A drift of the steps along impulses the contacts cannot resist says the
+//! problem has no answer ([`crate::Status::Unbounded`]).
 
 use std::f64::consts::FRAC_1_SQRT_2;
 
@@ -38,11 +46,14 @@ const LEMKE_CONTACTS: usize = 64;
 /// `|W d|` below this fraction of `W`'s largest diagonal entry times `|d|`
 /// is a direction `W` does not see.
 const DRIFT_IMAGE: f64 = 1e-9;
-/// Outer steps within this fraction of the one before, `W` seeing no
-/// more of them than this fraction of its largest diagonal entry, make a
-/// steady drift when `DRIFT_STEPS` come in a row.
+/// Outer steps within `DRIFT_REPEAT` of the one before, `W` seeing no
+/// more of them than `DRIFT_IMAGE_STEADY` of its largest diagonal entry,
+/// make a steady drift when `DRIFT_STEPS` come in a row (tuned against
+/// Clarabel's certificates: no bounded problem flagged).
 const DRIFT_REPEAT: f64 = 0.1;
+/// See [`DRIFT_REPEAT`].
 const DRIFT_IMAGE_STEADY: f64 = 1e-3;
+/// See [`DRIFT_REPEAT`].
 const DRIFT_STEPS: usize = 8;
 /// The factor the exact Newton method's proximal weight changes by.
 const NEWTON_SIGMA_GROWTH: f64 = 10.0;

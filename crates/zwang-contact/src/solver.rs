@@ -169,7 +169,9 @@ impl ContactSolver {
 
     /// Solves `problem` from the impulses in `r` (the warm start; zeros for
     /// none) and writes the answer's impulses to `r` and velocities to `u`.
-    /// Allocates nothing when the pattern is the last solve's.
+    /// Allocates nothing when the pattern is the last solve's (but for the
+    /// last resort of a small island whose Newton and fixed-point steps
+    /// stall: Lemke's method on a dense tableau).
     pub fn solve_in_place(
         &mut self,
         problem: &LocalProblem,
