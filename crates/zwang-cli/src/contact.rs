@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zwang_contact::{
-    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, SolverSettings,
-    Status,
+    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, Solution,
+    SolverSettings, Status,
 };
 use zwang_harness::json::pretty;
 
@@ -195,16 +195,15 @@ fn solve(args: &ContactArgs, text: &str) -> Result<(Report, Answer), String> {
 }
 
 impl Report {
-    /// The report of an answer with this error: `solved` when it is at
-    /// most the tolerance and the solver did not find the problem without
-    /// an answer (impulses growing without bound make the relative error
-    /// small with no answer near).
+    /// The report of `solution` with this error (the form's own measure):
+    /// `solved` when it is at most the tolerance and the solver did not
+    /// find the problem without an answer (impulses growing without bound
+    /// make the relative error small with no answer near).
     fn new(
         format: &'static str,
-        dimension: usize,
-        contacts: usize,
-        (error, unbounded): (f64, bool),
-        iterations: usize,
+        (dimension, contacts): (usize, usize),
+        solution: &Solution,
+        error: f64,
         time_us: u64,
         tolerance: f64,
     ) -> Self {
@@ -212,13 +211,13 @@ impl Report {
             format,
             dimension,
             contacts,
-            status: if error <= tolerance && !unbounded {
+            status: if error <= tolerance && solution.status != Status::Unbounded {
                 "solved"
             } else {
                 "not_converged"
             },
             error,
-            iterations,
+            iterations: solution.iterations,
             time_us,
         }
     }
@@ -236,21 +235,24 @@ fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer)
         .solve(&problem, settings, None)
         .map_err(|e| e.to_string())?;
     let time_us = micros(start);
-    let mut u = vec![0.0; problem.q.len()];
-    problem.velocity(&solution.r, &mut u);
-    let error = error_for(settings.friction, &problem.mu, &problem.q, &solution.r, &u);
+    let error = error_for(
+        settings.friction,
+        &problem.mu,
+        &problem.q,
+        &solution.r,
+        &solution.u,
+    );
     let report = Report::new(
         "local",
-        problem.dimension,
-        problem.contacts(),
-        (error, solution.status == Status::Unbounded),
-        solution.iterations,
+        (problem.dimension, problem.contacts()),
+        &solution,
+        error,
         time_us,
         settings.tolerance,
     );
     let answer = Answer {
         r: solution.r,
-        u,
+        u: solution.u,
         v: None,
     };
     Ok((report, answer))
@@ -269,10 +271,9 @@ fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer
     let error = global_error(&problem, &solution.r, &v, settings.friction);
     let report = Report::new(
         "global",
-        problem.dimension,
-        problem.contacts(),
-        (error, solution.status == Status::Unbounded),
-        solution.iterations,
+        (problem.dimension, problem.contacts()),
+        &solution,
+        error,
         time_us,
         settings.tolerance,
     );
