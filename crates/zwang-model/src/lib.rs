@@ -44,7 +44,7 @@
 mod mechanism;
 pub mod planar;
 
-pub use mechanism::{BodyState, ContactRows, ContactState, Layout, Mechanism};
+pub use mechanism::{BodyState, ContactRows, ContactState, Island, Layout, Mechanism};
 
 /// What can go wrong describing or evaluating a mechanism.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -201,6 +201,25 @@ pub trait Mechanism {
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
 }
 
+/// A part of a mechanism that moves on its own: no joint, force or
+/// contact links it to the rest, so it can be integrated with its own steps
+/// and events (a stepper then pays for each part's events alone, not for
+/// every part at every event of any). Its model is a mechanism of its own;
+/// the maps place its coordinates, contacts and bodies among the whole's.
+#[derive(Debug, Clone)]
+pub struct Island<M> {
+    /// The part as a mechanism.
+    pub model: M,
+    /// Its `q` entries among the whole's, in its own order.
+    pub q: Vec<usize>,
+    /// Its `v` entries among the whole's.
+    pub v: Vec<usize>,
+    /// Its contacts among the whole's.
+    pub contacts: Vec<usize>,
+    /// Its bodies among the whole's.
+    pub bodies: Vec<usize>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ContactState, Mode};

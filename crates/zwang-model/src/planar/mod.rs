@@ -24,6 +24,7 @@
 //! frame's motion join `Q` (see [`frame`]).
 
 pub mod frame;
+mod islands;
 mod rows;
 #[cfg(test)]
 mod tests;

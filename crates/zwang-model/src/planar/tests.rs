@@ -700,3 +700,119 @@ fn sinusoid_rate_is_the_derivative() {
     }
     assert_eq!(s.value(5.0)[2], 0.1 * 0.0 + 0.3 - 0.5 * 0.7f64.sin());
 }
+
+/// Three islands: a pin-jointed pair with a contact, a spring pair with a
+/// constant force, a lone body on a spring to the ground.
+fn archipelago() -> PlanarModel {
+    let bb = BodyRef::Body;
+    let bodies = vec![
+        Body::rigid("a", 2.0, 0.3)
+            .at([0.0, 1.0])
+            .moving([0.3, 0.1])
+            .spinning(0.5),
+        Body::particle("p", 0.7).at([5.0, 1.0]).moving([0.2, -0.1]),
+        Body::rigid("b", 1.5, 0.2)
+            .at([1.0, 1.0])
+            .turned(0.3)
+            .spinning(-0.4),
+        Body::particle("lone", 1.1).at([-3.0, 2.0]),
+        Body::rigid("r", 0.9, 0.1).at([6.0, 1.5]).turned(-0.2),
+    ];
+    let joints = vec![Joint {
+        kind: JointKind::Pin,
+        bodies: [bb(0), bb(2)],
+        anchors: [[0.5, 0.0], [-0.5, 0.0]],
+    }];
+    let floor = Surface::Line {
+        point: [0.0, 0.0],
+        normal: [0.0, 1.0],
+    };
+    let contact = |name: &str, body: usize, point: [f64; 2]| Contact {
+        name: name.into(),
+        body,
+        point,
+        surface: floor.clone(),
+        friction: 0.4,
+        viscous: 0.0,
+        restitution: 0.0,
+    };
+    let contacts = vec![
+        contact("b_foot", 2, [0.4, -0.3]),
+        contact("p_foot", 1, [0.0, 0.0]),
+        contact("a_foot", 0, [0.0, -0.5]),
+    ];
+    let forces = vec![
+        Force::Spring {
+            bodies: [bb(4), bb(1)],
+            anchors: [[0.1, 0.0], [0.0, 0.0]],
+            stiffness: 30.0,
+            rest_length: 0.5,
+        },
+        Force::Constant {
+            body: 4,
+            force: [1.0, 2.0],
+            torque: 0.3,
+        },
+        Force::Spring {
+            bodies: [BodyRef::Ground, bb(3)],
+            anchors: [[-3.0, 3.0], [0.0, 0.0]],
+            stiffness: 10.0,
+            rest_length: 0.2,
+        },
+    ];
+    PlanarModel::new([0.0, -9.81], bodies, joints, contacts, forces).unwrap()
+}
+
+#[test]
+fn islands_split_the_bodies_no_joint_or_spring_links_and_keep_their_instants() {
+    let model = archipelago();
+    let islands = model.islands().unwrap();
+    let bodies: Vec<Vec<usize>> = islands.iter().map(|i| i.bodies.clone()).collect();
+    assert_eq!(bodies, vec![vec![0, 2], vec![1, 4], vec![3]]);
+    assert_eq!(islands[0].contacts, vec![0, 2]);
+    assert_eq!(islands[1].contacts, vec![1]);
+    assert!(islands[2].contacts.is_empty());
+    // The whole's layout: a 0..3, p 3..5, b 5..8, lone 8..10, r 10..13.
+    assert_eq!(islands[0].q, vec![0, 1, 2, 5, 6, 7]);
+    assert_eq!(islands[1].q, vec![3, 4, 10, 11, 12]);
+    assert_eq!(islands[2].q, vec![8, 9]);
+    let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    model.initial_state(&mut q, &mut v);
+    let closed = vec![ContactState::slide(1.0); 3];
+    let (whole, _) = model.build_instant(0.0, &q, &v, &closed).unwrap();
+    let mut energy = 0.0;
+    for island in &islands {
+        let m = &island.model;
+        let (mut iq, mut iv) = (vec![0.0; m.nq()], vec![0.0; m.nv()]);
+        m.initial_state(&mut iq, &mut iv);
+        for (k, &g) in island.q.iter().enumerate() {
+            assert_eq!(iq[k], q[g]);
+            assert_eq!(iv[k], v[island.v[k]]);
+        }
+        energy += m.energy(0.0, &iq, &iv);
+        // The same applied forces, coordinate by coordinate, and the same
+        // gaps and contact velocities.
+        let modes = vec![ContactState::slide(1.0); m.contacts()];
+        let (part, _) = m.build_instant(0.0, &iq, &iv, &modes).unwrap();
+        for (k, &g) in island.v.iter().enumerate() {
+            assert!((part.force()[k] - whole.force()[g]).abs() < 1e-12);
+        }
+        for (k, &g) in island.contacts.iter().enumerate() {
+            assert_eq!(m.contact_name(k), model.contact_name(g));
+            assert_eq!(m.gap(k, &iq), model.gap(g, &q));
+            assert_eq!(
+                m.contact_velocity(k, &iq, &iv),
+                model.contact_velocity(g, &q, &v)
+            );
+        }
+    }
+    let whole_energy = model.energy(0.0, &q, &v);
+    assert!((energy - whole_energy).abs() < 1e-12 * whole_energy.abs());
+}
+
+#[test]
+fn a_linked_model_is_one_island() {
+    let islands = zoo().islands().unwrap();
+    assert_eq!(islands.len(), 1);
+    assert_eq!(islands[0].q, (0..zoo().nq()).collect::<Vec<_>>());
+}
