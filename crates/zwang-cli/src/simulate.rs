@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
-    settings_of, simulate, ContactSample, Event, Mechanism, Observer, Settings, Status,
+    settings_of, simulate_islands, ContactSample, Event, Island, Mechanism, Observer, Settings,
+    Status,
 };
 
 /// The most samples a run writes (`--csv`) or draws (`--plot`): beyond,
@@ -67,7 +68,14 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
             emit(err, "duration: must be a finite number > 0");
             return EXIT_BAD_INPUT;
         }
-        return run_model(&system, duration, &settings, name, args, out, err);
+        let job = Job {
+            model: &system,
+            islands: &[],
+            duration,
+            settings,
+            title: name,
+        };
+        return run_model(&job, args, out, err);
     }
     let Some(path) = &args.scene else {
         emit(
@@ -110,28 +118,42 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         return EXIT_BAD_INPUT;
     }
     let title = scene.name.clone().unwrap_or_else(|| "scene".into());
-    run_model(
-        &model,
-        scene.duration,
-        &settings_of(&scene),
-        &title,
-        args,
-        out,
-        err,
-    )
+    let islands = match model.islands() {
+        Ok(islands) => islands,
+        Err(e) => {
+            emit(err, &one_line("", &e.to_string()));
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let job = Job {
+        model: &model,
+        islands: &islands,
+        duration: scene.duration,
+        settings: settings_of(&scene),
+        title: &title,
+    };
+    run_model(&job, args, out, err)
+}
+
+/// A mechanism to run: its independent parts (none: run it whole), how
+/// long, with which settings, and its title.
+struct Job<'a, M: Mechanism> {
+    model: &'a M,
+    islands: &'a [Island<M>],
+    duration: f64,
+    settings: Settings,
+    title: &'a str,
 }
 
 /// Runs a mechanism, writes the CSV and the plot asked for, prints the
 /// report; returns the exit code.
 fn run_model<M: Mechanism>(
-    model: &M,
-    duration: f64,
-    settings: &Settings,
-    title: &str,
+    job: &Job<'_, M>,
     args: &SimulateArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let (model, duration, title) = (job.model, job.duration, job.title);
     let csv = match &args.csv {
         None => None,
         Some(path) => {
@@ -157,11 +179,11 @@ fn run_model<M: Mechanism>(
     };
     // Without samples wanted, sample only the ends: the stepper walks
     // through every sample time even when it has nobody to give it to.
-    let mut settings = *settings;
+    let mut settings = job.settings;
     if !outputs.wants_samples() {
         settings.output_every = duration;
     }
-    let outcome = simulate(model, duration, &settings, &mut outputs);
+    let outcome = simulate_islands(model, job.islands, duration, &settings, &mut outputs);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

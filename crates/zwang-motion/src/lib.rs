@@ -41,6 +41,7 @@
 //! ```
 
 mod dynamics;
+pub mod islands;
 pub mod plot;
 mod projection;
 pub mod report;
@@ -48,9 +49,10 @@ mod scene;
 pub mod simulate;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
+pub use islands::simulate_islands;
 pub use scene::{run_scene, settings_of};
 pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
-pub use zwang_model::{ContactState, Mechanism};
+pub use zwang_model::{ContactState, Island, Mechanism};

@@ -1,7 +1,8 @@
 //! Running a scene file's description: its solver settings as the
 //! stepper's.
 
-use crate::simulate::{simulate, Observer, Outcome, Settings};
+use crate::islands::simulate_islands;
+use crate::simulate::{Observer, Outcome, Settings};
 use zwang_model::planar::PlanarModel;
 use zwang_model::ModelError;
 use zwang_scene::{Method, Scene};
@@ -20,12 +21,21 @@ pub fn settings_of(scene: &Scene) -> Settings {
     s
 }
 
-/// Builds the scene's model and runs it to its duration.
+/// Builds the scene's model and runs it to its duration, each of its
+/// independent parts (bodies no joint or spring links) on its own steps
+/// and events.
 pub fn run_scene(
     scene: &Scene,
     observer: &mut dyn Observer,
 ) -> Result<(PlanarModel, Outcome), ModelError> {
     let model = scene.model()?;
-    let outcome = simulate(&model, scene.duration, &settings_of(scene), observer);
+    let islands = model.islands()?;
+    let outcome = simulate_islands(
+        &model,
+        &islands,
+        scene.duration,
+        &settings_of(scene),
+        observer,
+    );
     Ok((model, outcome))
 }

@@ -348,20 +348,10 @@ fn finish<M: Mechanism>(
     result: Result<(), Stop>,
     wall_time: Duration,
 ) -> Outcome {
-    let (status, reason) = match result {
-        Ok(()) => (Status::Finished, None),
-        Err(Stop::Painleve) => (Status::Painleve, None),
-        Err(Stop::Failed(reason)) => (Status::Failed, Some(reason)),
-    };
+    let (status, reason) = Stop::status(result);
     let (q, v) = run.y.split_at(run.nq);
     let energy_final = model.energy(run.t, q, v);
-    let mut stats = run.stats;
-    if let Some(d) = &run.dynamics {
-        stats.solves += d.solves;
-        stats.solve_time += d.solve_time;
-    }
-    stats.evaluations = run.integrator.stats().evaluations;
-    stats.rejected = run.integrator.stats().rejected;
+    let mut stats = run.counts();
     stats.wall_time = wall_time;
     Outcome {
         status,
@@ -380,9 +370,20 @@ fn finish<M: Mechanism>(
     }
 }
 
-enum Stop {
+pub(crate) enum Stop {
     Painleve,
     Failed(String),
+}
+
+impl Stop {
+    /// The outcome's status and reason of a run that ended with `result`.
+    pub(crate) fn status(result: Result<(), Stop>) -> (Status, Option<String>) {
+        match result {
+            Ok(()) => (Status::Finished, None),
+            Err(Stop::Painleve) => (Status::Painleve, None),
+            Err(Stop::Failed(reason)) => (Status::Failed, Some(reason)),
+        }
+    }
 }
 
 impl From<DynamicsError> for Stop {
@@ -401,23 +402,23 @@ const PACE_WINDOW: usize = 1000;
 /// mode.
 const NONE: f64 = f64::NAN;
 
-struct Run<'m, M: Mechanism> {
+pub(crate) struct Run<'m, M: Mechanism> {
     model: &'m M,
     settings: Settings,
     duration: f64,
-    nq: usize,
-    t: f64,
-    y: Vec<f64>,
-    modes: Vec<ContactState>,
+    pub(crate) nq: usize,
+    pub(crate) t: f64,
+    pub(crate) y: Vec<f64>,
+    pub(crate) modes: Vec<ContactState>,
     dynamics: Option<Dynamics<'m, M>>,
     projector: Option<Projector>,
     integrator: Integrator,
     events: Vec<Event>,
-    steps: usize,
+    pub(crate) steps: usize,
     stats: Stats,
-    energy_initial: f64,
-    start_projection: Option<StartProjection>,
-    max_drift: f64,
+    pub(crate) energy_initial: f64,
+    pub(crate) start_projection: Option<StartProjection>,
+    pub(crate) max_drift: f64,
     output_every: f64,
     next_sample: usize,
     /// Switching functions at the start of the current step: per contact
@@ -426,10 +427,17 @@ struct Run<'m, M: Mechanism> {
     /// The same at the end of the step being looked at.
     phi_end: Vec<[f64; 2]>,
     scratch: Vec<f64>,
+    /// The crossings of an event the last step was cut at, not yet
+    /// handled: handling waits for the next `advance`, so that until then
+    /// the step's dense output still covers the event time (other islands
+    /// read their state there, [`crate::islands`]).
+    pending: Option<Vec<(usize, usize)>>,
+    /// The pace of the last window of steps, in two halves.
+    window: [(usize, f64); 2],
 }
 
 impl<'m, M: Mechanism> Run<'m, M> {
-    fn new(model: &'m M, duration: f64, settings: &Settings) -> Self {
+    pub(crate) fn new(model: &'m M, duration: f64, settings: &Settings) -> Self {
         let (nq, nv) = (model.nq(), model.nv());
         let mut y = vec![0.0; nq + nv];
         {
@@ -464,6 +472,8 @@ impl<'m, M: Mechanism> Run<'m, M> {
             next_sample: 0,
             phi: vec![[NONE; 2]; model.contacts()],
             phi_end: vec![[NONE; 2]; model.contacts()],
+            pending: None,
+            window: [(0, 0.0); 2],
         }
     }
 
@@ -471,7 +481,29 @@ impl<'m, M: Mechanism> Run<'m, M> {
         self.y.split_at(self.nq)
     }
 
+    /// The run's counts so far (without its wall time).
+    pub(crate) fn counts(&self) -> Stats {
+        let mut stats = self.stats;
+        if let Some(d) = &self.dynamics {
+            stats.solves += d.solves;
+            stats.solve_time += d.solve_time;
+        }
+        stats.evaluations = self.integrator.stats().evaluations;
+        stats.rejected = self.integrator.stats().rejected;
+        stats
+    }
+
     fn go(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        self.begin(observer)?;
+        while self.running() {
+            self.tick(observer)?;
+            observer.progress(self.t, self.duration);
+        }
+        Ok(())
+    }
+
+    /// Checks the run's inputs and starts it.
+    pub(crate) fn begin(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
         if !(self.duration.is_finite() && self.duration > 0.0) {
             return Err(Stop::Failed(format!(
                 "duration must be > 0, found {}",
@@ -482,23 +514,36 @@ impl<'m, M: Mechanism> Run<'m, M> {
             return Err(Stop::Failed("the initial state is not finite".into()));
         }
         self.start(observer)?;
-        // The pace of the last window of steps, in two halves.
-        let mut window = [(0, self.t); 2];
-        while self.t < self.duration {
-            if self.steps >= self.settings.max_steps {
-                return Err(Stop::Failed(format!(
-                    "{} steps (max_steps) without reaching the end, at t = {}",
-                    self.steps, self.t
-                )));
+        self.window = [(0, self.t); 2];
+        Ok(())
+    }
+
+    /// The duration it runs to.
+    pub(crate) fn duration(&self) -> f64 {
+        self.duration
+    }
+
+    /// Whether the run has more to do: time left, or an event to handle.
+    pub(crate) fn running(&self) -> bool {
+        self.t < self.duration || self.pending.is_some()
+    }
+
+    /// One step (or the handling of the event it was cut at), with the
+    /// count of steps and the pace checked.
+    pub(crate) fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        if self.steps >= self.settings.max_steps {
+            return Err(Stop::Failed(format!(
+                "{} steps (max_steps) without reaching the end, at t = {}",
+                self.steps, self.t
+            )));
+        }
+        self.advance(observer)?;
+        let window = self.window;
+        if self.steps >= window[1].0 + PACE_WINDOW / 2 {
+            if window[0].0 > 0 {
+                self.check_pace(window, observer)?;
             }
-            self.advance(observer)?;
-            observer.progress(self.t, self.duration);
-            if self.steps >= window[1].0 + PACE_WINDOW / 2 {
-                if window[0].0 > 0 {
-                    self.check_pace(window, observer)?;
-                }
-                window = [window[1], (self.steps, self.t)];
-            }
+            self.window = [window[1], (self.steps, self.t)];
         }
         Ok(())
     }
@@ -851,8 +896,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
         Ok(())
     }
 
-    /// One accepted step, with the events in it.
+    /// One accepted step, cut at its first event; or, when the last step
+    /// was cut so, the handling of that event.
     fn advance(&mut self, observer: &mut dyn Observer) -> Result<(), Stop> {
+        if let Some(together) = self.pending.take() {
+            return self.handle(&together, observer);
+        }
         let d = self.dynamics.as_mut().expect("built in start");
         let t_prev = self.t;
         match self.integrator.step(d, self.duration) {
@@ -939,12 +988,6 @@ impl<'m, M: Mechanism> Run<'m, M> {
             }
             self.accept(t_event, observer)?;
         }
-        if self.events.len() >= self.settings.max_events {
-            return Err(Stop::Failed(format!(
-                "{} events: they accumulate",
-                self.events.len()
-            )));
-        }
         // Every crossing at the same time is one event (a symmetric block
         // whose two corners stop together sticks at both at once).
         let tol = 4.0 * self.settings.event_tolerance;
@@ -953,6 +996,23 @@ impl<'m, M: Mechanism> Run<'m, M> {
             .filter(|(t, _, _)| *t <= t_event + tol)
             .map(|&(_, k, f)| (k, f))
             .collect();
+        self.pending = Some(together);
+        Ok(())
+    }
+
+    /// Handles the crossings `together` (contact, function) found at the
+    /// current time.
+    fn handle(
+        &mut self,
+        together: &[(usize, usize)],
+        observer: &mut dyn Observer,
+    ) -> Result<(), Stop> {
+        if self.events.len() >= self.settings.max_events {
+            return Err(Stop::Failed(format!(
+                "{} events: they accumulate",
+                self.events.len()
+            )));
+        }
         if let Some(&(k, _)) = together
             .iter()
             .find(|&&(k, f)| f == 0 && !self.modes[k].is_closed())
@@ -969,7 +1029,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             return Err(e.into());
         }
         let mut primaries = Vec::with_capacity(together.len());
-        for &(k, f) in &together {
+        for &(k, f) in together {
             let kind = match (f, self.modes[k].mode) {
                 (0, _) => {
                     self.modes[k] = ContactState::OPEN;
@@ -1341,7 +1401,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             v: v.to_vec(),
         };
         let y = self.y.clone();
-        let contacts = self.contact_samples(&*observer, self.t, &y);
+        let contacts = self.contact_samples(observer.wants_samples(), self.t, &y);
         observer.event(&event, &contacts);
         self.events.push(event);
         Ok(())
@@ -1353,14 +1413,22 @@ impl<'m, M: Mechanism> Run<'m, M> {
     }
 
     fn sample_at(&mut self, observer: &mut dyn Observer, t: f64, y: &[f64]) -> Result<(), Stop> {
-        let model = self.model;
         if !observer.wants_samples() {
             return Ok(());
         }
-        // A sample inside a step comes from the dense output, off the
-        // joints by the integrator's error: it is projected like the
-        // steps' ends, so that samples keep the constraints as well.
         let mut y = y.to_vec();
+        self.project_sample(t, &mut y)?;
+        let contacts = self.contact_samples(true, t, &y);
+        let (q, v) = y.split_at(self.nq);
+        observer.sample(t, q, v, &contacts);
+        Ok(())
+    }
+
+    /// A state inside a step comes from the dense output, off the joints
+    /// by the integrator's error: it is projected like the steps' ends, so
+    /// that what is reported keeps the constraints as well.
+    fn project_sample(&mut self, t: f64, y: &mut [f64]) -> Result<(), Stop> {
+        let model = self.model;
         let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
         if let Some(p) = self.projector.as_mut() {
             let (q, v) = y.split_at_mut(self.nq);
@@ -1371,20 +1439,35 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 p.velocities(model, t, q, v, modes, speed_tol)?;
             }
         }
-        let contacts = self.contact_samples(&*observer, t, &y);
-        let (q, v) = y.split_at(self.nq);
-        observer.sample(t, q, v, &contacts);
         Ok(())
+    }
+
+    /// The run's state at a time `t` it has reached (inside its last step,
+    /// or its current time) into `y`, with its contacts (forces when
+    /// `wants`); `None` when it has not reached `t` yet.
+    pub(crate) fn state_at(
+        &mut self,
+        t: f64,
+        wants: bool,
+        y: &mut [f64],
+    ) -> Option<Vec<ContactSample>> {
+        if t > self.t {
+            return None;
+        }
+        if t == self.t {
+            y.copy_from_slice(&self.y);
+        } else {
+            self.integrator.dense(t, y);
+            // A projection that fails leaves the state as the integrator
+            // has it (off by its error, never by more).
+            let _ = self.project_sample(t, y);
+        }
+        Some(self.contact_samples(wants, t, y))
     }
 
     /// The contacts' forces and modes at `(t, y)` (a solve when a contact
     /// is closed and the observer wants them).
-    fn contact_samples(
-        &mut self,
-        observer: &dyn Observer,
-        t: f64,
-        y: &[f64],
-    ) -> Vec<ContactSample> {
+    fn contact_samples(&mut self, wants: bool, t: f64, y: &[f64]) -> Vec<ContactSample> {
         let model = self.model;
         let n = model.contacts();
         let open = ContactSample {
@@ -1392,7 +1475,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             friction_force: 0.0,
             mode: Mode::Open,
         };
-        if !observer.wants_samples() || !self.modes.iter().any(|m| m.is_closed()) {
+        if !wants || !self.modes.iter().any(|m| m.is_closed()) {
             return vec![open; n];
         }
         let (q, v) = y.split_at(self.nq);
