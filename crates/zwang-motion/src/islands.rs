@@ -16,6 +16,8 @@
 use crate::simulate::{
     simulate, ContactSample, Event, Observer, Outcome, Run, Settings, StartProjection, Stop,
 };
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant as Clock;
 use zwang_model::{Island, Mechanism};
 
@@ -51,7 +53,10 @@ pub fn simulate_islands<M: Mechanism>(
                 stop: None,
             })
             .collect(),
-        slots: Vec::new(),
+        queue: BinaryHeap::new(),
+        stop: None,
+        samples: VecDeque::new(),
+        pending: Vec::new(),
         seq: 0,
         events: Vec::new(),
         wants,
@@ -151,24 +156,39 @@ struct Slot {
     /// `q ++ v` of the whole.
     y: Vec<f64>,
     contacts: Vec<ContactSample>,
-    /// The islands whose part is still to come.
-    missing: Vec<bool>,
+    /// How many islands' parts are still to come.
+    missing: usize,
+    /// For an event, which (the one whose event it is has given its own).
+    given: Vec<bool>,
     /// Order of creation, to keep records of one time in their order.
     seq: usize,
 }
 
 impl Slot {
-    fn complete(&self) -> bool {
-        !self.missing.iter().any(|&m| m)
-    }
-
-    /// Where it goes among records of its time: at the start events come
+    /// Where it goes among records: by time; at the start events come
     /// first (the start's sample follows its impacts), later a step's
-    /// samples come before the event it is cut at.
-    fn order(&self) -> (f64, u8, usize) {
-        let event_first = self.t == 0.0;
-        let class = u8::from(self.event.is_some() != event_first);
-        (self.t, class, self.seq)
+    /// samples come before the event it is cut at; then as created.
+    fn before(&self, other: &Slot) -> bool {
+        let class = |s: &Slot| u8::from(s.event.is_some() != (s.t == 0.0));
+        (self.t.total_cmp(&other.t))
+            .then(class(self).cmp(&class(other)))
+            .then(self.seq.cmp(&other.seq))
+            .is_lt()
+    }
+}
+
+/// A time as a key of the islands' queue.
+#[derive(Clone, Copy, PartialEq)]
+struct Time(f64);
+impl Eq for Time {}
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 
@@ -176,7 +196,15 @@ struct Driver<'m, M: Mechanism> {
     whole: &'m M,
     islands: &'m [Island<M>],
     parts: Vec<Part<'m, M>>,
-    slots: Vec<Slot>,
+    /// The islands with more to do, the one furthest behind first.
+    queue: BinaryHeap<Reverse<(Time, usize)>>,
+    /// The earliest stop so far.
+    stop: Option<f64>,
+    /// Samples not yet given, in time order (islands pass the sample
+    /// times in order, so the first to pass one makes its slot last).
+    samples: VecDeque<Slot>,
+    /// Events not yet given.
+    pending: Vec<Slot>,
     seq: usize,
     /// The whole's events, in the order given to the observer.
     events: Vec<Event>,
@@ -193,34 +221,31 @@ impl<'m, M: Mechanism> Driver<'m, M> {
             if let Err(stop) = part.run.begin(&mut part.outbox) {
                 part.stop = Some(stop);
             }
+            self.requeue(i);
         }
         for i in 0..self.parts.len() {
             self.collect(i);
         }
         self.fill();
         self.emit(observer, false);
-        loop {
-            let stop_time = self.stop_time();
-            let next = (0..self.parts.len())
-                .filter(|&i| self.parts[i].live())
-                .min_by(|&a, &b| self.parts[a].run.t.total_cmp(&self.parts[b].run.t));
-            let Some(i) = next else { break };
-            if stop_time.is_some_and(|ts| self.parts[i].run.t >= ts) {
+        while let Some(Reverse((Time(t), i))) = self.queue.pop() {
+            // Every island has reached the earliest stop: the run ends there.
+            if self.stop.is_some_and(|ts| t >= ts) {
                 break;
             }
             let part = &mut self.parts[i];
             if let Err(stop) = part.run.tick(&mut part.outbox) {
                 part.stop = Some(stop);
             }
+            self.requeue(i);
             self.collect(i);
             self.fill();
             self.emit(observer, false);
-            let t = self
-                .parts
-                .iter()
-                .map(|p| p.run.t)
-                .fold(f64::INFINITY, f64::min);
-            observer.progress(t.min(stop_time.unwrap_or(t)), self.parts[i].run.duration());
+            let behind = self.queue.peek().map_or(t, |Reverse((Time(t), _))| *t);
+            observer.progress(
+                behind.min(self.stop.unwrap_or(behind)),
+                self.parts[i].run.duration(),
+            );
         }
         self.fill();
         self.emit(observer, true);
@@ -240,21 +265,24 @@ impl<'m, M: Mechanism> Driver<'m, M> {
         }
     }
 
-    /// The time of the earliest stop, if an island stopped.
-    fn stop_time(&self) -> Option<f64> {
-        (self.parts.iter())
-            .filter(|p| p.stop.is_some())
-            .map(|p| p.run.t)
-            .min_by(f64::total_cmp)
+    /// Puts island `i` back in the queue when it has more to do, or notes
+    /// its stop.
+    fn requeue(&mut self, i: usize) {
+        let part = &self.parts[i];
+        if part.stop.is_some() {
+            let t = part.run.t;
+            self.stop = Some(self.stop.map_or(t, |s| s.min(t)));
+        } else if part.live() {
+            self.queue.push(Reverse((Time(part.run.t), i)));
+        }
     }
 
     /// Takes island `i`'s new records into slots.
     fn collect(&mut self, i: usize) {
         let records = std::mem::take(&mut self.parts[i].outbox.records);
         let island = &self.islands[i];
-        let n = self.parts.len();
         let (nq, nc) = (self.whole.nq(), self.whole.contacts());
-        let local_nq = island.model.nq();
+        let n = self.parts.len();
         for record in records {
             let (t, y, contacts, event) = match record {
                 Record::Sample { t, y, contacts } => (t, y, contacts, None),
@@ -263,97 +291,114 @@ impl<'m, M: Mechanism> Driver<'m, M> {
                     (event.time, y, contacts, Some(event))
                 }
             };
-            let slot = match &event {
-                // Every island samples at the same times.
-                None => self
-                    .slots
-                    .iter()
-                    .position(|s| s.event.is_none() && s.t == t && s.missing[i]),
-                Some(_) => None,
-            };
-            let slot = slot.unwrap_or_else(|| {
+            let mut fresh = || {
                 self.seq += 1;
-                self.slots.push(Slot {
+                Slot {
                     t,
-                    event: event.map(|e| Event {
+                    event: None,
+                    y: vec![0.0; nq + self.whole.nv()],
+                    contacts: vec![OPEN; nc],
+                    missing: n,
+                    given: Vec::new(),
+                    seq: self.seq,
+                }
+            };
+            let slot = match event {
+                None => {
+                    // Every island samples at the same times, in order.
+                    let at = self.samples.partition_point(|s| s.t < t);
+                    if self.samples.get(at).is_none_or(|s| s.t != t) {
+                        let slot = fresh();
+                        self.samples.insert(at, slot);
+                    }
+                    &mut self.samples[at]
+                }
+                Some(e) => {
+                    let mut slot = fresh();
+                    slot.event = Some(Event {
                         contact: island.contacts.get(e.contact).copied().unwrap_or(0),
                         q: vec![0.0; nq],
                         v: vec![0.0; self.whole.nv()],
                         ..e
-                    }),
-                    y: vec![0.0; nq + self.whole.nv()],
-                    contacts: vec![OPEN; nc],
-                    missing: vec![true; n],
-                    seq: self.seq,
-                });
-                self.slots.len() - 1
-            });
-            place(island, nq, local_nq, &y, &contacts, &mut self.slots[slot]);
-            self.slots[slot].missing[i] = false;
+                    });
+                    slot.given = vec![false; n];
+                    slot.given[i] = true;
+                    self.pending.push(slot);
+                    self.pending.last_mut().expect("pushed")
+                }
+            };
+            place(island, nq, &y, &contacts, slot);
+            slot.missing -= 1;
         }
     }
 
     /// Fills the events' other islands from those that have reached them.
     fn fill(&mut self) {
         let nq = self.whole.nq();
-        for s in 0..self.slots.len() {
-            if self.slots[s].event.is_none() || self.slots[s].complete() {
+        for slot in &mut self.pending {
+            if slot.missing == 0 {
                 continue;
             }
-            for i in 0..self.parts.len() {
-                if !self.slots[s].missing[i] {
+            for (i, part) in self.parts.iter_mut().enumerate() {
+                if slot.given[i] {
                     continue;
                 }
                 let island = &self.islands[i];
-                let t = self.slots[s].t;
                 self.buffer
                     .resize(island.model.nq() + island.model.nv(), 0.0);
-                let run = &mut self.parts[i].run;
-                if let Some(contacts) = run.state_at(t, self.wants, &mut self.buffer) {
-                    let y = std::mem::take(&mut self.buffer);
-                    place(
-                        island,
-                        nq,
-                        island.model.nq(),
-                        &y,
-                        &contacts,
-                        &mut self.slots[s],
-                    );
-                    self.buffer = y;
-                    self.slots[s].missing[i] = false;
+                if let Some(contacts) = part.run.state_at(slot.t, self.wants, &mut self.buffer) {
+                    place(island, nq, &self.buffer, &contacts, slot);
+                    slot.given[i] = true;
+                    slot.missing -= 1;
                 }
             }
         }
     }
 
-    /// Gives the observer the complete records that no island can precede
-    /// any more (all of them at the `end`), in time order.
+    /// Gives the observer, in order, the complete records that no island
+    /// can precede any more (all of them at the `end`); records past the
+    /// earliest stop are dropped.
     fn emit(&mut self, observer: &mut dyn Observer, end: bool) {
-        let stop = self.stop_time();
-        let floor = (self.parts.iter())
-            .filter(|p| p.live())
-            .map(|p| p.run.t)
-            .fold(f64::INFINITY, f64::min);
-        let mut ready: Vec<Slot> = Vec::new();
-        let mut kept = Vec::with_capacity(self.slots.len());
-        for slot in self.slots.drain(..) {
-            let beyond_stop = stop.is_some_and(|ts| slot.t > ts);
-            if end && beyond_stop {
+        let floor = match (end, self.queue.peek()) {
+            (false, Some(Reverse((Time(t), _)))) => *t,
+            _ => f64::INFINITY,
+        };
+        let nq = self.whole.nq();
+        loop {
+            let event = (0..self.pending.len()).reduce(|a, b| {
+                if self.pending[b].before(&self.pending[a]) {
+                    b
+                } else {
+                    a
+                }
+            });
+            let take_event = match (event, self.samples.front()) {
+                (Some(e), Some(s)) => self.pending[e].before(s),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => return,
+            };
+            let next = if take_event {
+                &self.pending[event.expect("matched")]
+            } else {
+                self.samples.front().expect("matched")
+            };
+            let past_stop = self.stop.is_some_and(|ts| next.t > ts);
+            // At the end, what is still incomplete (samples an island that
+            // stopped did not reach) is dropped, as a whole run would not
+            // have taken it.
+            let dropped = end && (next.missing > 0 || past_stop);
+            if !dropped && (next.missing > 0 || next.t >= floor || past_stop) {
+                return;
+            }
+            let mut slot = if take_event {
+                self.pending.swap_remove(event.expect("matched"))
+            } else {
+                self.samples.pop_front().expect("matched")
+            };
+            if dropped {
                 continue;
             }
-            if slot.complete() && (end || slot.t < floor) && !beyond_stop {
-                ready.push(slot);
-            } else {
-                kept.push(slot);
-            }
-        }
-        self.slots = kept;
-        ready.sort_by(|a, b| {
-            let (x, y) = (a.order(), b.order());
-            x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2))
-        });
-        let nq = self.whole.nq();
-        for mut slot in ready {
             let (q, v) = slot.y.split_at(nq);
             match slot.event.take() {
                 None => observer.sample(slot.t, q, v, &slot.contacts),
@@ -458,12 +503,11 @@ impl<'m, M: Mechanism> Driver<'m, M> {
 fn place<M: Mechanism>(
     island: &Island<M>,
     nq: usize,
-    local_nq: usize,
     y: &[f64],
     contacts: &[ContactSample],
     slot: &mut Slot,
 ) {
-    let (lq, lv) = y.split_at(local_nq);
+    let (lq, lv) = y.split_at(island.model.nq());
     for (&g, &x) in island.q.iter().zip(lq) {
         slot.y[g] = x;
     }
