@@ -368,3 +368,32 @@ fn rocking_block_at_rest_for_2e6_s_was_killed_after_120_s() {
     assert!(b.v.iter().all(|v| *v == 0.0), "{:?}", b.v);
     assert!((b.energy_final - 1.962).abs() < 1e-12);
 }
+
+/// A heavier rocking block's rest cost 4,000 steps for 1e4 s: the round-off
+/// limit on accelerations was `1e-14 max(1, |a|)`, while at rest the
+/// angular acceleration's noise scales with the corner forces' moments
+/// (3e-14 rad/s^2 for 6 kg against moments of 147 rad/s^2 each). The limit
+/// is now relative to the forces that cancel, per coordinate: a 1 kg, a
+/// 6 kg and a 1000 kg block rest alike.
+#[test]
+fn heavier_block_at_rest_took_4000_steps_for_1e4_s() {
+    let mut steps = Vec::new();
+    for mass in [1.0, 6.0, 1000.0] {
+        // The same block, heavier (its inertia with its mass).
+        let text = std::fs::read_to_string(scene_path("rocking_block"))
+            .unwrap()
+            .replace("mass = 1.0", &format!("mass = {mass:?}"))
+            .replace(
+                "inertia = 0.016666666666666666",
+                &format!("inertia = {:?}", mass * 0.016666666666666666),
+            )
+            .replace("duration = 2.0", "duration = 1e4");
+        let mut s = parse_scene(&text).unwrap();
+        s.output_every = 1e3;
+        let o = run(&s).outcome;
+        assert_eq!(o.status, Status::Finished, "{mass} kg: {:?}", o.reason);
+        assert!(o.v.iter().all(|v| *v == 0.0), "{mass} kg: {:?}", o.v);
+        steps.push(o.steps);
+    }
+    assert!(steps.iter().all(|&n| n <= steps[0] + 20), "steps {steps:?}");
+}

@@ -258,6 +258,48 @@ fn an_island_takes_the_steps_it_takes_alone() {
 }
 
 #[test]
+fn blocks_stop_on_time_at_every_tolerance_and_a_long_rest_costs_a_few_steps() {
+    // 40 blocks, 1 to 2.17 m/s: each stops at v / (mu g) whatever the
+    // tolerance; resting on for 1e4 s costs each a few steps more.
+    let speeds: Vec<f64> = (0..40).map(|b| 1.0 + 0.03 * b as f64).collect();
+    for (tolerance, duration) in [(1e-6, 1.0), (1e-9, 1.0), (1e-12, 1.0), (1e-9, 1e4)] {
+        let text = format!(
+            "[scene]\ndimension = 2\nduration = {duration}\n\
+             [solver]\ntolerance = {tolerance}\n{}",
+            blocks(&speeds)
+        );
+        let scene = parse_scene(&text).expect("scene");
+        let model = scene.model().expect("model");
+        let islands = model.islands().expect("islands");
+        let settings = settings_of(&scene);
+        let o = simulate_islands(
+            &model,
+            &islands,
+            duration,
+            &settings,
+            &mut zwang_motion::NoObserver,
+        );
+        assert_eq!(o.status, Status::Finished, "{tolerance:e}: {:?}", o.reason);
+        let stops = speeds.iter().filter(|v| *v / (MU * G) < duration).count();
+        assert_eq!(o.events.len(), 2 * stops, "{tolerance:e}");
+        for e in &o.events {
+            assert_eq!(e.kind, EventKind::Stick);
+            let v = speeds[e.contact / 2];
+            assert!(
+                (e.time - v / (MU * G)).abs() < 1e-9,
+                "{tolerance:e}: {}",
+                e.time
+            );
+        }
+        assert!(
+            o.steps <= 12 * speeds.len(),
+            "{tolerance:e}, {duration} s: {} steps",
+            o.steps
+        );
+    }
+}
+
+#[test]
 fn a_painleve_stop_in_one_island_ends_the_run_there_for_all() {
     // Painleve's rod beside a sliding block: the rod's contact problem
     // loses its answer at t = 0.0291 s; the run stops there, the block at
