@@ -11,7 +11,9 @@ pub(crate) const RANK_TOL: f64 = 1e-12;
 
 /// `A x = b` for a square `A`: full-pivot LU when `A` has full rank,
 /// otherwise the minimum-norm least-squares solution from the SVD (the
-/// "minimum-norm multipliers" of redundant rows). The second value is the
+/// "minimum-norm multipliers" of redundant rows). Small systems are
+/// factored by [`small_solve`], which leaves to the SVD only the systems
+/// whose rank it cannot tell or that are not consistent. The second value is the
 /// relative residual `|A x - b| / max(|A| |x|, |b|)`, which is what tells an
 /// inconsistent system from a redundant but consistent one.
 pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
@@ -32,6 +34,16 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
         let residual = relative_residual(a, &x, b);
         return (x, residual);
     }
+    if n <= SMALL {
+        if let Some((x, full_rank)) = small_solve(a, b) {
+            let residual = relative_residual(a, &x, b);
+            // A rank-deficient system is taken from the LU only when it is
+            // consistent to round-off; otherwise the SVD's least squares.
+            if full_rank || residual <= ROUND_OFF {
+                return (x, residual);
+            }
+        }
+    }
     let rhs = Mat::from_fn(n, 1, |i, _| b[i]);
     let lu = a.full_piv_lu();
     let u = lu.U();
@@ -47,6 +59,154 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
     let x: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
     let residual = relative_residual(a, &x, b);
     (x, residual)
+}
+
+/// Systems up to this size are factored here: faer's general LU and SVD
+/// cost far more in setup than in arithmetic on the `k x k` systems of a
+/// few contacts.
+const SMALL: usize = 16;
+
+/// Relative residual of a solution exact up to round-off.
+const ROUND_OFF: f64 = 1e-11;
+
+/// A clearly rank-deficient system has its dropped pivots below this
+/// (relative, before the growth bound) and its kept ones above
+/// [`KEPT_TOL`]: between the two the rank is left to the SVD.
+const DROPPED_TOL: f64 = RANK_TOL;
+const KEPT_TOL: f64 = 1e-6;
+
+/// `A x = b` by a full-pivot LU written out for small `A`, the same
+/// decisions as [`solve_square`]'s: full rank when every pivot is above
+/// `RANK_TOL` times the largest. A clearly rank-deficient `A` gets the
+/// minimum-norm solution from the LU's null space (the SVD's answer when
+/// the system is consistent; the caller checks that). `None` when the
+/// rank is not clear (or the input is not finite): then the SVD decides.
+/// The flag says whether `A` had full rank.
+fn small_solve(a: &Mat<f64>, b: &[f64]) -> Option<(Vec<f64>, bool)> {
+    let n = a.nrows();
+    let mut lu: Vec<f64> = Vec::with_capacity(n * n);
+    for i in 0..n {
+        lu.extend((0..n).map(|j| a[(i, j)]));
+    }
+    if !lu.iter().chain(b).all(|v| v.is_finite()) {
+        return None;
+    }
+    // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
+    // original row and column in position `k`.
+    let mut perm_r: Vec<usize> = (0..n).collect();
+    let mut perm_c: Vec<usize> = (0..n).collect();
+    for k in 0..n {
+        let (mut pi, mut pj, mut best) = (k, k, -1.0);
+        for i in k..n {
+            for j in k..n {
+                let v = lu[i * n + j].abs();
+                if v > best {
+                    (pi, pj, best) = (i, j, v);
+                }
+            }
+        }
+        if pi != k {
+            for j in 0..n {
+                lu.swap(k * n + j, pi * n + j);
+            }
+            perm_r.swap(k, pi);
+        }
+        if pj != k {
+            for i in 0..n {
+                lu.swap(i * n + k, i * n + pj);
+            }
+            perm_c.swap(k, pj);
+        }
+        let p = lu[k * n + k];
+        if p == 0.0 {
+            // The rest is exactly zero: nothing to eliminate.
+            break;
+        }
+        for i in k + 1..n {
+            let l = lu[i * n + k] / p;
+            lu[i * n + k] = l;
+            if l != 0.0 {
+                for j in k + 1..n {
+                    lu[i * n + j] -= l * lu[k * n + j];
+                }
+            }
+        }
+    }
+    let pivot = |k: usize| lu[k * n + k].abs();
+    let pivot_max = pivot(0);
+    if pivot_max == 0.0 {
+        return None;
+    }
+    // y = L^-1 P b.
+    let mut y: Vec<f64> = perm_r.iter().map(|&i| b[i]).collect();
+    for i in 0..n {
+        let s: f64 = (0..i).map(|j| lu[i * n + j] * y[j]).sum();
+        y[i] -= s;
+    }
+    let full = (0..n).all(|k| pivot(k) > RANK_TOL * pivot_max);
+    let r = if full {
+        n
+    } else {
+        let r = (0..n)
+            .take_while(|&k| pivot(k) > KEPT_TOL * pivot_max)
+            .count();
+        // Full pivoting bounds the dropped block by its first pivot and
+        // the growth `2^(n-r)`; `L` by `n`: then the SVD drops as many.
+        let bound = (n * (n - r)) as f64 * 2f64.powi((n - r) as i32);
+        if (r..n).any(|k| pivot(k) * bound > DROPPED_TOL * pivot_max) {
+            return None;
+        }
+        r
+    };
+    // U11 z1 = y1 - U12 z2 with z2 = 0: the basic solution; then, when
+    // rank-deficient, the null space N = [-U11^-1 U12; I] removed from it.
+    let upper_solve = |v: &mut [f64]| {
+        for i in (0..r).rev() {
+            let s: f64 = (i + 1..r).map(|j| lu[i * n + j] * v[j]).sum();
+            v[i] = (v[i] - s) / lu[i * n + i];
+        }
+    };
+    let mut z = vec![0.0; n];
+    z[..r].copy_from_slice(&y[..r]);
+    upper_solve(&mut z);
+    if r < n {
+        let d = n - r;
+        // Columns of B = U11^-1 U12, stored column by column.
+        let mut bcols = vec![0.0; r * d];
+        for c in 0..d {
+            let col = &mut bcols[c * r..(c + 1) * r];
+            for i in 0..r {
+                col[i] = lu[i * n + r + c];
+            }
+            upper_solve(col);
+        }
+        // (I + B^T B) w = B^T z1, then z = [z1 - B w; w].
+        let mut g = vec![0.0; d * d];
+        for p in 0..d {
+            for q in 0..d {
+                let dot: f64 = (0..r).map(|i| bcols[p * r + i] * bcols[q * r + i]).sum();
+                g[p * d + q] = dot + f64::from(u8::from(p == q));
+            }
+        }
+        let mut w: Vec<f64> = (0..d)
+            .map(|p| (0..r).map(|i| bcols[p * r + i] * z[i]).sum())
+            .collect();
+        if zwang_instant::dense::cholesky_in_place(&mut g, d).is_err() {
+            return None;
+        }
+        zwang_instant::dense::cholesky_solve_in_place(&g, d, &mut w);
+        for p in 0..d {
+            for i in 0..r {
+                z[i] -= bcols[p * r + i] * w[p];
+            }
+            z[r + p] = w[p];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for (k, &j) in perm_c.iter().enumerate() {
+        x[j] = z[k];
+    }
+    Some((x, full))
 }
 
 /// Minimum-norm least-squares solution through the SVD, with singular
@@ -187,6 +347,33 @@ mod tests {
         assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12 && r < 1e-12);
         let (_, r) = solve_square(&ones, &[1.0, 0.0]);
         assert!(r > 0.1);
+    }
+
+    /// The LU written out agrees with faer's LU on a full-rank system and
+    /// with the SVD's minimum-norm solution on a consistent rank-deficient
+    /// one (a 4 x 4 Gram matrix of rank 3, as two sticking corners give).
+    #[test]
+    fn small_lu_matches_faer() {
+        let rows = [
+            [1.0, 0.3, -0.2],
+            [0.1, 1.5, 0.4],
+            [-0.7, 0.2, 0.9],
+            [0.5, -1.1, 0.6],
+        ];
+        let gram = Mat::from_fn(4, 4, |i, j| (0..3).map(|k| rows[i][k] * rows[j][k]).sum());
+        let b: Vec<f64> = (0..4).map(|i| gram[(i, 0)] - 2.0 * gram[(i, 2)]).collect();
+        let (x, full) = small_solve(&gram, &b).unwrap();
+        assert!(!full);
+        let svd = min_norm_solve(&gram, &Mat::from_fn(4, 1, |i, _| b[i]));
+        for i in 0..4 {
+            assert!((x[i] - svd[(i, 0)]).abs() < 1e-12, "{x:?}");
+        }
+        let a = Mat::from_fn(3, 3, |i, j| rows[i][j] + f64::from(u8::from(i == j)));
+        let (x, full) = small_solve(&a, &[1.0, -2.0, 0.5]).unwrap();
+        let faer_x = a
+            .full_piv_lu()
+            .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
+        assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
     }
 
     /// pinv of diag(4, 0) is diag(1/4, 0); rho([0 2; 2 0]) = 2;
