@@ -220,7 +220,149 @@ impl Default for ContactSettings {
 
 /// [`variational`] with explicit settings.
 pub fn variational_with(instant: &Instant, settings: &ContactSettings) -> Variational {
-    solve_parts(instant, settings).0
+    VariationalSolver::with_settings(*settings).run(instant, None)
+}
+
+/// [`variational`] for a stepper, which solves instants of one structure
+/// again and again: the independent parts and their cuts (sub-instants)
+/// are kept between calls and take the new values in place, so that each
+/// call cuts nothing while the structure ([`Instant::structure_id`]) stays.
+/// Same answers as [`variational_with`].
+#[derive(Debug, Default)]
+pub struct VariationalSolver {
+    settings: ContactSettings,
+    /// The structure stamp and the mass values stamp the cuts are for.
+    structure: Option<u64>,
+    mass_values: u64,
+    cutter: Cutter,
+    /// The parts without friction, merged into one.
+    plain: Option<Cut>,
+    frictional: Vec<Cut>,
+}
+
+/// One part and its cut.
+#[derive(Debug)]
+struct Cut {
+    part: Part,
+    sub: CutState,
+}
+
+#[derive(Debug)]
+enum CutState {
+    /// The part is the whole instant: nothing to cut.
+    Whole,
+    Sub(Instant),
+    /// The cut failed (or was not made yet).
+    Failed,
+}
+
+impl Cut {
+    /// Brings the cut up to `instant`'s values: in place when it can,
+    /// else cut again. `mass`: whether `M` changed since the last call.
+    fn update(&mut self, cutter: &mut Cutter, instant: &Instant, mass: bool) {
+        if is_whole(instant, &self.part) {
+            self.sub = CutState::Whole;
+            return;
+        }
+        if let CutState::Sub(sub) = &mut self.sub {
+            if cutter.refresh(instant, &self.part, sub, mass) {
+                return;
+            }
+        }
+        self.sub = match cutter.cut(instant, &self.part) {
+            Ok(sub) => CutState::Sub(sub),
+            Err(_) => CutState::Failed,
+        };
+    }
+
+    /// The instant to solve for the part (`None`: the cut failed).
+    fn instant<'a>(&'a self, whole: &'a Instant) -> Option<&'a Instant> {
+        match &self.sub {
+            CutState::Whole => Some(whole),
+            CutState::Sub(sub) => Some(sub),
+            CutState::Failed => None,
+        }
+    }
+}
+
+impl VariationalSolver {
+    /// With the default settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With explicit settings.
+    pub fn with_settings(settings: ContactSettings) -> Self {
+        VariationalSolver {
+            settings,
+            ..Self::default()
+        }
+    }
+
+    /// The Newton (variational) answer of `instant`, as [`variational_with`].
+    pub fn solve(&mut self, instant: &Instant) -> Variational {
+        self.run(instant, None)
+    }
+
+    /// Splits `instant` into parts when its structure is new, and brings
+    /// every part's cut up to its values.
+    fn prepare(&mut self, instant: &Instant) {
+        let same = self.structure == Some(instant.structure_id());
+        if !same {
+            let all = parts(instant);
+            let (frictional, plain): (Vec<&Part>, Vec<&Part>) =
+                all.iter().partition(|p| p.has_friction());
+            let cut = |part: Part| Cut {
+                part,
+                sub: CutState::Failed,
+            };
+            self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
+            self.frictional = frictional.into_iter().cloned().map(cut).collect();
+            self.structure = Some(instant.structure_id());
+        }
+        let mass = !same || self.mass_values != instant.mass_values_id();
+        self.mass_values = instant.mass_values_id();
+        for cut in self.plain.iter_mut().chain(&mut self.frictional) {
+            cut.update(&mut self.cutter, instant, mass);
+        }
+    }
+
+    /// The answer, and (when asked) the outcome of every part with
+    /// friction.
+    fn run(
+        &mut self,
+        instant: &Instant,
+        mut outcomes: Option<&mut Vec<PartOutcome>>,
+    ) -> Variational {
+        self.prepare(instant);
+        let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
+        if let Some(cut) = &self.plain {
+            match cut.instant(instant) {
+                Some(sub) => out.scatter_plain(&cut.part, &AutoBackend::new().solve(sub)),
+                None => out.worsen(Status::NumericalError),
+            }
+        }
+        for cut in &self.frictional {
+            let Some(sub) = cut.instant(instant) else {
+                out.worsen(Status::NumericalError);
+                continue;
+            };
+            let solved = solve_part(sub, &self.settings);
+            out.scatter_part(&cut.part, &solved);
+            if let Some(outcomes) = outcomes.as_deref_mut() {
+                outcomes.push(PartOutcome {
+                    part: cut.part.clone(),
+                    sub: match &cut.sub {
+                        CutState::Sub(sub) => Some(sub.clone()),
+                        _ => None,
+                    },
+                    answers: solved.answers,
+                    frictionless_feasible: solved.frictionless_feasible,
+                });
+            }
+        }
+        out.finish(instant)
+    }
 }
 
 /// What [`solve_parts`] learned about one part with friction.
@@ -237,47 +379,9 @@ pub(crate) fn solve_parts(
     instant: &Instant,
     settings: &ContactSettings,
 ) -> (Variational, Vec<PartOutcome>) {
-    let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
-    let all = parts(instant);
-    let (frictional, plain): (Vec<&Part>, Vec<&Part>) = all.iter().partition(|p| p.has_friction());
-    let mut cutter = Cutter::default();
-    if !plain.is_empty() {
-        let part = merge(&plain);
-        let solved = if is_whole(instant, &part) {
-            Ok(AutoBackend::new().solve(instant))
-        } else {
-            cutter
-                .cut(instant, &part)
-                .map(|sub| AutoBackend::new().solve(&sub))
-        };
-        match solved {
-            Ok(s) => out.scatter_plain(&part, &s),
-            Err(_) => out.worsen(Status::NumericalError),
-        }
-    }
     let mut outcomes = Vec::new();
-    for part in frictional {
-        let sub = if is_whole(instant, part) {
-            None
-        } else {
-            match cutter.cut(instant, part) {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    out.worsen(Status::NumericalError);
-                    continue;
-                }
-            }
-        };
-        let solved = solve_part(sub.as_ref().unwrap_or(instant), settings);
-        out.scatter_part(part, &solved);
-        outcomes.push(PartOutcome {
-            part: part.clone(),
-            sub,
-            answers: solved.answers,
-            frictionless_feasible: solved.frictionless_feasible,
-        });
-    }
-    (out.finish(instant), outcomes)
+    let solved = VariationalSolver::with_settings(*settings).run(instant, Some(&mut outcomes));
+    (solved, outcomes)
 }
 
 /// The answer of a part in its local indices, or of the whole instant
