@@ -240,11 +240,13 @@ pub struct VariationalSolver {
     frictional: Vec<Cut>,
 }
 
-/// One part and its cut.
+/// One part, its cut, and the factor of its `M` (kept: refactoring it in
+/// place allocates nothing, and costs nothing while `M` stays).
 #[derive(Debug)]
 struct Cut {
     part: Part,
     sub: CutState,
+    mass: Option<MassFactor>,
 }
 
 #[derive(Debug)]
@@ -265,7 +267,11 @@ impl Cut {
             return;
         }
         if let CutState::Sub(sub) = &mut self.sub {
-            if cutter.refresh(instant, &self.part, sub, mass) {
+            // New values of `M` must stay positive definite, as `build`
+            // checks.
+            if cutter.refresh(instant, &self.part, sub, mass)
+                && (!mass || refactor(&mut self.mass, sub).is_ok())
+            {
                 return;
             }
         }
@@ -274,10 +280,12 @@ impl Cut {
             Err(_) => CutState::Failed,
         };
     }
+}
 
+impl CutState {
     /// The instant to solve for the part (`None`: the cut failed).
     fn instant<'a>(&'a self, whole: &'a Instant) -> Option<&'a Instant> {
-        match &self.sub {
+        match self {
             CutState::Whole => Some(whole),
             CutState::Sub(sub) => Some(sub),
             CutState::Failed => None,
@@ -315,6 +323,7 @@ impl VariationalSolver {
             let cut = |part: Part| Cut {
                 part,
                 sub: CutState::Failed,
+                mass: None,
             };
             self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
             self.frictional = frictional.into_iter().cloned().map(cut).collect();
@@ -337,17 +346,17 @@ impl VariationalSolver {
         self.prepare(instant);
         let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
         if let Some(cut) = &self.plain {
-            match cut.instant(instant) {
+            match cut.sub.instant(instant) {
                 Some(sub) => out.scatter_plain(&cut.part, &AutoBackend::new().solve(sub)),
                 None => out.worsen(Status::NumericalError),
             }
         }
-        for cut in &self.frictional {
-            let Some(sub) = cut.instant(instant) else {
+        for cut in &mut self.frictional {
+            let Some(sub) = cut.sub.instant(instant) else {
                 out.worsen(Status::NumericalError);
                 continue;
             };
-            let solved = solve_part(sub, &self.settings);
+            let solved = solve_part(sub, &self.settings, &mut cut.mass);
             out.scatter_part(&cut.part, &solved);
             if let Some(outcomes) = outcomes.as_deref_mut() {
                 outcomes.push(PartOutcome {
@@ -683,8 +692,10 @@ struct Space<'a> {
     a0: Vec<f64>,
     /// Solver of the held system, for the responses and the final answer.
     direct: DirectBackend,
-    /// The factor of `M`, when no row is held (made on first use).
-    mass: Option<MassFactor>,
+    /// The factor of `M`, when no row is held (the caller's, refactored
+    /// on first use).
+    mass: &'a mut Option<MassFactor>,
+    mass_ready: bool,
     base: Option<Instant>,
     base_zero: Option<Instant>,
     iterations: usize,
@@ -717,8 +728,21 @@ struct Candidate {
     residual: f64,
 }
 
-fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
-    let mut space = Space::new(instant);
+/// The factor of `instant`'s `M` in `factor`, refactored in place (made on
+/// first use).
+fn refactor(factor: &mut Option<MassFactor>, instant: &Instant) -> Result<(), usize> {
+    factor
+        .get_or_insert_with(|| MassFactor::analyze(instant.mass()))
+        .refactor(instant.mass())
+}
+
+/// One part's answer; `mass` is a factor of its `M` to reuse (or to make).
+fn solve_part(
+    instant: &Instant,
+    settings: &ContactSettings,
+    mass: &mut Option<MassFactor>,
+) -> PartAnswer {
+    let mut space = Space::new(instant, mass);
     if !space.held_consistent {
         return space.answer(None, Answers::None, Status::Infeasible, 0, false);
     }
@@ -766,7 +790,7 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
 }
 
 impl<'a> Space<'a> {
-    fn new(instant: &'a Instant) -> Space<'a> {
+    fn new(instant: &'a Instant, mass: &'a mut Option<MassFactor>) -> Space<'a> {
         let n = instant.dim();
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let mut cs = Vec::new();
@@ -839,7 +863,8 @@ impl<'a> Space<'a> {
             yt: Vec::new(),
             a0: vec![0.0; n],
             direct: DirectBackend::new(),
-            mass: None,
+            mass,
+            mass_ready: false,
             base: None,
             base_zero: None,
             iterations: 0,
@@ -954,9 +979,14 @@ impl<'a> Space<'a> {
             if a.iter().any(|x| !x.is_finite()) {
                 return None;
             }
-            self.mass
-                .get_or_insert_with(|| self.instant.mass_factor_or_nan())
-                .solve_in_place(&mut a);
+            if !self.mass_ready {
+                // A factor that fails solves to NaN (`mass_factor_or_nan`).
+                let _ = refactor(self.mass, self.instant);
+                self.mass_ready = true;
+            }
+            if let Some(factor) = self.mass.as_mut() {
+                factor.solve_in_place(&mut a);
+            }
             self.iterations += 1;
             return Some(Held {
                 a,
