@@ -52,7 +52,7 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::solve_square;
+use crate::linalg::{solve_rows, solve_square};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::{Mat, Side};
 use zwang_contact::lemke::{lemke, Lcp};
@@ -1075,13 +1075,18 @@ impl<'a> Space<'a> {
                 Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
             })
             .collect();
-        let mut cols = vec![vec![0.0; k]; active.len()];
+        // Column `t` of the active rows' system is `cols[t * k..][..k]`.
+        let m = active.len();
+        let mut cols = vec![0.0; m * k];
         for (t, &c) in active.iter().enumerate() {
-            self.column(c, &sigma, &slip, &mut cols[t]);
+            self.column(c, &sigma, &slip, &mut cols[t * k..(t + 1) * k]);
         }
-        let g = Mat::from_fn(active.len(), active.len(), |p, q| cols[q][active[p]]);
+        let mut g = Vec::with_capacity(m * m);
+        for &c in &active {
+            g.extend((0..m).map(|t| cols[t * k + c]));
+        }
         let rhs: Vec<f64> = active.iter().map(|&c| -self.w0[c]).collect();
-        let (x, residual) = solve_square(&g, &rhs);
+        let (x, residual) = solve_rows(&g, &rhs);
         if !force && residual > CONSISTENCY_TOL {
             return None;
         }
@@ -1096,9 +1101,9 @@ impl<'a> Space<'a> {
             }
         }
         let mut wv = self.w0.clone();
-        for (t, col) in cols.iter().enumerate() {
+        for t in 0..m {
             for p in 0..k {
-                wv[p] += col[p] * x[t];
+                wv[p] += cols[t * k + p] * x[t];
             }
         }
         let cand = Candidate {

@@ -17,26 +17,37 @@ pub(crate) const RANK_TOL: f64 = 1e-12;
 /// relative residual `|A x - b| / max(|A| |x|, |b|)`, which is what tells an
 /// inconsistent system from a redundant but consistent one.
 pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
-    let n = a.nrows();
+    solve_with(a.nrows(), |i, j| a[(i, j)], b)
+}
+
+/// [`solve_square`] for `A` stored row-major in a slice of `n x n`, `n`
+/// the length of `b` (no matrix to allocate for the many small systems).
+pub(crate) fn solve_rows(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
+    let n = b.len();
+    solve_with(n, |i, j| a[i * n + j], b)
+}
+
+/// [`solve_square`] for `A` given entry by entry.
+fn solve_with(n: usize, at: impl Fn(usize, usize) -> f64 + Copy, b: &[f64]) -> (Vec<f64>, f64) {
     if n == 0 {
         return (Vec::new(), 0.0);
     }
     if n == 1 {
         // One row: the same decisions as below, without the factorization's
         // setup (independent contacts are all 1 x 1).
-        let (a00, b0) = (a[(0, 0)], b[0]);
+        let (a00, b0) = (at(0, 0), b[0]);
         let x = if a00 != 0.0 && a00.is_finite() {
             b0 / a00
         } else {
             0.0
         };
         let x = vec![x];
-        let residual = relative_residual(a, &x, b);
+        let residual = relative_residual(n, at, &x, b);
         return (x, residual);
     }
     if n <= SMALL {
-        if let Some((x, full_rank)) = small_solve(a, b) {
-            let residual = relative_residual(a, &x, b);
+        if let Some((x, full_rank)) = small_solve(n, at, b) {
+            let residual = relative_residual(n, at, &x, b);
             // A rank-deficient system is taken from the LU only when it is
             // consistent to round-off; otherwise the SVD's least squares.
             if full_rank || residual <= ROUND_OFF {
@@ -44,6 +55,7 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
             }
         }
     }
+    let a = Mat::from_fn(n, n, at);
     let rhs = Mat::from_fn(n, 1, |i, _| b[i]);
     let lu = a.full_piv_lu();
     let u = lu.U();
@@ -54,10 +66,10 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
     let x = if pivot_min > RANK_TOL * pivot_max && pivot_max > 0.0 {
         lu.solve(&rhs)
     } else {
-        min_norm_solve(a, &rhs)
+        min_norm_solve(&a, &rhs)
     };
     let x: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
-    let residual = relative_residual(a, &x, b);
+    let residual = relative_residual(n, at, &x, b);
     (x, residual)
 }
 
@@ -82,11 +94,10 @@ const KEPT_TOL: f64 = 1e-6;
 /// the system is consistent; the caller checks that). `None` when the
 /// rank is not clear (or the input is not finite): then the SVD decides.
 /// The flag says whether `A` had full rank.
-fn small_solve(a: &Mat<f64>, b: &[f64]) -> Option<(Vec<f64>, bool)> {
-    let n = a.nrows();
+fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<(Vec<f64>, bool)> {
     let mut lu: Vec<f64> = Vec::with_capacity(n * n);
     for i in 0..n {
-        lu.extend((0..n).map(|j| a[(i, j)]));
+        lu.extend((0..n).map(|j| at(i, j)));
     }
     if !lu.iter().chain(b).all(|v| v.is_finite()) {
         return None;
@@ -231,19 +242,18 @@ fn min_norm_solve(a: &Mat<f64>, rhs: &Mat<f64>) -> Mat<f64> {
     x
 }
 
-fn relative_residual(a: &Mat<f64>, x: &[f64], b: &[f64]) -> f64 {
+fn relative_residual(n: usize, at: impl Fn(usize, usize) -> f64, x: &[f64], b: &[f64]) -> f64 {
     // `f64::max` skips NaN, so a broken solution must be caught up front:
     // it is never "consistent".
     if x.iter().any(|v| !v.is_finite()) {
         return f64::INFINITY;
     }
-    let n = a.nrows();
     let (mut res, mut scale) = (0.0f64, f64::MIN_POSITIVE);
     for i in 0..n {
         let (mut s, mut mag) = (0.0, 0.0);
         for j in 0..n {
-            s += a[(i, j)] * x[j];
-            mag += (a[(i, j)] * x[j]).abs();
+            s += at(i, j) * x[j];
+            mag += (at(i, j) * x[j]).abs();
         }
         res = res.max((s - b[i]).abs());
         scale = scale.max(mag).max(b[i].abs());
@@ -362,14 +372,14 @@ mod tests {
         ];
         let gram = Mat::from_fn(4, 4, |i, j| (0..3).map(|k| rows[i][k] * rows[j][k]).sum());
         let b: Vec<f64> = (0..4).map(|i| gram[(i, 0)] - 2.0 * gram[(i, 2)]).collect();
-        let (x, full) = small_solve(&gram, &b).unwrap();
+        let (x, full) = small_solve(4, |i, j| gram[(i, j)], &b).unwrap();
         assert!(!full);
         let svd = min_norm_solve(&gram, &Mat::from_fn(4, 1, |i, _| b[i]));
         for i in 0..4 {
             assert!((x[i] - svd[(i, 0)]).abs() < 1e-12, "{x:?}");
         }
         let a = Mat::from_fn(3, 3, |i, j| rows[i][j] + f64::from(u8::from(i == j)));
-        let (x, full) = small_solve(&a, &[1.0, -2.0, 0.5]).unwrap();
+        let (x, full) = small_solve(3, |i, j| a[(i, j)], &[1.0, -2.0, 0.5]).unwrap();
         let faer_x = a
             .full_piv_lu()
             .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
