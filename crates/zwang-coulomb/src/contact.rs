@@ -52,9 +52,9 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::{solve_rows, solve_square};
+use crate::linalg::{solve_rows, solve_square, sym_eigen};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
-use faer::{Mat, Side};
+use faer::Mat;
 use zwang_contact::lemke::{lemke, Lcp};
 use zwang_contact::Mode;
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
@@ -1380,19 +1380,17 @@ impl<'a> Space<'a> {
             return false;
         }
         let (sigma, slip) = (vec![1.0; k], vec![0.0; k]);
-        let mut g = Mat::<f64>::zeros(k, k);
-        let mut col = vec![0.0; k];
+        // Column `c` of `G` is `g[c * k..][..k]`.
+        let mut g = vec![0.0; k * k];
         for c in 0..k {
-            self.column(c, &sigma, &slip, &mut col);
-            for p in 0..k {
-                g[(p, c)] = col[p];
-            }
+            self.column(c, &sigma, &slip, &mut g[c * k..(c + 1) * k]);
         }
-        let sym = Mat::from_fn(k, k, |p, q| 0.5 * (g[(p, q)] + g[(q, p)]));
-        let Ok(evd) = sym.self_adjoint_eigen(Side::Lower) else {
+        let sym: Vec<f64> = (0..k * k)
+            .map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k]))
+            .collect();
+        let Some((s, u)) = sym_eigen(&sym, k) else {
             return false;
         };
-        let (u, s) = (evd.U(), evd.S().column_vector());
         let s_max = (0..k).map(|i| s[i].abs()).fold(0.0, f64::max);
         if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
             return false;
@@ -1410,7 +1408,7 @@ impl<'a> Space<'a> {
         for i in (0..k).filter(|&i| s[i] <= NULL_TOL * s_max) {
             da.iter_mut().for_each(|x| *x = 0.0);
             for (c, y) in y_eff.iter().enumerate() {
-                let d = u[(c, i)];
+                let d = u[c * k + i];
                 da.iter_mut().zip(y).for_each(|(x, v)| *x += d * v);
             }
             // NaN (a failed response) fails too.

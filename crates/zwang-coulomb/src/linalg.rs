@@ -292,6 +292,80 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
     p
 }
 
+/// Eigenvalues and eigenvectors of a symmetric `n x n` matrix given
+/// row-major: the values, and the vectors as the columns of a row-major
+/// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi for small ones
+/// (no setup, accurate to round-off), faer beyond; `None` on NaN.
+pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    if !a.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    if n > SMALL {
+        let m = Mat::from_fn(n, n, |i, j| a[i * n + j]);
+        let evd = m.self_adjoint_eigen(Side::Lower).ok()?;
+        let (u, s) = (evd.U(), evd.S().column_vector());
+        let vecs = (0..n * n).map(|e| u[(e / n, e % n)]).collect();
+        return Some(((0..n).map(|i| s[i]).collect(), vecs));
+    }
+    let mut a = a.to_vec();
+    let mut v = vec![0.0; n * n];
+    for i in 0..n {
+        v[i * n + i] = 1.0;
+    }
+    for sweep in 0..64 {
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = a[p * n + q];
+                if apq == 0.0 {
+                    continue;
+                }
+                let (app, aqq) = (a[p * n + p], a[q * n + q]);
+                let g = 100.0 * apq.abs();
+                // Below round-off of both diagonal entries: zero (after a
+                // few sweeps, as in Numerical Recipes' `jacobi`).
+                if sweep > 3 && app.abs() + g == app.abs() && aqq.abs() + g == aqq.abs() {
+                    a[p * n + q] = 0.0;
+                    a[q * n + p] = 0.0;
+                    continue;
+                }
+                rotated = true;
+                let h = aqq - app;
+                let t = if h.abs() + g == h.abs() {
+                    apq / h
+                } else {
+                    let theta = 0.5 * h / apq;
+                    theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt())
+                };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                // A <- J^T A J, V <- V J, J the rotation in the (p, q) plane.
+                for k in 0..n {
+                    let (x, y) = (a[k * n + p], a[k * n + q]);
+                    a[k * n + p] = c * x - s * y;
+                    a[k * n + q] = s * x + c * y;
+                }
+                for k in 0..n {
+                    let (x, y) = (a[p * n + k], a[q * n + k]);
+                    a[p * n + k] = c * x - s * y;
+                    a[q * n + k] = s * x + c * y;
+                }
+                a[p * n + q] = 0.0;
+                a[q * n + p] = 0.0;
+                for k in 0..n {
+                    let (x, y) = (v[k * n + p], v[k * n + q]);
+                    v[k * n + p] = c * x - s * y;
+                    v[k * n + q] = s * x + c * y;
+                }
+            }
+        }
+        if !rotated {
+            return Some(((0..n).map(|i| a[i * n + i]).collect(), v));
+        }
+    }
+    None
+}
+
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one).
 pub(crate) fn spectral_radius(a: &Mat<f64>) -> f64 {
     match a.nrows() {
@@ -384,6 +458,41 @@ mod tests {
             .full_piv_lu()
             .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
         assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
+    }
+
+    /// Jacobi's eigenpairs are faer's: `A v = lambda v`, and the same
+    /// values, on a 4 x 4 with a double eigenvalue and a zero one.
+    #[test]
+    fn jacobi_eigen_matches_faer() {
+        let q = [
+            [0.5, 0.5, 0.5, 0.5],
+            [0.5, -0.5, 0.5, -0.5],
+            [0.5, 0.5, -0.5, -0.5],
+            [0.5, -0.5, -0.5, 0.5],
+        ];
+        let d = [3.0, 3.0, 0.0, -1.5];
+        let a: Vec<f64> = (0..16)
+            .map(|e| (0..4).map(|k| q[e / 4][k] * d[k] * q[e % 4][k]).sum())
+            .collect();
+        let (vals, vecs) = sym_eigen(&a, 4).unwrap();
+        for k in 0..4 {
+            for i in 0..4 {
+                let av: f64 = (0..4).map(|j| a[i * 4 + j] * vecs[j * 4 + k]).sum();
+                assert!((av - vals[k] * vecs[i * 4 + k]).abs() < 1e-14);
+            }
+        }
+        let mut got = vals.clone();
+        got.sort_by(f64::total_cmp);
+        let evd = Mat::from_fn(4, 4, |i, j| a[i * 4 + j])
+            .self_adjoint_eigen(Side::Lower)
+            .unwrap();
+        let s = evd.S().column_vector();
+        let mut want: Vec<f64> = (0..4).map(|i| s[i]).collect();
+        want.sort_by(f64::total_cmp);
+        assert!(
+            got.iter().zip(&want).all(|(x, y)| (x - y).abs() < 1e-14),
+            "{got:?}"
+        );
     }
 
     /// pinv of diag(4, 0) is diag(1/4, 0); rho([0 2; 2 0]) = 2;
