@@ -709,6 +709,16 @@ struct Held {
     status: Status,
 }
 
+/// A candidate's modes and values, borrowed: the sign tests of the many
+/// failing combinations copy nothing.
+struct View<'c> {
+    closed: &'c [bool],
+    sigma: &'c [f64],
+    slip: &'c [f64],
+    lambda: &'c [f64],
+    wv: &'c [f64],
+}
+
 /// One consistent (or best-effort) combination of modes.
 #[derive(Debug, Clone)]
 struct Candidate {
@@ -1057,9 +1067,9 @@ impl<'a> Space<'a> {
     /// condition fails (unless `force` asks for the answer regardless).
     fn evaluate(
         &self,
-        closed: Vec<bool>,
-        sigma: Vec<f64>,
-        slip: Vec<f64>,
+        closed: &[bool],
+        sigma: &[f64],
+        slip: &[f64],
         force: bool,
     ) -> Option<Candidate> {
         let k = self.cs.len();
@@ -1075,18 +1085,22 @@ impl<'a> Space<'a> {
                 Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
             })
             .collect();
-        // Column `t` of the active rows' system is `cols[t * k..][..k]`.
+        // One buffer: column `t` of the active rows' system is
+        // `cols[t * k..][..k]`, then the system row-major, then its rhs.
         let m = active.len();
-        let mut cols = vec![0.0; m * k];
+        let mut buf = vec![0.0; m * k + m * m + m];
+        let (cols, rest) = buf.split_at_mut(m * k);
+        let (g, rhs) = rest.split_at_mut(m * m);
         for (t, &c) in active.iter().enumerate() {
-            self.column(c, &sigma, &slip, &mut cols[t * k..(t + 1) * k]);
+            self.column(c, sigma, slip, &mut cols[t * k..(t + 1) * k]);
         }
-        let mut g = Vec::with_capacity(m * m);
-        for &c in &active {
-            g.extend((0..m).map(|t| cols[t * k + c]));
+        for (p, &c) in active.iter().enumerate() {
+            for t in 0..m {
+                g[p * m + t] = cols[t * k + c];
+            }
+            rhs[p] = -self.w0[c];
         }
-        let rhs: Vec<f64> = active.iter().map(|&c| -self.w0[c]).collect();
-        let (x, residual) = solve_rows(&g, &rhs);
+        let (x, residual) = solve_rows(g, rhs);
         if !force && residual > CONSISTENCY_TOL {
             return None;
         }
@@ -1106,27 +1120,43 @@ impl<'a> Space<'a> {
                 wv[p] += cols[t * k + p] * x[t];
             }
         }
-        let cand = Candidate {
+        let view = View {
             closed,
             sigma,
             slip,
+            lambda: &lambda,
+            wv: &wv,
+        };
+        if !force && !self.holds_view(&view) {
+            return None;
+        }
+        Some(Candidate {
+            closed: closed.to_vec(),
+            sigma: sigma.to_vec(),
+            slip: slip.to_vec(),
             lambda,
             wv,
             a: Vec::new(),
             residual,
-        };
-        if force || self.holds(&cand) {
-            Some(cand)
-        } else {
-            None
-        }
+        })
     }
 
     /// Whether a candidate satisfies every sign and cone condition.
     fn holds(&self, c: &Candidate) -> bool {
-        let lam_tol = TOL * self.force_scale.max(inf(&c.lambda));
-        let acc_tol = TOL * self.acc_scale.max(inf(&c.wv));
-        if c.lambda.iter().chain(&c.wv).any(|x| !x.is_finite()) {
+        self.holds_view(&View {
+            closed: &c.closed,
+            sigma: &c.sigma,
+            slip: &c.slip,
+            lambda: &c.lambda,
+            wv: &c.wv,
+        })
+    }
+
+    /// [`Space::holds`] on borrowed modes and values.
+    fn holds_view(&self, c: &View) -> bool {
+        let lam_tol = TOL * self.force_scale.max(inf(c.lambda));
+        let acc_tol = TOL * self.acc_scale.max(inf(c.wv));
+        if c.lambda.iter().chain(c.wv).any(|x| !x.is_finite()) {
             return false;
         }
         for p in 0..self.cs.len() {
@@ -1196,10 +1226,10 @@ impl<'a> Space<'a> {
             .collect();
         let mut digits = vec![0usize; k];
         let mut found: Vec<Candidate> = Vec::new();
+        let (mut closed, mut sigma, mut slip) = (Vec::new(), Vec::new(), Vec::new());
         loop {
-            let closed: Vec<bool> = (0..k)
-                .map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0)
-                .collect();
+            closed.clear();
+            closed.extend((0..k).map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0));
             let skip = (0..k).any(|c| match self.kind[c] {
                 // An open normal makes its tangent's three modes one.
                 Kind::Tangent(j) => {
@@ -1209,20 +1239,18 @@ impl<'a> Space<'a> {
                 _ => false,
             });
             if !skip {
-                let sigma = (0..k)
-                    .map(|c| match (self.kind[c], digits[c]) {
-                        (Kind::Bilateral, 1) => -1.0,
-                        _ => 1.0,
-                    })
-                    .collect();
-                let slip = (0..k)
-                    .map(|c| match (self.kind[c], digits[c]) {
-                        (Kind::Tangent(_), 1) => 1.0,
-                        (Kind::Tangent(_), 2) => -1.0,
-                        _ => 0.0,
-                    })
-                    .collect();
-                if let Some(mut cand) = self.evaluate(closed, sigma, slip, false) {
+                sigma.clear();
+                sigma.extend((0..k).map(|c| match (self.kind[c], digits[c]) {
+                    (Kind::Bilateral, 1) => -1.0,
+                    _ => 1.0,
+                }));
+                slip.clear();
+                slip.extend((0..k).map(|c| match (self.kind[c], digits[c]) {
+                    (Kind::Tangent(_), 1) => 1.0,
+                    (Kind::Tangent(_), 2) => -1.0,
+                    _ => 0.0,
+                }));
+                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false) {
                     cand.a = self.acceleration(&cand);
                     found.push(cand);
                 }
@@ -1302,7 +1330,7 @@ impl<'a> Space<'a> {
         // worst (block switches can cycle where single ones end).
         let block_rounds = ACTIVE_SET_ROUNDS.max(k);
         for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
-            let mut cand = self.evaluate(closed.clone(), sigma.clone(), slip.clone(), true)?;
+            let mut cand = self.evaluate(&closed, &sigma, &slip, true)?;
             if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
                 return None;
             }
@@ -1602,7 +1630,7 @@ impl<'a> Space<'a> {
             if !self.held_consistent {
                 return None;
             }
-            let mut c = self.evaluate(vec![true; k], vec![1.0; k], vec![0.0; k], true)?;
+            let mut c = self.evaluate(&vec![true; k], &vec![1.0; k], &vec![0.0; k], true)?;
             c.a = self.acceleration(&c);
             Some(c)
         });

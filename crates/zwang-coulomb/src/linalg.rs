@@ -95,7 +95,9 @@ const KEPT_TOL: f64 = 1e-6;
 /// rank is not clear (or the input is not finite): then the SVD decides.
 /// The flag says whether `A` had full rank.
 fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<(Vec<f64>, bool)> {
-    let mut lu: Vec<f64> = Vec::with_capacity(n * n);
+    // One buffer for the factors and the right-hand side, one for both
+    // permutations.
+    let mut lu: Vec<f64> = Vec::with_capacity(n * n + n);
     for i in 0..n {
         lu.extend((0..n).map(|j| at(i, j)));
     }
@@ -104,8 +106,8 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
     }
     // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
     // original row and column in position `k`.
-    let mut perm_r: Vec<usize> = (0..n).collect();
-    let mut perm_c: Vec<usize> = (0..n).collect();
+    let mut perms: Vec<usize> = (0..n).chain(0..n).collect();
+    let (perm_r, perm_c) = perms.split_at_mut(n);
     for k in 0..n {
         let (mut pi, mut pj, mut best) = (k, k, -1.0);
         for i in k..n {
@@ -148,12 +150,6 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
     if pivot_max == 0.0 {
         return None;
     }
-    // y = L^-1 P b.
-    let mut y: Vec<f64> = perm_r.iter().map(|&i| b[i]).collect();
-    for i in 0..n {
-        let s: f64 = (0..i).map(|j| lu[i * n + j] * y[j]).sum();
-        y[i] -= s;
-    }
     let full = (0..n).all(|k| pivot(k) > RANK_TOL * pivot_max);
     let r = if full {
         n
@@ -169,6 +165,13 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
         }
         r
     };
+    // y = L^-1 P b, after the factors; solved in place into z (below).
+    lu.extend(perm_r.iter().map(|&i| b[i]));
+    let (lu, z) = lu.split_at_mut(n * n);
+    for i in 0..n {
+        let s: f64 = (0..i).map(|j| lu[i * n + j] * z[j]).sum();
+        z[i] -= s;
+    }
     // U11 z1 = y1 - U12 z2 with z2 = 0: the basic solution; then, when
     // rank-deficient, the null space N = [-U11^-1 U12; I] removed from it.
     let upper_solve = |v: &mut [f64]| {
@@ -177,9 +180,8 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
             v[i] = (v[i] - s) / lu[i * n + i];
         }
     };
-    let mut z = vec![0.0; n];
-    z[..r].copy_from_slice(&y[..r]);
-    upper_solve(&mut z);
+    z[r..].fill(0.0);
+    upper_solve(z);
     if r < n {
         let d = n - r;
         // Columns of B = U11^-1 U12, stored column by column.
