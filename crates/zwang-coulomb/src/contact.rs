@@ -235,6 +235,7 @@ pub struct VariationalSolver {
     structure: Option<u64>,
     mass_values: u64,
     cutter: Cutter,
+    effective: Effective,
     /// The parts without friction, merged into one.
     plain: Option<Cut>,
     frictional: Vec<Cut>,
@@ -370,7 +371,7 @@ impl VariationalSolver {
                 });
             }
         }
-        out.finish(instant)
+        out.finish(instant, &mut self.effective)
     }
 }
 
@@ -514,10 +515,11 @@ impl PartAnswer {
         }
     }
 
-    fn finish(self, instant: &Instant) -> Variational {
+    fn finish(self, instant: &Instant, effective: &mut Effective) -> Variational {
         let friction_force = self.friction_force;
         let (residuals, compulsion) = effective_residuals(
             instant,
+            effective,
             &friction_force,
             &self.slipping,
             &self.a,
@@ -553,6 +555,7 @@ impl PartAnswer {
 /// (their multiplier, the tangential force, moved into the force).
 fn effective_residuals(
     instant: &Instant,
+    kept: &mut Effective,
     friction: &[f64],
     slipping: &[bool],
     a: &[f64],
@@ -581,7 +584,13 @@ fn effective_residuals(
                 });
         }
     }
-    let effective = without_rows(instant, &dropped, force);
+    let built;
+    let effective = if !dropped.iter().any(|&d| d) && kept.refresh(instant, &force) {
+        kept.instant.as_ref()
+    } else {
+        built = without_rows(instant, &dropped, force);
+        built.as_ref()
+    };
     let Some(effective) = effective else {
         let nan = Residuals {
             stationarity: f64::NAN,
@@ -596,9 +605,61 @@ fn effective_residuals(
         .zip(&dropped)
         .map(|(&l, &d)| if d { 0.0 } else { l })
         .collect();
-    let residuals = Residuals::evaluate(&effective, a, &l_eq_eff, l_in);
-    let mut factor = effective.mass_factor_or_nan();
-    (residuals, effective.compulsion(&mut factor, a))
+    // `Residuals::evaluate`'s free acceleration and the compulsion, with
+    // the kept factor of `M` (a factor that fails solves to NaN, as a
+    // fresh one's error does there).
+    let factor = &mut kept.mass;
+    let _ = refactor(factor, effective);
+    let factor = factor.as_mut().expect("made by refactor");
+    let mut free = effective.force().to_vec();
+    factor.solve_in_place(&mut free);
+    let (residuals, _) = Residuals::evaluate_with_free(effective, &free, a, &l_eq_eff, l_in);
+    (residuals, effective.compulsion(factor, a))
+}
+
+/// The effective instant of a solver's last call when it drops no row
+/// (its values written in place while the structure stays), and the
+/// factor of `M`: the residuals of every call cost no copy and no
+/// factorization.
+#[derive(Debug, Default)]
+struct Effective {
+    /// The structure and mass values stamps of the instant it was made from.
+    source: Option<(u64, u64)>,
+    instant: Option<Instant>,
+    mass: Option<MassFactor>,
+}
+
+impl Effective {
+    /// Makes the effective instant `instant` with force `force` and no
+    /// row dropped, in place when it can; `false` when it cannot (then it
+    /// is built afresh, as before).
+    fn refresh(&mut self, instant: &Instant, force: &[f64]) -> bool {
+        let stamps = (instant.structure_id(), instant.mass_values_id());
+        let written = match (&mut self.instant, self.source) {
+            (Some(e), Some((structure, mass))) if structure == stamps.0 => {
+                (mass == stamps.1 || e.set_mass_values(instant.mass().data()).is_ok())
+                    && [RowSet::Equalities, RowSet::Inequalities]
+                        .iter()
+                        .all(|&set| {
+                            let rows = instant.rows(set);
+                            e.set_row_values(set, rows.matrix().data()).is_ok()
+                                && e.set_rhs(set, rows.rhs()).is_ok()
+                        })
+                    && e.set_force(force).is_ok()
+            }
+            _ => false,
+        };
+        if !written {
+            self.source = None;
+            self.instant = without_rows(instant, &[], force.to_vec());
+            if self.instant.is_some() {
+                self.source = Some(stamps);
+            }
+            return self.instant.is_some();
+        }
+        self.source = Some(stamps);
+        true
+    }
 }
 
 /// The instant with force `force` and the equality rows flagged in
