@@ -752,7 +752,9 @@ struct Space<'a> {
     yt: Vec<Vec<f64>>,
     a0: Vec<f64>,
     /// Solver of the held system, for the responses and the final answer.
-    direct: DirectBackend,
+    /// (Made on first use, boxed: it holds 16 KB of inline scratch, which
+    /// parts with no held row, the common case, would zero and move.)
+    direct: Option<Box<DirectBackend>>,
     /// The factor of `M`, when no row is held (the caller's, refactored
     /// on first use).
     mass: &'a mut Option<MassFactor>,
@@ -933,7 +935,7 @@ impl<'a> Space<'a> {
             y: Vec::new(),
             yt: Vec::new(),
             a0: vec![0.0; n],
-            direct: DirectBackend::new(),
+            direct: None,
             mass,
             mass_ready: false,
             base: None,
@@ -1071,7 +1073,7 @@ impl<'a> Space<'a> {
             &self.base
         };
         let inst = base.as_ref()?.with_force(f).ok()?;
-        let s = self.direct.solve(&inst);
+        let s = self.direct.get_or_insert_default().solve(&inst);
         self.iterations += s.iterations;
         Some(Held {
             a: s.acceleration,
