@@ -254,7 +254,8 @@ struct Cut {
 enum CutState {
     /// The part is the whole instant: nothing to cut.
     Whole,
-    Sub(Instant),
+    /// (Boxed: an instant is large, and most cuts are small parts.)
+    Sub(Box<Instant>),
     /// The cut failed (or was not made yet).
     Failed,
 }
@@ -277,7 +278,7 @@ impl Cut {
             }
         }
         self.sub = match cutter.cut(instant, &self.part) {
-            Ok(sub) => CutState::Sub(sub),
+            Ok(sub) => CutState::Sub(Box::new(sub)),
             Err(_) => CutState::Failed,
         };
     }
@@ -363,7 +364,7 @@ impl VariationalSolver {
                 outcomes.push(PartOutcome {
                     part: cut.part.clone(),
                     sub: match &cut.sub {
-                        CutState::Sub(sub) => Some(sub.clone()),
+                        CutState::Sub(sub) => Some(sub.as_ref().clone()),
                         _ => None,
                     },
                     answers: solved.answers,
