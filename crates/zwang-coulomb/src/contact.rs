@@ -1487,6 +1487,12 @@ impl<'a> Space<'a> {
         if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
             return false;
         }
+        let null = |i: &usize| s[*i] <= NULL_TOL * s_max;
+        if !(0..k).any(|i| null(&i)) {
+            // No null space: nothing to move (the common case of a part
+            // sliding on its contacts), no responses to combine.
+            return true;
+        }
         // The acceleration per unit force of each row, friction included.
         let n = self.a0.len();
         let mut y_eff: Vec<Vec<f64>> = self.y.clone();
@@ -1497,7 +1503,7 @@ impl<'a> Space<'a> {
         }
         let y_scale = y_eff.iter().map(|y| inf(y)).fold(0.0, f64::max);
         let mut da = vec![0.0; n];
-        for i in (0..k).filter(|&i| s[i] <= NULL_TOL * s_max) {
+        for i in (0..k).filter(null) {
             da.iter_mut().for_each(|x| *x = 0.0);
             for (c, y) in y_eff.iter().enumerate() {
                 let d = u[c * k + i];
