@@ -52,7 +52,7 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::{solve_rows, solve_square, sym_eigen};
+use crate::linalg::{solve_rows, solve_square, sym_eigen, LuScratch};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use zwang_contact::lemke::{lemke, Lcp};
@@ -773,6 +773,19 @@ struct Held {
     status: Status,
 }
 
+/// Working memory of [`Space::evaluate`], kept across the combinations
+/// one search tries: a failing combination allocates nothing.
+#[derive(Debug, Default)]
+struct Scratch {
+    active: Vec<usize>,
+    /// Columns, system and right-hand side.
+    buf: Vec<f64>,
+    x: Vec<f64>,
+    lambda: Vec<f64>,
+    wv: Vec<f64>,
+    lu: LuScratch,
+}
+
 /// A candidate's modes and values, borrowed: the sign tests of the many
 /// failing combinations copy nothing.
 struct View<'c> {
@@ -1135,6 +1148,7 @@ impl<'a> Space<'a> {
         sigma: &[f64],
         slip: &[f64],
         force: bool,
+        ws: &mut Scratch,
     ) -> Option<Candidate> {
         let k = self.cs.len();
         let normal_closed = |c: usize| match self.kind[c] {
@@ -1142,18 +1156,19 @@ impl<'a> Space<'a> {
             _ => true,
         };
         // Tangent rows whose normal is open carry nothing.
-        let active: Vec<usize> = (0..k)
-            .filter(|&c| match self.kind[c] {
-                Kind::Unilateral => closed[c],
-                Kind::Bilateral => true,
-                Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
-            })
-            .collect();
+        let active = &mut ws.active;
+        active.clear();
+        active.extend((0..k).filter(|&c| match self.kind[c] {
+            Kind::Unilateral => closed[c],
+            Kind::Bilateral => true,
+            Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
+        }));
         // One buffer: column `t` of the active rows' system is
         // `cols[t * k..][..k]`, then the system row-major, then its rhs.
         let m = active.len();
-        let mut buf = vec![0.0; m * k + m * m + m];
-        let (cols, rest) = buf.split_at_mut(m * k);
+        ws.buf.clear();
+        ws.buf.resize(m * k + m * m + m, 0.0);
+        let (cols, rest) = ws.buf.split_at_mut(m * k);
         let (g, rhs) = rest.split_at_mut(m * m);
         for (t, &c) in active.iter().enumerate() {
             self.column(c, sigma, slip, &mut cols[t * k..(t + 1) * k]);
@@ -1164,11 +1179,14 @@ impl<'a> Space<'a> {
             }
             rhs[p] = -self.w0[c];
         }
-        let (x, residual) = solve_rows(g, rhs);
+        let x = &mut ws.x;
+        let residual = solve_rows(g, rhs, x, &mut ws.lu);
         if !force && residual > CONSISTENCY_TOL {
             return None;
         }
-        let mut lambda = vec![0.0; k];
+        let lambda = &mut ws.lambda;
+        lambda.clear();
+        lambda.resize(k, 0.0);
         for (t, &c) in active.iter().enumerate() {
             lambda[c] = x[t];
         }
@@ -1178,7 +1196,9 @@ impl<'a> Space<'a> {
                 lambda[s.tangent] = -s.mu * d * sigma[s.normal] * lambda[s.normal];
             }
         }
-        let mut wv = self.w0.clone();
+        let wv = &mut ws.wv;
+        wv.clear();
+        wv.extend_from_slice(&self.w0);
         for t in 0..m {
             for p in 0..k {
                 wv[p] += cols[t * k + p] * x[t];
@@ -1188,8 +1208,8 @@ impl<'a> Space<'a> {
             closed,
             sigma,
             slip,
-            lambda: &lambda,
-            wv: &wv,
+            lambda,
+            wv,
         };
         if !force && !self.holds_view(&view) {
             return None;
@@ -1198,8 +1218,8 @@ impl<'a> Space<'a> {
             closed: closed.to_vec(),
             sigma: sigma.to_vec(),
             slip: slip.to_vec(),
-            lambda,
-            wv,
+            lambda: lambda.clone(),
+            wv: wv.clone(),
             a: Vec::new(),
             residual,
         })
@@ -1291,6 +1311,7 @@ impl<'a> Space<'a> {
         let mut digits = vec![0usize; k];
         let mut found: Vec<Candidate> = Vec::new();
         let (mut closed, mut sigma, mut slip) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ws = Scratch::default();
         loop {
             closed.clear();
             closed.extend((0..k).map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0));
@@ -1314,7 +1335,7 @@ impl<'a> Space<'a> {
                     (Kind::Tangent(_), 2) => -1.0,
                     _ => 0.0,
                 }));
-                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false) {
+                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false, &mut ws) {
                     cand.a = self.acceleration(&cand);
                     found.push(cand);
                 }
@@ -1390,11 +1411,12 @@ impl<'a> Space<'a> {
     fn active_set(&self) -> Option<Candidate> {
         let k = self.cs.len();
         let (mut closed, mut sigma, mut slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
+        let mut ws = Scratch::default();
         // Switch every failing mode at once for a while; then only the
         // worst (block switches can cycle where single ones end).
         let block_rounds = ACTIVE_SET_ROUNDS.max(k);
         for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
-            let mut cand = self.evaluate(&closed, &sigma, &slip, true)?;
+            let mut cand = self.evaluate(&closed, &sigma, &slip, true, &mut ws)?;
             if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
                 return None;
             }
@@ -1700,7 +1722,8 @@ impl<'a> Space<'a> {
             if !self.held_consistent {
                 return None;
             }
-            let mut c = self.evaluate(&vec![true; k], &vec![1.0; k], &vec![0.0; k], true)?;
+            let (closed, sigma, slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
+            let mut c = self.evaluate(&closed, &sigma, &slip, true, &mut Scratch::default())?;
             c.a = self.acceleration(&c);
             Some(c)
         });

@@ -17,41 +17,62 @@ pub(crate) const RANK_TOL: f64 = 1e-12;
 /// relative residual `|A x - b| / max(|A| |x|, |b|)`, which is what tells an
 /// inconsistent system from a redundant but consistent one.
 pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
-    solve_with(a.nrows(), |i, j| a[(i, j)], b)
+    let mut x = Vec::new();
+    let at = |i, j| a[(i, j)];
+    let residual = solve_with(a.nrows(), at, b, &mut x, &mut LuScratch::default());
+    (x, residual)
+}
+
+/// Working memory of [`solve_rows`], reused across the many small systems
+/// of one part.
+#[derive(Debug, Default)]
+pub(crate) struct LuScratch {
+    /// The factors, then the right-hand side solved in place.
+    lu: Vec<f64>,
+    /// Row then column permutation.
+    perms: Vec<usize>,
 }
 
 /// [`solve_square`] for `A` stored row-major in a slice of `n x n`, `n`
-/// the length of `b` (no matrix to allocate for the many small systems).
-pub(crate) fn solve_rows(a: &[f64], b: &[f64]) -> (Vec<f64>, f64) {
+/// the length of `b`, the solution written to `x`: no matrix and, with a
+/// kept `scratch`, no allocation for the many small systems. Returns the
+/// relative residual.
+pub(crate) fn solve_rows(a: &[f64], b: &[f64], x: &mut Vec<f64>, scratch: &mut LuScratch) -> f64 {
     let n = b.len();
-    solve_with(n, |i, j| a[i * n + j], b)
+    solve_with(n, |i, j| a[i * n + j], b, x, scratch)
 }
 
 /// [`solve_square`] for `A` given entry by entry.
-fn solve_with(n: usize, at: impl Fn(usize, usize) -> f64 + Copy, b: &[f64]) -> (Vec<f64>, f64) {
+fn solve_with(
+    n: usize,
+    at: impl Fn(usize, usize) -> f64 + Copy,
+    b: &[f64],
+    x: &mut Vec<f64>,
+    scratch: &mut LuScratch,
+) -> f64 {
+    x.clear();
     if n == 0 {
-        return (Vec::new(), 0.0);
+        return 0.0;
     }
     if n == 1 {
         // One row: the same decisions as below, without the factorization's
         // setup (independent contacts are all 1 x 1).
         let (a00, b0) = (at(0, 0), b[0]);
-        let x = if a00 != 0.0 && a00.is_finite() {
+        let x0 = if a00 != 0.0 && a00.is_finite() {
             b0 / a00
         } else {
             0.0
         };
-        let x = vec![x];
-        let residual = relative_residual(n, at, &x, b);
-        return (x, residual);
+        x.push(x0);
+        return relative_residual(n, at, x, b);
     }
     if n <= SMALL {
-        if let Some((x, full_rank)) = small_solve(n, at, b) {
-            let residual = relative_residual(n, at, &x, b);
+        if let Some(full_rank) = small_solve(n, at, b, x, scratch) {
+            let residual = relative_residual(n, at, x, b);
             // A rank-deficient system is taken from the LU only when it is
             // consistent to round-off; otherwise the SVD's least squares.
             if full_rank || residual <= ROUND_OFF {
-                return (x, residual);
+                return residual;
             }
         }
     }
@@ -63,14 +84,14 @@ fn solve_with(n: usize, at: impl Fn(usize, usize) -> f64 + Copy, b: &[f64]) -> (
     let pivot_min = (0..n)
         .map(|i| u[(i, i)].abs())
         .fold(f64::INFINITY, f64::min);
-    let x = if pivot_min > RANK_TOL * pivot_max && pivot_max > 0.0 {
+    let sol = if pivot_min > RANK_TOL * pivot_max && pivot_max > 0.0 {
         lu.solve(&rhs)
     } else {
         min_norm_solve(&a, &rhs)
     };
-    let x: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
-    let residual = relative_residual(n, at, &x, b);
-    (x, residual)
+    x.clear();
+    x.extend((0..n).map(|i| sol[(i, 0)]));
+    relative_residual(n, at, x, b)
 }
 
 /// Systems up to this size are factored here: faer's general LU and SVD
@@ -94,10 +115,15 @@ const KEPT_TOL: f64 = 1e-6;
 /// the system is consistent; the caller checks that). `None` when the
 /// rank is not clear (or the input is not finite): then the SVD decides.
 /// The flag says whether `A` had full rank.
-fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<(Vec<f64>, bool)> {
-    // One buffer for the factors and the right-hand side, one for both
-    // permutations.
-    let mut lu: Vec<f64> = Vec::with_capacity(n * n + n);
+fn small_solve(
+    n: usize,
+    at: impl Fn(usize, usize) -> f64,
+    b: &[f64],
+    x: &mut Vec<f64>,
+    scratch: &mut LuScratch,
+) -> Option<bool> {
+    let lu = &mut scratch.lu;
+    lu.clear();
     for i in 0..n {
         lu.extend((0..n).map(|j| at(i, j)));
     }
@@ -106,7 +132,9 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
     }
     // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
     // original row and column in position `k`.
-    let mut perms: Vec<usize> = (0..n).chain(0..n).collect();
+    let perms = &mut scratch.perms;
+    perms.clear();
+    perms.extend((0..n).chain(0..n));
     let (perm_r, perm_c) = perms.split_at_mut(n);
     for k in 0..n {
         let (mut pi, mut pj, mut best) = (k, k, -1.0);
@@ -215,11 +243,12 @@ fn small_solve(n: usize, at: impl Fn(usize, usize) -> f64, b: &[f64]) -> Option<
             z[r + p] = w[p];
         }
     }
-    let mut x = vec![0.0; n];
+    x.clear();
+    x.resize(n, 0.0);
     for (k, &j) in perm_c.iter().enumerate() {
         x[j] = z[k];
     }
-    Some((x, full))
+    Some(full)
 }
 
 /// Minimum-norm least-squares solution through the SVD, with singular
@@ -448,14 +477,16 @@ mod tests {
         ];
         let gram = Mat::from_fn(4, 4, |i, j| (0..3).map(|k| rows[i][k] * rows[j][k]).sum());
         let b: Vec<f64> = (0..4).map(|i| gram[(i, 0)] - 2.0 * gram[(i, 2)]).collect();
-        let (x, full) = small_solve(4, |i, j| gram[(i, j)], &b).unwrap();
+        let (mut x, mut scratch) = (Vec::new(), LuScratch::default());
+        let full = small_solve(4, |i, j| gram[(i, j)], &b, &mut x, &mut scratch).unwrap();
         assert!(!full);
         let svd = min_norm_solve(&gram, &Mat::from_fn(4, 1, |i, _| b[i]));
         for i in 0..4 {
             assert!((x[i] - svd[(i, 0)]).abs() < 1e-12, "{x:?}");
         }
         let a = Mat::from_fn(3, 3, |i, j| rows[i][j] + f64::from(u8::from(i == j)));
-        let (x, full) = small_solve(3, |i, j| a[(i, j)], &[1.0, -2.0, 0.5]).unwrap();
+        let rhs = [1.0, -2.0, 0.5];
+        let full = small_solve(3, |i, j| a[(i, j)], &rhs, &mut x, &mut scratch).unwrap();
         let faer_x = a
             .full_piv_lu()
             .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
