@@ -236,6 +236,7 @@ pub struct VariationalSolver {
     mass_values: u64,
     cutter: Cutter,
     effective: Effective,
+    scratch: Scratch,
     /// The parts without friction, merged into one.
     plain: Option<Cut>,
     frictional: Vec<Cut>,
@@ -358,7 +359,7 @@ impl VariationalSolver {
                 out.worsen(Status::NumericalError);
                 continue;
             };
-            let solved = solve_part(sub, &self.settings, &mut cut.mass);
+            let solved = solve_part(sub, &self.settings, &mut cut.mass, &mut self.scratch);
             out.scatter_part(&cut.part, &solved);
             if let Some(outcomes) = outcomes.as_deref_mut() {
                 outcomes.push(PartOutcome {
@@ -774,7 +775,8 @@ struct Held {
 }
 
 /// Working memory of [`Space::evaluate`], kept across the combinations
-/// one search tries: a failing combination allocates nothing.
+/// a search tries and across the parts (by the solver): a failing
+/// combination allocates nothing.
 #[derive(Debug, Default)]
 struct Scratch {
     active: Vec<usize>,
@@ -828,6 +830,7 @@ fn solve_part(
     instant: &Instant,
     settings: &ContactSettings,
     mass: &mut Option<MassFactor>,
+    ws: &mut Scratch,
 ) -> PartAnswer {
     let mut space = Space::new(instant, mass);
     if !space.held_consistent {
@@ -835,7 +838,7 @@ fn solve_part(
     }
     let small = matches!(space.combinations(), Some(c) if c <= settings.max_enumerated_modes);
     let fast = if settings.active_set {
-        space.active_set()
+        space.active_set(ws)
     } else {
         None
     };
@@ -843,7 +846,7 @@ fn solve_part(
         Some(c) if !small => (Some(c), Answers::Found, 0, Path::ActiveSet),
         Some(c) if space.unique_motion() => (Some(c), Answers::One, 0, Path::ActiveSet),
         _ if small => {
-            let (best, answers) = space.enumerate();
+            let (best, answers) = space.enumerate(ws);
             (best, answers, 0, Path::Enumerated)
         }
         _ => {
@@ -1298,7 +1301,7 @@ impl<'a> Space<'a> {
 
     /// Every mode combination; the distinct motions among the consistent
     /// ones, and the one to report (most rows active, then least force).
-    fn enumerate(&self) -> (Option<Candidate>, Answers) {
+    fn enumerate(&self, ws: &mut Scratch) -> (Option<Candidate>, Answers) {
         let k = self.cs.len();
         let radix: Vec<usize> = (0..k)
             .map(|c| match self.kind[c] {
@@ -1311,7 +1314,6 @@ impl<'a> Space<'a> {
         let mut digits = vec![0usize; k];
         let mut found: Vec<Candidate> = Vec::new();
         let (mut closed, mut sigma, mut slip) = (Vec::new(), Vec::new(), Vec::new());
-        let mut ws = Scratch::default();
         loop {
             closed.clear();
             closed.extend((0..k).map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0));
@@ -1335,7 +1337,7 @@ impl<'a> Space<'a> {
                     (Kind::Tangent(_), 2) => -1.0,
                     _ => 0.0,
                 }));
-                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false, &mut ws) {
+                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false, ws) {
                     cand.a = self.acceleration(&cand);
                     found.push(cand);
                 }
@@ -1408,15 +1410,14 @@ impl<'a> Space<'a> {
     /// sliding contacts are, so a few systems replace the `2^k 3^s`
     /// combinations; `None` when it does not settle (the caller falls back
     /// to enumeration or Lemke).
-    fn active_set(&self) -> Option<Candidate> {
+    fn active_set(&self, ws: &mut Scratch) -> Option<Candidate> {
         let k = self.cs.len();
         let (mut closed, mut sigma, mut slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
-        let mut ws = Scratch::default();
         // Switch every failing mode at once for a while; then only the
         // worst (block switches can cycle where single ones end).
         let block_rounds = ACTIVE_SET_ROUNDS.max(k);
         for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
-            let mut cand = self.evaluate(&closed, &sigma, &slip, true, &mut ws)?;
+            let mut cand = self.evaluate(&closed, &sigma, &slip, true, ws)?;
             if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
                 return None;
             }
