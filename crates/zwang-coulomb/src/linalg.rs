@@ -99,6 +99,10 @@ fn solve_with(
 /// few contacts.
 const SMALL: usize = 16;
 
+/// Largest symmetric matrix whose eigenpairs [`sym_eigen`] takes from
+/// Jacobi's sweeps (a plate on ten rough points is slower so than by faer).
+const JACOBI_MAX: usize = 8;
+
 /// Relative residual of a solution exact up to round-off.
 const ROUND_OFF: f64 = 1e-11;
 
@@ -325,19 +329,24 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
 
 /// Eigenvalues and eigenvectors of a symmetric `n x n` matrix given
 /// row-major: the values, and the vectors as the columns of a row-major
-/// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi for small ones
-/// (no setup, accurate to round-off), faer beyond; `None` on NaN.
+/// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi up to
+/// [`JACOBI_MAX`] rows (no setup, accurate to round-off), faer beyond
+/// (its `O(n^3)` tridiagonal QR wins there); `None` on NaN.
 pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
     if !a.iter().all(|v| v.is_finite()) {
         return None;
     }
-    if n > SMALL {
+    if n > JACOBI_MAX {
         let m = Mat::from_fn(n, n, |i, j| a[i * n + j]);
         let evd = m.self_adjoint_eigen(Side::Lower).ok()?;
         let (u, s) = (evd.U(), evd.S().column_vector());
         let vecs = (0..n * n).map(|e| u[(e / n, e % n)]).collect();
         return Some(((0..n).map(|i| s[i]).collect(), vecs));
     }
+    // Off-diagonal entries below this are zero: far below the round-off
+    // of the eigenvalues (`eps |A|`); without it the null space of a
+    // redundant contact set (diagonal ~ 0) rotates round-off for sweeps.
+    let negligible = 1e-3 * f64::EPSILON * a.iter().map(|x| x * x).sum::<f64>().sqrt();
     let mut a = a.to_vec();
     let mut v = vec![0.0; n * n];
     for i in 0..n {
@@ -348,7 +357,9 @@ pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
         for p in 0..n {
             for q in p + 1..n {
                 let apq = a[p * n + q];
-                if apq == 0.0 {
+                if apq.abs() <= negligible {
+                    a[p * n + q] = 0.0;
+                    a[q * n + p] = 0.0;
                     continue;
                 }
                 let (app, aqq) = (a[p * n + p], a[q * n + q]);
@@ -493,6 +504,19 @@ mod tests {
         assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
     }
 
+    /// The eigenpairs of the symmetric `n x n` row-major `a`, checked:
+    /// `A v = lambda v` for each.
+    fn checked_eigen(a: &[f64], n: usize) -> Vec<f64> {
+        let (vals, vecs) = sym_eigen(a, n).unwrap();
+        for k in 0..n {
+            for i in 0..n {
+                let av: f64 = (0..n).map(|j| a[i * n + j] * vecs[j * n + k]).sum();
+                assert!((av - vals[k] * vecs[i * n + k]).abs() < 1e-13);
+            }
+        }
+        vals
+    }
+
     /// Jacobi's eigenpairs are faer's: `A v = lambda v`, and the same
     /// values, on a 4 x 4 with a double eigenvalue and a zero one.
     #[test]
@@ -507,14 +531,7 @@ mod tests {
         let a: Vec<f64> = (0..16)
             .map(|e| (0..4).map(|k| q[e / 4][k] * d[k] * q[e % 4][k]).sum())
             .collect();
-        let (vals, vecs) = sym_eigen(&a, 4).unwrap();
-        for k in 0..4 {
-            for i in 0..4 {
-                let av: f64 = (0..4).map(|j| a[i * 4 + j] * vecs[j * 4 + k]).sum();
-                assert!((av - vals[k] * vecs[i * 4 + k]).abs() < 1e-14);
-            }
-        }
-        let mut got = vals.clone();
+        let mut got = checked_eigen(&a, 4);
         got.sort_by(f64::total_cmp);
         let evd = Mat::from_fn(4, 4, |i, j| a[i * 4 + j])
             .self_adjoint_eigen(Side::Lower)
@@ -526,6 +543,14 @@ mod tests {
             got.iter().zip(&want).all(|(x, y)| (x - y).abs() < 1e-14),
             "{got:?}"
         );
+        // Eight contacts on three coordinates: the null space of dimension
+        // five, and exact pairs, from Jacobi's largest size.
+        let j = |i: usize, c: usize| [1.0, 0.1 * i as f64 - 0.35, (i * i) as f64 * 0.01][c];
+        let gram: Vec<f64> = (0..64)
+            .map(|e| (0..3).map(|c| j(e / 8, c) * j(e % 8, c)).sum())
+            .collect();
+        let vals = checked_eigen(&gram, 8);
+        assert_eq!(vals.iter().filter(|v| v.abs() < 1e-12).count(), 5);
     }
 
     /// pinv of diag(4, 0) is diag(1/4, 0); rho([0 2; 2 0]) = 2;
