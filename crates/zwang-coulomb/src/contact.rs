@@ -52,9 +52,9 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::solve_square;
+use crate::linalg::{solve_rows, solve_square, sym_eigen, LuScratch};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
-use faer::{Mat, Side};
+use faer::Mat;
 use zwang_contact::lemke::{lemke, Lcp};
 use zwang_contact::Mode;
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
@@ -220,7 +220,161 @@ impl Default for ContactSettings {
 
 /// [`variational`] with explicit settings.
 pub fn variational_with(instant: &Instant, settings: &ContactSettings) -> Variational {
-    solve_parts(instant, settings).0
+    VariationalSolver::with_settings(*settings).run(instant, None)
+}
+
+/// [`variational`] for a stepper, which solves instants of one structure
+/// again and again: the independent parts and their cuts (sub-instants)
+/// are kept between calls and take the new values in place, so that each
+/// call cuts nothing while the structure ([`Instant::structure_id`]) stays.
+/// Same answers as [`variational_with`].
+#[derive(Debug, Default)]
+pub struct VariationalSolver {
+    settings: ContactSettings,
+    /// The structure stamp and the mass values stamp the cuts are for.
+    structure: Option<u64>,
+    mass_values: u64,
+    cutter: Cutter,
+    effective: Effective,
+    scratch: Scratch,
+    /// The parts without friction, merged into one.
+    plain: Option<Cut>,
+    frictional: Vec<Cut>,
+}
+
+/// One part, its cut, and the factor of its `M` (kept: refactoring it in
+/// place allocates nothing, and costs nothing while `M` stays).
+#[derive(Debug)]
+struct Cut {
+    part: Part,
+    sub: CutState,
+    mass: Option<MassFactor>,
+}
+
+#[derive(Debug)]
+enum CutState {
+    /// The part is the whole instant: nothing to cut.
+    Whole,
+    /// (Boxed: an instant is large, and most cuts are small parts.)
+    Sub(Box<Instant>),
+    /// The cut failed (or was not made yet).
+    Failed,
+}
+
+impl Cut {
+    /// Brings the cut up to `instant`'s values: in place when it can,
+    /// else cut again. `mass`: whether `M` changed since the last call.
+    fn update(&mut self, cutter: &mut Cutter, instant: &Instant, mass: bool) {
+        if is_whole(instant, &self.part) {
+            self.sub = CutState::Whole;
+            return;
+        }
+        if let CutState::Sub(sub) = &mut self.sub {
+            // New values of `M` must stay positive definite, as `build`
+            // checks.
+            if cutter.refresh(instant, &self.part, sub, mass)
+                && (!mass || refactor(&mut self.mass, sub).is_ok())
+            {
+                return;
+            }
+        }
+        self.sub = match cutter.cut(instant, &self.part) {
+            Ok(sub) => CutState::Sub(Box::new(sub)),
+            Err(_) => CutState::Failed,
+        };
+    }
+}
+
+impl CutState {
+    /// The instant to solve for the part (`None`: the cut failed).
+    fn instant<'a>(&'a self, whole: &'a Instant) -> Option<&'a Instant> {
+        match self {
+            CutState::Whole => Some(whole),
+            CutState::Sub(sub) => Some(sub),
+            CutState::Failed => None,
+        }
+    }
+}
+
+impl VariationalSolver {
+    /// With the default settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With explicit settings.
+    pub fn with_settings(settings: ContactSettings) -> Self {
+        VariationalSolver {
+            settings,
+            ..Self::default()
+        }
+    }
+
+    /// The Newton (variational) answer of `instant`, as [`variational_with`].
+    pub fn solve(&mut self, instant: &Instant) -> Variational {
+        self.run(instant, None)
+    }
+
+    /// Splits `instant` into parts when its structure is new, and brings
+    /// every part's cut up to its values.
+    fn prepare(&mut self, instant: &Instant) {
+        let same = self.structure == Some(instant.structure_id());
+        if !same {
+            let all = parts(instant);
+            let (frictional, plain): (Vec<&Part>, Vec<&Part>) =
+                all.iter().partition(|p| p.has_friction());
+            let cut = |part: Part| Cut {
+                part,
+                sub: CutState::Failed,
+                mass: None,
+            };
+            self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
+            self.frictional = frictional.into_iter().cloned().map(cut).collect();
+            self.structure = Some(instant.structure_id());
+        }
+        let mass = !same || self.mass_values != instant.mass_values_id();
+        self.mass_values = instant.mass_values_id();
+        for cut in self.plain.iter_mut().chain(&mut self.frictional) {
+            cut.update(&mut self.cutter, instant, mass);
+        }
+    }
+
+    /// The answer, and (when asked) the outcome of every part with
+    /// friction.
+    fn run(
+        &mut self,
+        instant: &Instant,
+        mut outcomes: Option<&mut Vec<PartOutcome>>,
+    ) -> Variational {
+        self.prepare(instant);
+        let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
+        if let Some(cut) = &self.plain {
+            match cut.sub.instant(instant) {
+                Some(sub) => out.scatter_plain(&cut.part, &AutoBackend::new().solve(sub)),
+                None => out.worsen(Status::NumericalError),
+            }
+        }
+        for cut in &mut self.frictional {
+            let Some(sub) = cut.sub.instant(instant) else {
+                out.worsen(Status::NumericalError);
+                continue;
+            };
+            let solved = solve_part(sub, &self.settings, &mut cut.mass, &mut self.scratch);
+            out.scatter_part(&cut.part, &solved);
+            if let Some(outcomes) = outcomes.as_deref_mut() {
+                outcomes.push(PartOutcome {
+                    part: cut.part.clone(),
+                    sub: match &cut.sub {
+                        CutState::Sub(sub) => Some(sub.as_ref().clone()),
+                        _ => None,
+                    },
+                    answers: solved.answers,
+                    frictionless_feasible: solved.frictionless_feasible,
+                });
+            }
+        }
+        out.finish(instant, &mut self.effective)
+    }
 }
 
 /// What [`solve_parts`] learned about one part with friction.
@@ -237,47 +391,9 @@ pub(crate) fn solve_parts(
     instant: &Instant,
     settings: &ContactSettings,
 ) -> (Variational, Vec<PartOutcome>) {
-    let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
-    let all = parts(instant);
-    let (frictional, plain): (Vec<&Part>, Vec<&Part>) = all.iter().partition(|p| p.has_friction());
-    let mut cutter = Cutter::default();
-    if !plain.is_empty() {
-        let part = merge(&plain);
-        let solved = if is_whole(instant, &part) {
-            Ok(AutoBackend::new().solve(instant))
-        } else {
-            cutter
-                .cut(instant, &part)
-                .map(|sub| AutoBackend::new().solve(&sub))
-        };
-        match solved {
-            Ok(s) => out.scatter_plain(&part, &s),
-            Err(_) => out.worsen(Status::NumericalError),
-        }
-    }
     let mut outcomes = Vec::new();
-    for part in frictional {
-        let sub = if is_whole(instant, part) {
-            None
-        } else {
-            match cutter.cut(instant, part) {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    out.worsen(Status::NumericalError);
-                    continue;
-                }
-            }
-        };
-        let solved = solve_part(sub.as_ref().unwrap_or(instant), settings);
-        out.scatter_part(part, &solved);
-        outcomes.push(PartOutcome {
-            part: part.clone(),
-            sub,
-            answers: solved.answers,
-            frictionless_feasible: solved.frictionless_feasible,
-        });
-    }
-    (out.finish(instant), outcomes)
+    let solved = VariationalSolver::with_settings(*settings).run(instant, Some(&mut outcomes));
+    (solved, outcomes)
 }
 
 /// The answer of a part in its local indices, or of the whole instant
@@ -401,10 +517,11 @@ impl PartAnswer {
         }
     }
 
-    fn finish(self, instant: &Instant) -> Variational {
+    fn finish(self, instant: &Instant, effective: &mut Effective) -> Variational {
         let friction_force = self.friction_force;
         let (residuals, compulsion) = effective_residuals(
             instant,
+            effective,
             &friction_force,
             &self.slipping,
             &self.a,
@@ -440,6 +557,7 @@ impl PartAnswer {
 /// (their multiplier, the tangential force, moved into the force).
 fn effective_residuals(
     instant: &Instant,
+    kept: &mut Effective,
     friction: &[f64],
     slipping: &[bool],
     a: &[f64],
@@ -468,7 +586,13 @@ fn effective_residuals(
                 });
         }
     }
-    let effective = without_rows(instant, &dropped, force);
+    let built;
+    let effective = if !dropped.iter().any(|&d| d) && kept.refresh(instant, &force) {
+        kept.instant.as_ref()
+    } else {
+        built = without_rows(instant, &dropped, force);
+        built.as_ref()
+    };
     let Some(effective) = effective else {
         let nan = Residuals {
             stationarity: f64::NAN,
@@ -483,9 +607,61 @@ fn effective_residuals(
         .zip(&dropped)
         .map(|(&l, &d)| if d { 0.0 } else { l })
         .collect();
-    let residuals = Residuals::evaluate(&effective, a, &l_eq_eff, l_in);
-    let mut factor = effective.mass_factor_or_nan();
-    (residuals, effective.compulsion(&mut factor, a))
+    // `Residuals::evaluate`'s free acceleration and the compulsion, with
+    // the kept factor of `M` (a factor that fails solves to NaN, as a
+    // fresh one's error does there).
+    let factor = &mut kept.mass;
+    let _ = refactor(factor, effective);
+    let factor = factor.as_mut().expect("made by refactor");
+    let mut free = effective.force().to_vec();
+    factor.solve_in_place(&mut free);
+    let (residuals, _) = Residuals::evaluate_with_free(effective, &free, a, &l_eq_eff, l_in);
+    (residuals, effective.compulsion(factor, a))
+}
+
+/// The effective instant of a solver's last call when it drops no row
+/// (its values written in place while the structure stays), and the
+/// factor of `M`: the residuals of every call cost no copy and no
+/// factorization.
+#[derive(Debug, Default)]
+struct Effective {
+    /// The structure and mass values stamps of the instant it was made from.
+    source: Option<(u64, u64)>,
+    instant: Option<Instant>,
+    mass: Option<MassFactor>,
+}
+
+impl Effective {
+    /// Makes the effective instant `instant` with force `force` and no
+    /// row dropped, in place when it can; `false` when it cannot (then it
+    /// is built afresh, as before).
+    fn refresh(&mut self, instant: &Instant, force: &[f64]) -> bool {
+        let stamps = (instant.structure_id(), instant.mass_values_id());
+        let written = match (&mut self.instant, self.source) {
+            (Some(e), Some((structure, mass))) if structure == stamps.0 => {
+                (mass == stamps.1 || e.set_mass_values(instant.mass().data()).is_ok())
+                    && [RowSet::Equalities, RowSet::Inequalities]
+                        .iter()
+                        .all(|&set| {
+                            let rows = instant.rows(set);
+                            e.set_row_values(set, rows.matrix().data()).is_ok()
+                                && e.set_rhs(set, rows.rhs()).is_ok()
+                        })
+                    && e.set_force(force).is_ok()
+            }
+            _ => false,
+        };
+        if !written {
+            self.source = None;
+            self.instant = without_rows(instant, &[], force.to_vec());
+            if self.instant.is_some() {
+                self.source = Some(stamps);
+            }
+            return self.instant.is_some();
+        }
+        self.source = Some(stamps);
+        true
+    }
 }
 
 /// The instant with force `force` and the equality rows flagged in
@@ -578,9 +754,13 @@ struct Space<'a> {
     yt: Vec<Vec<f64>>,
     a0: Vec<f64>,
     /// Solver of the held system, for the responses and the final answer.
-    direct: DirectBackend,
-    /// The factor of `M`, when no row is held (made on first use).
-    mass: Option<MassFactor>,
+    /// (Made on first use, boxed: it holds 16 KB of inline scratch, which
+    /// parts with no held row, the common case, would zero and move.)
+    direct: Option<Box<DirectBackend>>,
+    /// The factor of `M`, when no row is held (the caller's, refactored
+    /// on first use).
+    mass: &'a mut Option<MassFactor>,
+    mass_ready: bool,
     base: Option<Instant>,
     base_zero: Option<Instant>,
     iterations: usize,
@@ -592,6 +772,30 @@ struct Held {
     /// Multipliers of the held rows.
     l_e: Vec<f64>,
     status: Status,
+}
+
+/// Working memory of [`Space::evaluate`], kept across the combinations
+/// a search tries and across the parts (by the solver): a failing
+/// combination allocates nothing.
+#[derive(Debug, Default)]
+struct Scratch {
+    active: Vec<usize>,
+    /// Columns, system and right-hand side.
+    buf: Vec<f64>,
+    x: Vec<f64>,
+    lambda: Vec<f64>,
+    wv: Vec<f64>,
+    lu: LuScratch,
+}
+
+/// A candidate's modes and values, borrowed: the sign tests of the many
+/// failing combinations copy nothing.
+struct View<'c> {
+    closed: &'c [bool],
+    sigma: &'c [f64],
+    slip: &'c [f64],
+    lambda: &'c [f64],
+    wv: &'c [f64],
 }
 
 /// One consistent (or best-effort) combination of modes.
@@ -613,14 +817,28 @@ struct Candidate {
     residual: f64,
 }
 
-fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
-    let mut space = Space::new(instant);
+/// The factor of `instant`'s `M` in `factor`, refactored in place (made on
+/// first use).
+fn refactor(factor: &mut Option<MassFactor>, instant: &Instant) -> Result<(), usize> {
+    factor
+        .get_or_insert_with(|| MassFactor::analyze(instant.mass()))
+        .refactor(instant.mass())
+}
+
+/// One part's answer; `mass` is a factor of its `M` to reuse (or to make).
+fn solve_part(
+    instant: &Instant,
+    settings: &ContactSettings,
+    mass: &mut Option<MassFactor>,
+    ws: &mut Scratch,
+) -> PartAnswer {
+    let mut space = Space::new(instant, mass);
     if !space.held_consistent {
         return space.answer(None, Answers::None, Status::Infeasible, 0, false);
     }
     let small = matches!(space.combinations(), Some(c) if c <= settings.max_enumerated_modes);
     let fast = if settings.active_set {
-        space.active_set()
+        space.active_set(ws)
     } else {
         None
     };
@@ -628,7 +846,7 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
         Some(c) if !small => (Some(c), Answers::Found, 0, Path::ActiveSet),
         Some(c) if space.unique_motion() => (Some(c), Answers::One, 0, Path::ActiveSet),
         _ if small => {
-            let (best, answers) = space.enumerate();
+            let (best, answers) = space.enumerate(ws);
             (best, answers, 0, Path::Enumerated)
         }
         _ => {
@@ -662,7 +880,7 @@ fn solve_part(instant: &Instant, settings: &ContactSettings) -> PartAnswer {
 }
 
 impl<'a> Space<'a> {
-    fn new(instant: &'a Instant) -> Space<'a> {
+    fn new(instant: &'a Instant, mass: &'a mut Option<MassFactor>) -> Space<'a> {
         let n = instant.dim();
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let mut cs = Vec::new();
@@ -734,8 +952,9 @@ impl<'a> Space<'a> {
             y: Vec::new(),
             yt: Vec::new(),
             a0: vec![0.0; n],
-            direct: DirectBackend::new(),
-            mass: None,
+            direct: None,
+            mass,
+            mass_ready: false,
             base: None,
             base_zero: None,
             iterations: 0,
@@ -850,9 +1069,14 @@ impl<'a> Space<'a> {
             if a.iter().any(|x| !x.is_finite()) {
                 return None;
             }
-            self.mass
-                .get_or_insert_with(|| self.instant.mass_factor_or_nan())
-                .solve_in_place(&mut a);
+            if !self.mass_ready {
+                // A factor that fails solves to NaN (`mass_factor_or_nan`).
+                let _ = refactor(self.mass, self.instant);
+                self.mass_ready = true;
+            }
+            if let Some(factor) = self.mass.as_mut() {
+                factor.solve_in_place(&mut a);
+            }
             self.iterations += 1;
             return Some(Held {
                 a,
@@ -866,7 +1090,7 @@ impl<'a> Space<'a> {
             &self.base
         };
         let inst = base.as_ref()?.with_force(f).ok()?;
-        let s = self.direct.solve(&inst);
+        let s = self.direct.get_or_insert_default().solve(&inst);
         self.iterations += s.iterations;
         Some(Held {
             a: s.acceleration,
@@ -923,10 +1147,11 @@ impl<'a> Space<'a> {
     /// condition fails (unless `force` asks for the answer regardless).
     fn evaluate(
         &self,
-        closed: Vec<bool>,
-        sigma: Vec<f64>,
-        slip: Vec<f64>,
+        closed: &[bool],
+        sigma: &[f64],
+        slip: &[f64],
         force: bool,
+        ws: &mut Scratch,
     ) -> Option<Candidate> {
         let k = self.cs.len();
         let normal_closed = |c: usize| match self.kind[c] {
@@ -934,24 +1159,37 @@ impl<'a> Space<'a> {
             _ => true,
         };
         // Tangent rows whose normal is open carry nothing.
-        let active: Vec<usize> = (0..k)
-            .filter(|&c| match self.kind[c] {
-                Kind::Unilateral => closed[c],
-                Kind::Bilateral => true,
-                Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
-            })
-            .collect();
-        let mut cols = vec![vec![0.0; k]; active.len()];
+        let active = &mut ws.active;
+        active.clear();
+        active.extend((0..k).filter(|&c| match self.kind[c] {
+            Kind::Unilateral => closed[c],
+            Kind::Bilateral => true,
+            Kind::Tangent(j) => normal_closed(self.sticking[j].normal) && slip[c] == 0.0,
+        }));
+        // One buffer: column `t` of the active rows' system is
+        // `cols[t * k..][..k]`, then the system row-major, then its rhs.
+        let m = active.len();
+        ws.buf.clear();
+        ws.buf.resize(m * k + m * m + m, 0.0);
+        let (cols, rest) = ws.buf.split_at_mut(m * k);
+        let (g, rhs) = rest.split_at_mut(m * m);
         for (t, &c) in active.iter().enumerate() {
-            self.column(c, &sigma, &slip, &mut cols[t]);
+            self.column(c, sigma, slip, &mut cols[t * k..(t + 1) * k]);
         }
-        let g = Mat::from_fn(active.len(), active.len(), |p, q| cols[q][active[p]]);
-        let rhs: Vec<f64> = active.iter().map(|&c| -self.w0[c]).collect();
-        let (x, residual) = solve_square(&g, &rhs);
+        for (p, &c) in active.iter().enumerate() {
+            for t in 0..m {
+                g[p * m + t] = cols[t * k + c];
+            }
+            rhs[p] = -self.w0[c];
+        }
+        let x = &mut ws.x;
+        let residual = solve_rows(g, rhs, x, &mut ws.lu);
         if !force && residual > CONSISTENCY_TOL {
             return None;
         }
-        let mut lambda = vec![0.0; k];
+        let lambda = &mut ws.lambda;
+        lambda.clear();
+        lambda.resize(k, 0.0);
         for (t, &c) in active.iter().enumerate() {
             lambda[c] = x[t];
         }
@@ -961,33 +1199,51 @@ impl<'a> Space<'a> {
                 lambda[s.tangent] = -s.mu * d * sigma[s.normal] * lambda[s.normal];
             }
         }
-        let mut wv = self.w0.clone();
-        for (t, col) in cols.iter().enumerate() {
+        let wv = &mut ws.wv;
+        wv.clear();
+        wv.extend_from_slice(&self.w0);
+        for t in 0..m {
             for p in 0..k {
-                wv[p] += col[p] * x[t];
+                wv[p] += cols[t * k + p] * x[t];
             }
         }
-        let cand = Candidate {
+        let view = View {
             closed,
             sigma,
             slip,
             lambda,
             wv,
+        };
+        if !force && !self.holds_view(&view) {
+            return None;
+        }
+        Some(Candidate {
+            closed: closed.to_vec(),
+            sigma: sigma.to_vec(),
+            slip: slip.to_vec(),
+            lambda: lambda.clone(),
+            wv: wv.clone(),
             a: Vec::new(),
             residual,
-        };
-        if force || self.holds(&cand) {
-            Some(cand)
-        } else {
-            None
-        }
+        })
     }
 
     /// Whether a candidate satisfies every sign and cone condition.
     fn holds(&self, c: &Candidate) -> bool {
-        let lam_tol = TOL * self.force_scale.max(inf(&c.lambda));
-        let acc_tol = TOL * self.acc_scale.max(inf(&c.wv));
-        if c.lambda.iter().chain(&c.wv).any(|x| !x.is_finite()) {
+        self.holds_view(&View {
+            closed: &c.closed,
+            sigma: &c.sigma,
+            slip: &c.slip,
+            lambda: &c.lambda,
+            wv: &c.wv,
+        })
+    }
+
+    /// [`Space::holds`] on borrowed modes and values.
+    fn holds_view(&self, c: &View) -> bool {
+        let lam_tol = TOL * self.force_scale.max(inf(c.lambda));
+        let acc_tol = TOL * self.acc_scale.max(inf(c.wv));
+        if c.lambda.iter().chain(c.wv).any(|x| !x.is_finite()) {
             return false;
         }
         for p in 0..self.cs.len() {
@@ -1045,7 +1301,7 @@ impl<'a> Space<'a> {
 
     /// Every mode combination; the distinct motions among the consistent
     /// ones, and the one to report (most rows active, then least force).
-    fn enumerate(&self) -> (Option<Candidate>, Answers) {
+    fn enumerate(&self, ws: &mut Scratch) -> (Option<Candidate>, Answers) {
         let k = self.cs.len();
         let radix: Vec<usize> = (0..k)
             .map(|c| match self.kind[c] {
@@ -1057,10 +1313,10 @@ impl<'a> Space<'a> {
             .collect();
         let mut digits = vec![0usize; k];
         let mut found: Vec<Candidate> = Vec::new();
+        let (mut closed, mut sigma, mut slip) = (Vec::new(), Vec::new(), Vec::new());
         loop {
-            let closed: Vec<bool> = (0..k)
-                .map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0)
-                .collect();
+            closed.clear();
+            closed.extend((0..k).map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0));
             let skip = (0..k).any(|c| match self.kind[c] {
                 // An open normal makes its tangent's three modes one.
                 Kind::Tangent(j) => {
@@ -1070,20 +1326,18 @@ impl<'a> Space<'a> {
                 _ => false,
             });
             if !skip {
-                let sigma = (0..k)
-                    .map(|c| match (self.kind[c], digits[c]) {
-                        (Kind::Bilateral, 1) => -1.0,
-                        _ => 1.0,
-                    })
-                    .collect();
-                let slip = (0..k)
-                    .map(|c| match (self.kind[c], digits[c]) {
-                        (Kind::Tangent(_), 1) => 1.0,
-                        (Kind::Tangent(_), 2) => -1.0,
-                        _ => 0.0,
-                    })
-                    .collect();
-                if let Some(mut cand) = self.evaluate(closed, sigma, slip, false) {
+                sigma.clear();
+                sigma.extend((0..k).map(|c| match (self.kind[c], digits[c]) {
+                    (Kind::Bilateral, 1) => -1.0,
+                    _ => 1.0,
+                }));
+                slip.clear();
+                slip.extend((0..k).map(|c| match (self.kind[c], digits[c]) {
+                    (Kind::Tangent(_), 1) => 1.0,
+                    (Kind::Tangent(_), 2) => -1.0,
+                    _ => 0.0,
+                }));
+                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false, ws) {
                     cand.a = self.acceleration(&cand);
                     found.push(cand);
                 }
@@ -1156,14 +1410,14 @@ impl<'a> Space<'a> {
     /// sliding contacts are, so a few systems replace the `2^k 3^s`
     /// combinations; `None` when it does not settle (the caller falls back
     /// to enumeration or Lemke).
-    fn active_set(&self) -> Option<Candidate> {
+    fn active_set(&self, ws: &mut Scratch) -> Option<Candidate> {
         let k = self.cs.len();
         let (mut closed, mut sigma, mut slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
         // Switch every failing mode at once for a while; then only the
         // worst (block switches can cycle where single ones end).
         let block_rounds = ACTIVE_SET_ROUNDS.max(k);
         for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
-            let mut cand = self.evaluate(closed.clone(), sigma.clone(), slip.clone(), true)?;
+            let mut cand = self.evaluate(&closed, &sigma, &slip, true, ws)?;
             if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
                 return None;
             }
@@ -1241,22 +1495,26 @@ impl<'a> Space<'a> {
             return false;
         }
         let (sigma, slip) = (vec![1.0; k], vec![0.0; k]);
-        let mut g = Mat::<f64>::zeros(k, k);
-        let mut col = vec![0.0; k];
+        // Column `c` of `G` is `g[c * k..][..k]`.
+        let mut g = vec![0.0; k * k];
         for c in 0..k {
-            self.column(c, &sigma, &slip, &mut col);
-            for p in 0..k {
-                g[(p, c)] = col[p];
-            }
+            self.column(c, &sigma, &slip, &mut g[c * k..(c + 1) * k]);
         }
-        let sym = Mat::from_fn(k, k, |p, q| 0.5 * (g[(p, q)] + g[(q, p)]));
-        let Ok(evd) = sym.self_adjoint_eigen(Side::Lower) else {
+        let sym: Vec<f64> = (0..k * k)
+            .map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k]))
+            .collect();
+        let Some((s, u)) = sym_eigen(&sym, k) else {
             return false;
         };
-        let (u, s) = (evd.U(), evd.S().column_vector());
         let s_max = (0..k).map(|i| s[i].abs()).fold(0.0, f64::max);
         if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
             return false;
+        }
+        let null = |i: &usize| s[*i] <= NULL_TOL * s_max;
+        if !(0..k).any(|i| null(&i)) {
+            // No null space: nothing to move (the common case of a part
+            // sliding on its contacts), no responses to combine.
+            return true;
         }
         // The acceleration per unit force of each row, friction included.
         let n = self.a0.len();
@@ -1268,10 +1526,10 @@ impl<'a> Space<'a> {
         }
         let y_scale = y_eff.iter().map(|y| inf(y)).fold(0.0, f64::max);
         let mut da = vec![0.0; n];
-        for i in (0..k).filter(|&i| s[i] <= NULL_TOL * s_max) {
+        for i in (0..k).filter(null) {
             da.iter_mut().for_each(|x| *x = 0.0);
             for (c, y) in y_eff.iter().enumerate() {
-                let d = u[(c, i)];
+                let d = u[c * k + i];
                 da.iter_mut().zip(y).for_each(|(x, v)| *x += d * v);
             }
             // NaN (a failed response) fails too.
@@ -1465,7 +1723,8 @@ impl<'a> Space<'a> {
             if !self.held_consistent {
                 return None;
             }
-            let mut c = self.evaluate(vec![true; k], vec![1.0; k], vec![0.0; k], true)?;
+            let (closed, sigma, slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
+            let mut c = self.evaluate(&closed, &sigma, &slip, true, &mut Scratch::default())?;
             c.a = self.acceleration(&c);
             Some(c)
         });

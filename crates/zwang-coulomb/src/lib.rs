@@ -19,6 +19,8 @@
 //!   enumerating its mode combinations (exact, and it tells one answer from
 //!   none or several) up to [`MAX_ENUMERATED_MODES`], by Lemke's method
 //!   beyond ([`ContactSettings`], [`Paths`]).
+//!   [`VariationalSolver`] is the same for a stepper: it keeps its
+//!   working memory (the parts, cut once per structure) across calls.
 //! - [`check`]: is the frozen-friction QP exact here, and does a rigid
 //!   answer exist at all? It judges the contacts in the modes of the Newton
 //!   answer, part by part.
@@ -101,7 +103,7 @@ pub use check::{
     check, Block, ContactReport, Report, Verdict, COUPLING_TOL, MAX_ENUMERATED_CONTACTS,
 };
 pub use contact::{
-    variational, variational_with, Answers, ContactSettings, Paths, Variational,
+    variational, variational_with, Answers, ContactSettings, Paths, Variational, VariationalSolver,
     MAX_ENUMERATED_MODES,
 };
 pub use frozen::{fixed_point, frozen_qp, Difference, FixedPoint, FixedPointOptions, FrozenQp};

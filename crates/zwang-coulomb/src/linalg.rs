@@ -11,27 +11,72 @@ pub(crate) const RANK_TOL: f64 = 1e-12;
 
 /// `A x = b` for a square `A`: full-pivot LU when `A` has full rank,
 /// otherwise the minimum-norm least-squares solution from the SVD (the
-/// "minimum-norm multipliers" of redundant rows). The second value is the
+/// "minimum-norm multipliers" of redundant rows). Small systems are
+/// factored by [`small_solve`], which leaves to the SVD only the systems
+/// whose rank it cannot tell or that are not consistent. The second value is the
 /// relative residual `|A x - b| / max(|A| |x|, |b|)`, which is what tells an
 /// inconsistent system from a redundant but consistent one.
 pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
-    let n = a.nrows();
+    let mut x = Vec::new();
+    let at = |i, j| a[(i, j)];
+    let residual = solve_with(a.nrows(), at, b, &mut x, &mut LuScratch::default());
+    (x, residual)
+}
+
+/// Working memory of [`solve_rows`], reused across the many small systems
+/// of one part.
+#[derive(Debug, Default)]
+pub(crate) struct LuScratch {
+    /// The factors, then the right-hand side solved in place.
+    lu: Vec<f64>,
+    /// Row then column permutation.
+    perms: Vec<usize>,
+}
+
+/// [`solve_square`] for `A` stored row-major in a slice of `n x n`, `n`
+/// the length of `b`, the solution written to `x`: no matrix and, with a
+/// kept `scratch`, no allocation for the many small systems. Returns the
+/// relative residual.
+pub(crate) fn solve_rows(a: &[f64], b: &[f64], x: &mut Vec<f64>, scratch: &mut LuScratch) -> f64 {
+    let n = b.len();
+    solve_with(n, |i, j| a[i * n + j], b, x, scratch)
+}
+
+/// [`solve_square`] for `A` given entry by entry.
+fn solve_with(
+    n: usize,
+    at: impl Fn(usize, usize) -> f64 + Copy,
+    b: &[f64],
+    x: &mut Vec<f64>,
+    scratch: &mut LuScratch,
+) -> f64 {
+    x.clear();
     if n == 0 {
-        return (Vec::new(), 0.0);
+        return 0.0;
     }
     if n == 1 {
         // One row: the same decisions as below, without the factorization's
         // setup (independent contacts are all 1 x 1).
-        let (a00, b0) = (a[(0, 0)], b[0]);
-        let x = if a00 != 0.0 && a00.is_finite() {
+        let (a00, b0) = (at(0, 0), b[0]);
+        let x0 = if a00 != 0.0 && a00.is_finite() {
             b0 / a00
         } else {
             0.0
         };
-        let x = vec![x];
-        let residual = relative_residual(a, &x, b);
-        return (x, residual);
+        x.push(x0);
+        return relative_residual(n, at, x, b);
     }
+    if n <= SMALL {
+        if let Some(full_rank) = small_solve(n, at, b, x, scratch) {
+            let residual = relative_residual(n, at, x, b);
+            // A rank-deficient system is taken from the LU only when it is
+            // consistent to round-off; otherwise the SVD's least squares.
+            if full_rank || residual <= ROUND_OFF {
+                return residual;
+            }
+        }
+    }
+    let a = Mat::from_fn(n, n, at);
     let rhs = Mat::from_fn(n, 1, |i, _| b[i]);
     let lu = a.full_piv_lu();
     let u = lu.U();
@@ -39,14 +84,175 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
     let pivot_min = (0..n)
         .map(|i| u[(i, i)].abs())
         .fold(f64::INFINITY, f64::min);
-    let x = if pivot_min > RANK_TOL * pivot_max && pivot_max > 0.0 {
+    let sol = if pivot_min > RANK_TOL * pivot_max && pivot_max > 0.0 {
         lu.solve(&rhs)
     } else {
-        min_norm_solve(a, &rhs)
+        min_norm_solve(&a, &rhs)
     };
-    let x: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
-    let residual = relative_residual(a, &x, b);
-    (x, residual)
+    x.clear();
+    x.extend((0..n).map(|i| sol[(i, 0)]));
+    relative_residual(n, at, x, b)
+}
+
+/// Systems up to this size are factored here: faer's general LU and SVD
+/// cost far more in setup than in arithmetic on the `k x k` systems of a
+/// few contacts.
+const SMALL: usize = 16;
+
+/// Largest symmetric matrix whose eigenpairs [`sym_eigen`] takes from
+/// Jacobi's sweeps (a plate on ten rough points is slower so than by faer).
+const JACOBI_MAX: usize = 8;
+
+/// Relative residual of a solution exact up to round-off.
+const ROUND_OFF: f64 = 1e-11;
+
+/// A clearly rank-deficient system has its dropped pivots below this
+/// (relative, before the growth bound) and its kept ones above
+/// [`KEPT_TOL`]: between the two the rank is left to the SVD.
+const DROPPED_TOL: f64 = RANK_TOL;
+const KEPT_TOL: f64 = 1e-6;
+
+/// `A x = b` by a full-pivot LU written out for small `A`, the same
+/// decisions as [`solve_square`]'s: full rank when every pivot is above
+/// `RANK_TOL` times the largest. A clearly rank-deficient `A` gets the
+/// minimum-norm solution from the LU's null space (the SVD's answer when
+/// the system is consistent; the caller checks that). `None` when the
+/// rank is not clear (or the input is not finite): then the SVD decides.
+/// The flag says whether `A` had full rank.
+fn small_solve(
+    n: usize,
+    at: impl Fn(usize, usize) -> f64,
+    b: &[f64],
+    x: &mut Vec<f64>,
+    scratch: &mut LuScratch,
+) -> Option<bool> {
+    let lu = &mut scratch.lu;
+    lu.clear();
+    for i in 0..n {
+        lu.extend((0..n).map(|j| at(i, j)));
+    }
+    if !lu.iter().chain(b).all(|v| v.is_finite()) {
+        return None;
+    }
+    // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
+    // original row and column in position `k`.
+    let perms = &mut scratch.perms;
+    perms.clear();
+    perms.extend((0..n).chain(0..n));
+    let (perm_r, perm_c) = perms.split_at_mut(n);
+    for k in 0..n {
+        let (mut pi, mut pj, mut best) = (k, k, -1.0);
+        for i in k..n {
+            for j in k..n {
+                let v = lu[i * n + j].abs();
+                if v > best {
+                    (pi, pj, best) = (i, j, v);
+                }
+            }
+        }
+        if pi != k {
+            for j in 0..n {
+                lu.swap(k * n + j, pi * n + j);
+            }
+            perm_r.swap(k, pi);
+        }
+        if pj != k {
+            for i in 0..n {
+                lu.swap(i * n + k, i * n + pj);
+            }
+            perm_c.swap(k, pj);
+        }
+        let p = lu[k * n + k];
+        if p == 0.0 {
+            // The rest is exactly zero: nothing to eliminate.
+            break;
+        }
+        for i in k + 1..n {
+            let l = lu[i * n + k] / p;
+            lu[i * n + k] = l;
+            if l != 0.0 {
+                for j in k + 1..n {
+                    lu[i * n + j] -= l * lu[k * n + j];
+                }
+            }
+        }
+    }
+    let pivot = |k: usize| lu[k * n + k].abs();
+    let pivot_max = pivot(0);
+    if pivot_max == 0.0 {
+        return None;
+    }
+    let full = (0..n).all(|k| pivot(k) > RANK_TOL * pivot_max);
+    let r = if full {
+        n
+    } else {
+        let r = (0..n)
+            .take_while(|&k| pivot(k) > KEPT_TOL * pivot_max)
+            .count();
+        // Full pivoting bounds the dropped block by its first pivot and
+        // the growth `2^(n-r)`; `L` by `n`: then the SVD drops as many.
+        let bound = (n * (n - r)) as f64 * 2f64.powi((n - r) as i32);
+        if (r..n).any(|k| pivot(k) * bound > DROPPED_TOL * pivot_max) {
+            return None;
+        }
+        r
+    };
+    // y = L^-1 P b, after the factors; solved in place into z (below).
+    lu.extend(perm_r.iter().map(|&i| b[i]));
+    let (lu, z) = lu.split_at_mut(n * n);
+    for i in 0..n {
+        let s: f64 = (0..i).map(|j| lu[i * n + j] * z[j]).sum();
+        z[i] -= s;
+    }
+    // U11 z1 = y1 - U12 z2 with z2 = 0: the basic solution; then, when
+    // rank-deficient, the null space N = [-U11^-1 U12; I] removed from it.
+    let upper_solve = |v: &mut [f64]| {
+        for i in (0..r).rev() {
+            let s: f64 = (i + 1..r).map(|j| lu[i * n + j] * v[j]).sum();
+            v[i] = (v[i] - s) / lu[i * n + i];
+        }
+    };
+    z[r..].fill(0.0);
+    upper_solve(z);
+    if r < n {
+        let d = n - r;
+        // Columns of B = U11^-1 U12, stored column by column.
+        let mut bcols = vec![0.0; r * d];
+        for c in 0..d {
+            let col = &mut bcols[c * r..(c + 1) * r];
+            for i in 0..r {
+                col[i] = lu[i * n + r + c];
+            }
+            upper_solve(col);
+        }
+        // (I + B^T B) w = B^T z1, then z = [z1 - B w; w].
+        let mut g = vec![0.0; d * d];
+        for p in 0..d {
+            for q in 0..d {
+                let dot: f64 = (0..r).map(|i| bcols[p * r + i] * bcols[q * r + i]).sum();
+                g[p * d + q] = dot + f64::from(u8::from(p == q));
+            }
+        }
+        let mut w: Vec<f64> = (0..d)
+            .map(|p| (0..r).map(|i| bcols[p * r + i] * z[i]).sum())
+            .collect();
+        if zwang_instant::dense::cholesky_in_place(&mut g, d).is_err() {
+            return None;
+        }
+        zwang_instant::dense::cholesky_solve_in_place(&g, d, &mut w);
+        for p in 0..d {
+            for i in 0..r {
+                z[i] -= bcols[p * r + i] * w[p];
+            }
+            z[r + p] = w[p];
+        }
+    }
+    x.clear();
+    x.resize(n, 0.0);
+    for (k, &j) in perm_c.iter().enumerate() {
+        x[j] = z[k];
+    }
+    Some(full)
 }
 
 /// Minimum-norm least-squares solution through the SVD, with singular
@@ -71,19 +277,18 @@ fn min_norm_solve(a: &Mat<f64>, rhs: &Mat<f64>) -> Mat<f64> {
     x
 }
 
-fn relative_residual(a: &Mat<f64>, x: &[f64], b: &[f64]) -> f64 {
+fn relative_residual(n: usize, at: impl Fn(usize, usize) -> f64, x: &[f64], b: &[f64]) -> f64 {
     // `f64::max` skips NaN, so a broken solution must be caught up front:
     // it is never "consistent".
     if x.iter().any(|v| !v.is_finite()) {
         return f64::INFINITY;
     }
-    let n = a.nrows();
     let (mut res, mut scale) = (0.0f64, f64::MIN_POSITIVE);
     for i in 0..n {
         let (mut s, mut mag) = (0.0, 0.0);
         for j in 0..n {
-            s += a[(i, j)] * x[j];
-            mag += (a[(i, j)] * x[j]).abs();
+            s += at(i, j) * x[j];
+            mag += (at(i, j) * x[j]).abs();
         }
         res = res.max((s - b[i]).abs());
         scale = scale.max(mag).max(b[i].abs());
@@ -120,6 +325,87 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
         }
     }
     p
+}
+
+/// Eigenvalues and eigenvectors of a symmetric `n x n` matrix given
+/// row-major: the values, and the vectors as the columns of a row-major
+/// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi up to
+/// [`JACOBI_MAX`] rows (no setup, accurate to round-off), faer beyond
+/// (its `O(n^3)` tridiagonal QR wins there); `None` on NaN.
+pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    if !a.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    if n > JACOBI_MAX {
+        let m = Mat::from_fn(n, n, |i, j| a[i * n + j]);
+        let evd = m.self_adjoint_eigen(Side::Lower).ok()?;
+        let (u, s) = (evd.U(), evd.S().column_vector());
+        let vecs = (0..n * n).map(|e| u[(e / n, e % n)]).collect();
+        return Some(((0..n).map(|i| s[i]).collect(), vecs));
+    }
+    // Off-diagonal entries below this are zero: far below the round-off
+    // of the eigenvalues (`eps |A|`); without it the null space of a
+    // redundant contact set (diagonal ~ 0) rotates round-off for sweeps.
+    let negligible = 1e-3 * f64::EPSILON * a.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let mut a = a.to_vec();
+    let mut v = vec![0.0; n * n];
+    for i in 0..n {
+        v[i * n + i] = 1.0;
+    }
+    for sweep in 0..64 {
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = a[p * n + q];
+                if apq.abs() <= negligible {
+                    a[p * n + q] = 0.0;
+                    a[q * n + p] = 0.0;
+                    continue;
+                }
+                let (app, aqq) = (a[p * n + p], a[q * n + q]);
+                let g = 100.0 * apq.abs();
+                // Below round-off of both diagonal entries: zero (after a
+                // few sweeps, as in Numerical Recipes' `jacobi`).
+                if sweep > 3 && app.abs() + g == app.abs() && aqq.abs() + g == aqq.abs() {
+                    a[p * n + q] = 0.0;
+                    a[q * n + p] = 0.0;
+                    continue;
+                }
+                rotated = true;
+                let h = aqq - app;
+                let t = if h.abs() + g == h.abs() {
+                    apq / h
+                } else {
+                    let theta = 0.5 * h / apq;
+                    theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt())
+                };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                // A <- J^T A J, V <- V J, J the rotation in the (p, q) plane.
+                for k in 0..n {
+                    let (x, y) = (a[k * n + p], a[k * n + q]);
+                    a[k * n + p] = c * x - s * y;
+                    a[k * n + q] = s * x + c * y;
+                }
+                for k in 0..n {
+                    let (x, y) = (a[p * n + k], a[q * n + k]);
+                    a[p * n + k] = c * x - s * y;
+                    a[q * n + k] = s * x + c * y;
+                }
+                a[p * n + q] = 0.0;
+                a[q * n + p] = 0.0;
+                for k in 0..n {
+                    let (x, y) = (v[k * n + p], v[k * n + q]);
+                    v[k * n + p] = c * x - s * y;
+                    v[k * n + q] = s * x + c * y;
+                }
+            }
+        }
+        if !rotated {
+            return Some(((0..n).map(|i| a[i * n + i]).collect(), v));
+        }
+    }
+    None
 }
 
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one).
@@ -187,6 +473,84 @@ mod tests {
         assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 1.0).abs() < 1e-12 && r < 1e-12);
         let (_, r) = solve_square(&ones, &[1.0, 0.0]);
         assert!(r > 0.1);
+    }
+
+    /// The LU written out agrees with faer's LU on a full-rank system and
+    /// with the SVD's minimum-norm solution on a consistent rank-deficient
+    /// one (a 4 x 4 Gram matrix of rank 3, as two sticking corners give).
+    #[test]
+    fn small_lu_matches_faer() {
+        let rows = [
+            [1.0, 0.3, -0.2],
+            [0.1, 1.5, 0.4],
+            [-0.7, 0.2, 0.9],
+            [0.5, -1.1, 0.6],
+        ];
+        let gram = Mat::from_fn(4, 4, |i, j| (0..3).map(|k| rows[i][k] * rows[j][k]).sum());
+        let b: Vec<f64> = (0..4).map(|i| gram[(i, 0)] - 2.0 * gram[(i, 2)]).collect();
+        let (mut x, mut scratch) = (Vec::new(), LuScratch::default());
+        let full = small_solve(4, |i, j| gram[(i, j)], &b, &mut x, &mut scratch).unwrap();
+        assert!(!full);
+        let svd = min_norm_solve(&gram, &Mat::from_fn(4, 1, |i, _| b[i]));
+        for i in 0..4 {
+            assert!((x[i] - svd[(i, 0)]).abs() < 1e-12, "{x:?}");
+        }
+        let a = Mat::from_fn(3, 3, |i, j| rows[i][j] + f64::from(u8::from(i == j)));
+        let rhs = [1.0, -2.0, 0.5];
+        let full = small_solve(3, |i, j| a[(i, j)], &rhs, &mut x, &mut scratch).unwrap();
+        let faer_x = a
+            .full_piv_lu()
+            .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
+        assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
+    }
+
+    /// The eigenpairs of the symmetric `n x n` row-major `a`, checked:
+    /// `A v = lambda v` for each.
+    fn checked_eigen(a: &[f64], n: usize) -> Vec<f64> {
+        let (vals, vecs) = sym_eigen(a, n).unwrap();
+        for k in 0..n {
+            for i in 0..n {
+                let av: f64 = (0..n).map(|j| a[i * n + j] * vecs[j * n + k]).sum();
+                assert!((av - vals[k] * vecs[i * n + k]).abs() < 1e-13);
+            }
+        }
+        vals
+    }
+
+    /// Jacobi's eigenpairs are faer's: `A v = lambda v`, and the same
+    /// values, on a 4 x 4 with a double eigenvalue and a zero one.
+    #[test]
+    fn jacobi_eigen_matches_faer() {
+        let q = [
+            [0.5, 0.5, 0.5, 0.5],
+            [0.5, -0.5, 0.5, -0.5],
+            [0.5, 0.5, -0.5, -0.5],
+            [0.5, -0.5, -0.5, 0.5],
+        ];
+        let d = [3.0, 3.0, 0.0, -1.5];
+        let a: Vec<f64> = (0..16)
+            .map(|e| (0..4).map(|k| q[e / 4][k] * d[k] * q[e % 4][k]).sum())
+            .collect();
+        let mut got = checked_eigen(&a, 4);
+        got.sort_by(f64::total_cmp);
+        let evd = Mat::from_fn(4, 4, |i, j| a[i * 4 + j])
+            .self_adjoint_eigen(Side::Lower)
+            .unwrap();
+        let s = evd.S().column_vector();
+        let mut want: Vec<f64> = (0..4).map(|i| s[i]).collect();
+        want.sort_by(f64::total_cmp);
+        assert!(
+            got.iter().zip(&want).all(|(x, y)| (x - y).abs() < 1e-14),
+            "{got:?}"
+        );
+        // Eight contacts on three coordinates: the null space of dimension
+        // five, and exact pairs, from Jacobi's largest size.
+        let j = |i: usize, c: usize| [1.0, 0.1 * i as f64 - 0.35, (i * i) as f64 * 0.01][c];
+        let gram: Vec<f64> = (0..64)
+            .map(|e| (0..3).map(|c| j(e / 8, c) * j(e % 8, c)).sum())
+            .collect();
+        let vals = checked_eigen(&gram, 8);
+        assert_eq!(vals.iter().filter(|v| v.abs() < 1e-12).count(), 5);
     }
 
     /// pinv of diag(4, 0) is diag(1/4, 0); rho([0 2; 2 0]) = 2;

@@ -136,6 +136,8 @@ pub(crate) fn is_whole(instant: &Instant, part: &Part) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct Cutter {
     local: Vec<usize>,
+    /// Scratch for [`Cutter::refresh`].
+    values: Vec<f64>,
 }
 
 impl Cutter {
@@ -165,6 +167,72 @@ impl Cutter {
             self.local[j] = usize::MAX;
         }
         sub
+    }
+}
+
+impl Cutter {
+    /// Writes the values of `instant` into `sub`, a cut of `part` from an
+    /// instant of the same structure (same [`Instant::structure_id`]), so
+    /// that the stepper's many solves of one structure cut once. `false`
+    /// when the values do not fit `sub` (then cut again: the error, if
+    /// any, is the cut's). `mass` says whether `M` changed since the cut.
+    pub fn refresh(
+        &mut self,
+        instant: &Instant,
+        part: &Part,
+        sub: &mut Instant,
+        mass: bool,
+    ) -> bool {
+        let values = &mut self.values;
+        // The stored entries of the part's rows, in the cut's order (the
+        // local numbering keeps the order of the columns).
+        let gather = |values: &mut Vec<f64>, data: &[f64], rows: &mut dyn Iterator<Item = _>| {
+            values.clear();
+            for range in rows {
+                values.extend_from_slice(&data[range]);
+            }
+        };
+        if mass {
+            let m = instant.mass();
+            let mut rows = part.coords.iter().map(|&r| m.indptr().outer_inds_sz(r));
+            gather(values, m.data(), &mut rows);
+            // (Whether it is still positive definite is the caller's to
+            // check, with the factor it keeps.)
+            if sub.set_mass_values(values).is_err() {
+                return false;
+            }
+        }
+        for (set, which) in [
+            (RowSet::Equalities, &part.eq_rows),
+            (RowSet::Inequalities, &part.in_rows),
+        ] {
+            let all = instant.rows(set);
+            let a = all.matrix();
+            let mut rows = which.iter().map(|&r| a.indptr().outer_inds_sz(r));
+            gather(values, a.data(), &mut rows);
+            if sub.set_row_values(set, values).is_err() {
+                return false;
+            }
+            values.clear();
+            values.extend(which.iter().map(|&r| all.rhs()[r]));
+            if sub.set_rhs(set, values).is_err() {
+                return false;
+            }
+        }
+        values.clear();
+        values.extend(part.coords.iter().map(|&j| instant.force()[j]));
+        if sub.set_force(values).is_err() {
+            return false;
+        }
+        for (k, &i) in part.sliding.iter().enumerate() {
+            let c = &instant.sliding()[i];
+            values.clear();
+            values.extend(part.coords.iter().map(|&j| c.tangent[j]));
+            if sub.set_sliding(k, values, c.slip).is_err() {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -218,18 +286,20 @@ fn sub_instant(
     let mut builder = Instant::builder(matrix_from_triplets("mass", (n, n), m)?, force)
         .equalities(a_eq, b_eq)
         .inequalities(a_in, b_in);
-    for c in part
-        .sliding
-        .iter()
-        .map(|&i| &instant.sliding()[i])
-        .chain(extra)
-    {
-        builder = builder.sliding(SlidingContact {
-            normal: local_row(c.normal),
-            tangent: part.coords.iter().map(|&j| c.tangent[j]).collect(),
-            mu: c.mu,
-            slip: c.slip,
-        });
+    let local_sliding = |c: &SlidingContact| SlidingContact {
+        normal: local_row(c.normal),
+        tangent: part.coords.iter().map(|&j| c.tangent[j]).collect(),
+        mu: c.mu,
+        slip: c.slip,
+    };
+    // The whole instant's supports, so that the cut takes new tangent
+    // values in place (`Cutter::refresh`) wherever the whole one may.
+    for &i in &part.sliding {
+        let support = instant.tangent_support(i).iter().map(|&j| local[j]);
+        builder = builder.sliding_on(local_sliding(&instant.sliding()[i]), support.collect());
+    }
+    for c in extra {
+        builder = builder.sliding(local_sliding(c));
     }
     for &i in &part.sticking {
         let c = &instant.sticking()[i];

@@ -13,7 +13,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 use zwang_coulomb::{
-    check, variational, variational_with, Answers, ContactSettings, Mode, Verdict,
+    check, variational, variational_with, Answers, ContactSettings, Mode, VariationalSolver,
+    Verdict,
 };
 use zwang_instant::{
     matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
@@ -249,6 +250,37 @@ const ENUMERATION: ContactSettings = ContactSettings {
     max_enumerated_modes: zwang_coulomb::MAX_ENUMERATED_MODES,
     active_set: false,
 };
+
+/// A solver kept across solves, as the stepper keeps it, writes new values
+/// into the cuts it made (same structure) and answers exactly as a fresh
+/// solve: forces, rows and masses changed in place between rounds.
+#[test]
+fn a_kept_solver_answers_as_a_fresh_one() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for _ in 0..100 {
+        let mut instant = scene_with(&mut rng, false, 2..=4, 0.3, 1.0);
+        let mut solver = VariationalSolver::new();
+        for round in 0..3 {
+            // Debug text, so that NaN compares equal to NaN.
+            let kept = format!("{:?}", solver.solve(&instant));
+            assert_eq!(kept, format!("{:?}", variational(&instant)));
+            let scale = 1.0 + 0.1 * f64::from(round + 1);
+            let force: Vec<f64> = instant.force().iter().map(|f| f * scale).collect();
+            instant.set_force(&force).unwrap();
+            for set in [RowSet::Equalities, RowSet::Inequalities] {
+                let data = instant.rows(set).matrix().data().iter().enumerate();
+                let values: Vec<f64> = data
+                    .map(|(k, v)| v * (1.0 + 0.01 * (k % 3) as f64))
+                    .collect();
+                instant.set_row_values(set, &values).unwrap();
+            }
+            if round == 1 {
+                let mass: Vec<f64> = instant.mass().data().iter().map(|m| m * scale).collect();
+                instant.set_mass_values(&mass).unwrap();
+            }
+        }
+    }
+}
 
 #[test]
 fn random_scenes_satisfy_every_law_and_lemke_agrees() {

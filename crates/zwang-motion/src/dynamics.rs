@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant as Clock};
 use zwang_contact::Mode;
-use zwang_coulomb::{variational, Answers, Variational};
+use zwang_coulomb::{Answers, Variational, VariationalSolver};
 use zwang_instant::Instant;
 use zwang_model::{ContactState, Layout, Mechanism, ModelError};
 use zwang_ode::OdeSystem;
@@ -76,7 +76,7 @@ pub struct ContactValues {
 
 /// The equations of motion for fixed contact modes: an [`OdeSystem`] on
 /// `y = (q, v)`. Frictional instants go to the Coulomb contact problem
-/// ([`zwang_coulomb::variational`]), the others to [`AutoBackend`], warm.
+/// ([`zwang_coulomb::VariationalSolver`]), the others to [`AutoBackend`], warm.
 pub struct Dynamics<'m, M: Mechanism> {
     pub(crate) model: &'m M,
     pub(crate) modes: Vec<ContactState>,
@@ -84,6 +84,9 @@ pub struct Dynamics<'m, M: Mechanism> {
     pub(crate) layout: Layout,
     backend: AutoBackend,
     solution: Solution,
+    /// Kept across evaluations: it cuts the instant's parts once per
+    /// structure.
+    variational: VariationalSolver,
     coulomb: Option<Variational>,
     frictional: bool,
     /// `max(1, |a|)` of the last solve: the scale of a separating
@@ -123,6 +126,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             layout,
             backend: AutoBackend::new(),
             solution: Solution::empty(),
+            variational: VariationalSolver::new(),
             coulomb: None,
             frictional,
             accel_scale: 1.0,
@@ -165,7 +169,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             .update_instant(t, q, v, &self.modes, &mut self.instant)?;
         let start = Clock::now();
         let status = if self.frictional {
-            let answer = variational(&self.instant);
+            let answer = self.variational.solve(&self.instant);
             let status = answer.solution.status;
             let painleve = match answer.answers {
                 Answers::None if answer.frictionless_feasible => Some(true),
