@@ -16,7 +16,7 @@ use zwang::motion::{EventKind, Mechanism, Status};
 /// rocking block, whose lists are long, have tests of their own below.
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
-const SCENES: [Expected; 15] = [
+const SCENES: [Expected; 16] = [
     ("bouncing_ball", Status::Finished, &[]),
     ("chaplygin_sleigh", Status::Finished, &[]),
     ("double_pendulum", Status::Finished, &[]),
@@ -62,6 +62,22 @@ const SCENES: [Expected; 15] = [
         "rod_viscous",
         Status::Finished,
         &[(EventKind::Impact, "end_b")],
+    ),
+    (
+        "sliding_blocks",
+        Status::Finished,
+        &[
+            (EventKind::Stick, "block0_back"),
+            (EventKind::Stick, "block0_front"),
+            (EventKind::Stick, "block1_back"),
+            (EventKind::Stick, "block1_front"),
+            (EventKind::Stick, "block2_back"),
+            (EventKind::Stick, "block2_front"),
+            (EventKind::Stick, "block3_back"),
+            (EventKind::Stick, "block3_front"),
+            (EventKind::Stick, "block4_back"),
+            (EventKind::Stick, "block4_front"),
+        ],
     ),
 ];
 
@@ -435,5 +451,61 @@ fn two_runs_write_the_same_csv() {
         let (a, b) = (csv(), csv());
         assert!(a.len() > 100, "{name}");
         assert!(a == b, "{name}: two runs differ");
+    }
+}
+
+/// Five blocks sliding apart (five islands): each stops at `v / (mu g)`,
+/// `v^2 / (2 mu g)` on, and keeps `m g h` of its energy; the events report
+/// every block, the others still sliding where their closed form says.
+#[test]
+fn sliding_blocks_stop_where_the_closed_form_says() {
+    let (g, mu) = (9.81, 0.3);
+    let speeds = [1.0, 1.5, 2.0, 2.5, 3.0];
+    // Block b at time t: its x, and its speed.
+    let closed = |b: usize, t: f64| {
+        let (v, stop) = (speeds[b], speeds[b] / (mu * g));
+        let t = t.min(stop);
+        (
+            3.0 * b as f64 + v * t - 0.5 * mu * g * t * t,
+            v - mu * g * t,
+        )
+    };
+    for tol in TOLERANCES {
+        let r = run_at("sliding_blocks", tol);
+        let o = &r.outcome;
+        assert_eq!(o.status, Status::Finished, "{tol:?}: {:?}", o.reason);
+        for e in &o.events {
+            let block = e.contact / 2;
+            assert!(
+                (e.time - speeds[block] / (mu * g)).abs() < 1e-9,
+                "{tol:?}: {}",
+                e.time
+            );
+            for b in 0..5 {
+                let (x, v) = closed(b, e.time);
+                assert!(
+                    (e.q[3 * b] - x).abs() < 1e-9,
+                    "{tol:?}: block {b} at {}",
+                    e.time
+                );
+                assert!(
+                    (e.v[3 * b] - v).abs() < 1e-9,
+                    "{tol:?}: block {b} at {}",
+                    e.time
+                );
+                assert!((e.q[3 * b + 1] - 0.1).abs() < 1e-12 && e.q[3 * b + 2].abs() < 1e-12);
+            }
+        }
+        for b in 0..5 {
+            let (x, _) = closed(b, 1.2);
+            assert!((o.q[3 * b] - x).abs() < 1e-9, "{tol:?}: block {b}");
+            assert_eq!(o.v[3 * b], 0.0, "{tol:?}: block {b} at rest");
+        }
+        let rest: f64 = (0..5).map(|b| (1.0 + b as f64) * g * 0.1).sum();
+        assert!(
+            (o.energy_final - rest).abs() < 1e-9,
+            "{tol:?}: {}",
+            o.energy_final
+        );
     }
 }
