@@ -95,6 +95,7 @@ mod contact;
 mod frozen;
 mod linalg;
 pub mod rod;
+mod space;
 mod split;
 mod sticking;
 mod system;
