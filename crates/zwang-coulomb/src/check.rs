@@ -3,8 +3,9 @@
 
 use crate::contact::{solve_parts, Answers, ContactSettings};
 use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
+use crate::space::{Held, Operators};
 use crate::split::{is_whole, Cutter};
-use crate::system::{Contacts, Operators, SIGN_TOL};
+use crate::system::{Contacts, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
 use zwang_contact::{Mode, UnionFind};
@@ -325,8 +326,10 @@ pub fn check(instant: &Instant) -> Report {
                     Err(_) => continue,
                 }
             };
-            // The rows the answer keeps closed, in the part's numbering.
-            let other = has_answer.then(|| {
+            // The rows the answer keeps closed, in the part's numbering
+            // (with no single answer, the reported one: the closed branch
+            // of several, or the all-closed attempt).
+            let other = {
                 let normals: Vec<RowRef> = reduced
                     .sliding
                     .iter()
@@ -361,7 +364,7 @@ pub fn check(instant: &Instant) -> Report {
                         row,
                     }))
                     .collect()
-            });
+            };
             let local = check_part(&sub, other);
             verdict = local.verdict;
             reason = local.reason;
@@ -554,26 +557,34 @@ fn no_sliding_report() -> Report {
 }
 
 /// The analysis of one part's closed sliding contacts, with the rows
-/// `other` held (`None`: decided by the all-closed coupled solve, for a part
-/// whose contact problem has no single answer).
-fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
+/// `other` held.
+fn check_part(instant: &Instant, other: Vec<RowRef>) -> Report {
     let k = instant.sliding().len();
     if k == 0 {
         return no_sliding_report();
     }
-    let mut contacts = Contacts::new(instant);
-    let other = match other {
-        Some(rows) => rows,
-        None => contacts.solve_coupled(),
+    let contacts = Contacts::new(instant);
+    let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
+    let held_any = !other.is_empty();
+    let mut mass = None;
+    let mut ops = Held::new(instant, other, &mut mass)
+        .operators(&contacts.normals, &tangents, false)
+        .expect("not strict");
+    // `M^-1 J_t^T` for the size of a friction force (`ops.yt` when nothing
+    // is held).
+    let minv_tangent = if held_any {
+        let mut held = Held::new(instant, Vec::new(), &mut mass);
+        tangents.iter().map(|t| held.response(t.to_vec())).collect()
+    } else {
+        std::mem::take(&mut ops.yt)
     };
-    let ops = contacts.operators(&other);
     let u = contacts.normals.len();
     let normal_of = contacts.normal_of.clone();
     let mu_s: Vec<f64> = instant.sliding().iter().map(|c| c.mu * c.slip).collect();
     let nt = cleaned_coupling(&ops);
     // Per contact (k x k, the report) and per distinct normal (u x u, the
     // analysis: contacts sharing a normal row share its force).
-    let d_rep = Mat::from_fn(k, k, |i, j| ops.d[(normal_of[i], normal_of[j])]);
+    let d_rep = Mat::from_fn(k, k, |i, j| ops.w[(normal_of[i], normal_of[j])]);
     let c_rep = Mat::from_fn(k, k, |i, j| nt[(normal_of[i], j)] * mu_s[j]);
     let mut c_u = Mat::<f64>::zeros(u, u);
     for j in 0..k {
@@ -581,7 +592,7 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             c_u[(a, normal_of[j])] += nt[(a, j)] * mu_s[j];
         }
     }
-    let dinv_c = psd_pinv(&ops.d) * &c_u;
+    let dinv_c = psd_pinv(&ops.w) * &c_u;
     let coupling = spectral_radius(&dinv_c);
     // Friction frozen at the frictionless normal forces lambda_0 is off by
     // -J_t^T mu S (lambda_0 - lambda*) = J_t^T mu S D^-1 C G^-1 r: zero for
@@ -591,11 +602,11 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             let coef: Vec<f64> = (0..k)
                 .map(|i| mu_s[i] * dinv_c[(normal_of[i], b)])
                 .collect();
-            let (norm, bound) = contacts.tangent_combination_norm(&coef);
+            let (norm, bound) = contacts.tangent_combination_norm(&minv_tangent, &coef);
             norm <= COUPLING_TOL * bound
         })
         .collect();
-    let groups = groups(&ops.d, &c_u)
+    let groups = groups(&ops.w, &c_u)
         .into_iter()
         .map(|normals| {
             let frozen_exact = normals.iter().all(|&b| exact_column[b]);
@@ -647,9 +658,7 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             c: rows(&c_rep),
             g: rows(&(&d_rep - &c_rep)),
         }],
-        free_normal_acceleration: (0..k)
-            .map(|i| ops.free_normal_acceleration[normal_of[i]])
-            .collect(),
+        free_normal_acceleration: (0..k).map(|i| ops.w0[normal_of[i]]).collect(),
         p_matrix,
         frozen_exact: exact_column.iter().all(|&e| e),
     }
@@ -658,12 +667,12 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
 /// `J_n M_E^-1 J_t^T` with the entries below [`COUPLING_TOL`] of their
 /// Cauchy-Schwarz bound `sqrt(D_aa T_ii)` set to zero.
 fn cleaned_coupling(ops: &Operators) -> Mat<f64> {
-    let u = ops.d.nrows();
-    let d_max = (0..u).map(|a| ops.d[(a, a)]).fold(0.0, f64::max);
-    let mut nt = ops.normal_tangent.clone();
+    let u = ops.w.nrows();
+    let d_max = (0..u).map(|a| ops.w[(a, a)]).fold(0.0, f64::max);
+    let mut nt = ops.v.clone();
     for a in 0..u {
         for i in 0..nt.ncols() {
-            let bound = (ops.d[(a, a)].max(RANK_TOL * d_max) * ops.tangent_diag[i].max(0.0)).sqrt();
+            let bound = (ops.w[(a, a)].max(RANK_TOL * d_max) * ops.t_diag[i].max(0.0)).sqrt();
             if nt[(a, i)].abs() <= COUPLING_TOL * bound {
                 nt[(a, i)] = 0.0;
             }
@@ -708,14 +717,11 @@ fn judge(
             m[(normals[x], normals[y])]
         })
     };
-    let (d, c) = (sub(&ops.d), sub(c_u));
+    let (d, c) = (sub(&ops.w), sub(c_u));
     let coupled = (0..normals.len()).any(|x| (0..normals.len()).any(|y| c[(x, y)] != 0.0));
     let coupling = spectral_radius(&(psd_pinv(&d) * &c));
     let branches = (normals.len() <= MAX_ENUMERATED_CONTACTS).then(|| {
-        let w: Vec<f64> = normals
-            .iter()
-            .map(|&a| ops.free_normal_acceleration[a])
-            .collect();
+        let w: Vec<f64> = normals.iter().map(|&a| ops.w0[a]).collect();
         let bil: Vec<bool> = normals.iter().map(|&a| bilateral[a]).collect();
         enumerate(&d, &c, &w, &bil)
     });
@@ -828,11 +834,7 @@ fn list(v: &[f64]) -> String {
 }
 
 fn free_acc(group: &Group, ops: &Operators) -> String {
-    let w: Vec<f64> = group
-        .normals
-        .iter()
-        .map(|&a| ops.free_normal_acceleration[a])
-        .collect();
+    let w: Vec<f64> = group.normals.iter().map(|&a| ops.w0[a]).collect();
     list(&w)
 }
 
@@ -907,12 +909,12 @@ fn contact_sentence(group: &Group, kappa: f64, ops: &Operators, normal: usize) -
         Verdict::PainleveInconsistent => format!(
             "Painleve{shared}: G is not a P-matrix and with free normal acceleration {:.4} there is \
              no solution.",
-            ops.free_normal_acceleration[normal]
+            ops.w0[normal]
         ),
         Verdict::PainleveIndeterminate => format!(
             "Painleve{shared}: G is not a P-matrix and with free normal acceleration {:.4} there are \
              several solutions.",
-            ops.free_normal_acceleration[normal]
+            ops.w0[normal]
         ),
         Verdict::StationaryOnly => "A higher-order principle: stationary, not a minimum.".into(),
     }

@@ -48,9 +48,11 @@ pub(crate) struct Operators {
     /// `M_E^-1 a_r^T` per contact row and `M_E^-1 J_t,i^T` per tangent.
     pub y: Vec<Vec<f64>>,
     pub yt: Vec<Vec<f64>>,
-    /// `W = A_c M_E^-1 A_c^T` (symmetrized) and `V = A_c M_E^-1 J_t^T`.
+    /// `W = A_c M_E^-1 A_c^T` (symmetrized), `V = A_c M_E^-1 J_t^T`, and
+    /// the diagonal of `T = J_t M_E^-1 J_t^T` (the scale of `V`'s entries).
     pub w: Mat<f64>,
     pub v: Mat<f64>,
+    pub t_diag: Vec<f64>,
     /// `w0 = A_c a0 - b_c`, the free contact acceleration (with
     /// inconsistent held rows, of a least-squares compromise).
     pub w0: Vec<f64>,
@@ -201,12 +203,18 @@ impl<'a> Held<'a> {
                 w[(q, p)] = s;
             }
         }
+        let t_diag = tangents
+            .iter()
+            .zip(&yt)
+            .map(|(t, y)| t.iter().zip(y).map(|(a, b)| a * b).sum())
+            .collect();
         Some(Operators {
             a0,
             y,
             yt,
             w,
             v,
+            t_diag,
             w0,
         })
     }
