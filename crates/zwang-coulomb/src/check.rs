@@ -2,7 +2,7 @@
 //! Newton answer at this instant, and does a rigid answer exist at all?
 
 use crate::contact::{solve_parts, Answers, ContactSettings};
-use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
+use crate::linalg::{normalized_det, psd_pinv, spectral_radius, RANK_TOL};
 use crate::space::{Held, Operators};
 use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, SIGN_TOL};
@@ -16,8 +16,9 @@ use zwang_instant::{Instant, RowRef, RowSet, SlidingContact};
 /// has `cos(pi/2) ~ 6e-17`, not 0).
 pub const COUPLING_TOL: f64 = 1e-9;
 
-/// The largest group of mutually coupled contacts whose contact problem is
-/// enumerated (`2^k` branches): beyond it the Painleve test is not run.
+/// The largest group of mutually coupled contacts whose `G` is tested for
+/// the P-matrix property (`2^k` branch determinants): beyond it
+/// [`Report::p_matrix`] is `None`.
 pub const MAX_ENUMERATED_CONTACTS: usize = 12;
 
 /// A normalized determinant (determinant over the product of the column
@@ -177,23 +178,14 @@ impl Report {
     }
 }
 
-/// What the enumeration of one group's contact problem found.
-struct Branches {
-    p_matrix: bool,
-    /// Isolated solutions (counted only when `p_matrix` is false).
-    solutions: usize,
-    /// A singular branch with a consistent solution: a continuum.
-    continuum: bool,
-}
-
 /// The verdict of one group of coupled contacts, with what explains it.
 struct Group {
     normals: Vec<usize>,
     verdict: Verdict,
     coupling: f64,
     p_matrix: Option<bool>,
-    /// A non-P `G` whose contact problem still has exactly one solution.
-    unique_despite_non_p: bool,
+    /// How many answers the part's contact problem has.
+    answers: Answers,
     /// See [`Report::frozen_exact`].
     frozen_exact: bool,
 }
@@ -365,7 +357,7 @@ pub fn check(instant: &Instant) -> Report {
                     }))
                     .collect()
             };
-            let local = check_part(&sub, other);
+            let local = check_part(&sub, other, painleve, out.answers);
             verdict = local.verdict;
             reason = local.reason;
             let own = reduced.sliding.len();
@@ -410,15 +402,6 @@ pub fn check(instant: &Instant) -> Report {
                         accelerations: the rigid model does not choose between them."
                         .to_string(),
                 },
-            )),
-            None if has_answer && verdict.is_painleve() => Some((
-                Verdict::NotEquivalent,
-                format!(
-                    "{} (G is not a P-matrix, but with every contact mode tried the contact problem \
-                     has exactly one solution.)",
-                    "Friction feeds back into the normal forces: the frozen-friction QP is off and \
-                     the coupled (variational) equations give the Newton answer"
-                ),
             )),
             _ => None,
         };
@@ -557,8 +540,14 @@ fn no_sliding_report() -> Report {
 }
 
 /// The analysis of one part's closed sliding contacts, with the rows
-/// `other` held.
-fn check_part(instant: &Instant, other: Vec<RowRef>) -> Report {
+/// `other` held; `painleve` and `answers` are what its contact problem
+/// says of existence and uniqueness.
+fn check_part(
+    instant: &Instant,
+    other: Vec<RowRef>,
+    painleve: Option<Verdict>,
+    answers: Answers,
+) -> Report {
     let k = instant.sliding().len();
     if k == 0 {
         return no_sliding_report();
@@ -610,7 +599,8 @@ fn check_part(instant: &Instant, other: Vec<RowRef>) -> Report {
         .into_iter()
         .map(|normals| {
             let frozen_exact = normals.iter().all(|&b| exact_column[b]);
-            judge(normals, &ops, &c_u, &contacts.bilateral, frozen_exact)
+            let part = (painleve, answers);
+            judge(normals, &ops, &c_u, &contacts.bilateral, frozen_exact, part)
         })
         .collect::<Vec<_>>();
     let worst = groups
@@ -705,12 +695,17 @@ fn groups(d: &Mat<f64>, c: &Mat<f64>) -> Vec<Vec<usize>> {
     out
 }
 
+/// The verdict of one group: `equivalent` without coupling, else
+/// `not_equivalent` when `G` is a P-matrix (one answer whatever the load),
+/// else what the part's contact problem says (`part`: its Painleve
+/// verdict, if any, and its count of answers).
 fn judge(
     normals: Vec<usize>,
     ops: &Operators,
     c_u: &Mat<f64>,
     bilateral: &[bool],
     frozen_exact: bool,
+    part: (Option<Verdict>, Answers),
 ) -> Group {
     let sub = |m: &Mat<f64>| {
         Mat::from_fn(normals.len(), normals.len(), |x, y| {
@@ -720,33 +715,28 @@ fn judge(
     let (d, c) = (sub(&ops.w), sub(c_u));
     let coupled = (0..normals.len()).any(|x| (0..normals.len()).any(|y| c[(x, y)] != 0.0));
     let coupling = spectral_radius(&(psd_pinv(&d) * &c));
-    let branches = (normals.len() <= MAX_ENUMERATED_CONTACTS).then(|| {
-        let w: Vec<f64> = normals.iter().map(|&a| ops.w0[a]).collect();
+    let p_matrix = (normals.len() <= MAX_ENUMERATED_CONTACTS).then(|| {
         let bil: Vec<bool> = normals.iter().map(|&a| bilateral[a]).collect();
-        enumerate(&d, &c, &w, &bil)
+        is_p_matrix(&d, &c, &bil)
     });
-    let verdict = match &branches {
+    let verdict = match p_matrix {
         _ if !coupled => Verdict::Equivalent,
-        None => Verdict::NotEquivalent,
-        Some(b) if b.p_matrix => Verdict::NotEquivalent,
-        Some(b) if b.solutions == 0 && !b.continuum => Verdict::PainleveInconsistent,
-        Some(b) if b.solutions >= 2 || b.continuum => Verdict::PainleveIndeterminate,
-        Some(_) => Verdict::NotEquivalent,
+        Some(true) => Verdict::NotEquivalent,
+        _ => part.0.unwrap_or(Verdict::NotEquivalent),
     };
     Group {
         normals,
         verdict,
         coupling,
-        p_matrix: branches.as_ref().map(|b| b.p_matrix),
-        unique_despite_non_p: coupled
-            && verdict == Verdict::NotEquivalent
-            && branches.as_ref().is_some_and(|b| !b.p_matrix),
+        p_matrix,
+        answers: part.1,
         frozen_exact,
     }
 }
 
-/// The contact problem of one group as a piecewise-linear equation
-/// `F(z) = sum_x B_x(sign z_x) z_x + w_free = 0`, one branch per sign
+/// Whether the contact problem of one group has one solution for every
+/// free normal acceleration. As a piecewise-linear equation
+/// `F(z) = sum_x B_x(sign z_x) z_x + w_free = 0` it has one branch per sign
 /// pattern of `z`:
 ///
 /// - unilateral normal `x`: `z_x > 0` is the closed contact
@@ -758,10 +748,10 @@ fn judge(
 ///
 /// The branch matrices of an LCP are the principal submatrices of `G`
 /// bordered by the identity, so "every branch determinant positive" is
-/// "`G` is a P-matrix" (a unique solution for every `w_free`); with bilateral
-/// normals it is the same coherent-orientation test. When it fails, every
-/// branch is solved and the consistent solutions are counted.
-fn enumerate(d: &Mat<f64>, c: &Mat<f64>, w_free: &[f64], bilateral: &[bool]) -> Branches {
+/// "`G` is a P-matrix"; with bilateral normals it is the same
+/// coherent-orientation test. An analysis of `G` alone: how many answers a
+/// given load has is the contact problem's to say (`Answers`).
+fn is_p_matrix(d: &Mat<f64>, c: &Mat<f64>, bilateral: &[bool]) -> bool {
     let m = d.nrows();
     let column = |pattern: usize, x: usize, row: usize| -> f64 {
         let positive = pattern & (1 << x) != 0;
@@ -772,56 +762,7 @@ fn enumerate(d: &Mat<f64>, c: &Mat<f64>, w_free: &[f64], bilateral: &[bool]) -> 
         }
     };
     let branch = |p: usize| Mat::from_fn(m, m, |row, x| column(p, x, row));
-    let p_matrix = (0..1usize << m).all(|p| normalized_det(&branch(p)) > DET_TOL);
-    let mut found: Vec<Vec<f64>> = Vec::new();
-    let mut continuum = false;
-    if !p_matrix {
-        let rhs: Vec<f64> = w_free.iter().map(|w| -w).collect();
-        for p in 0..1usize << m {
-            let b = branch(p);
-            let singular = normalized_det(&b).abs() <= DET_TOL;
-            let (z, residual) = solve_square(&b, &rhs);
-            let tol = SIGN_TOL * z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-            let signs_ok = (0..m).all(|x| {
-                if p & (1 << x) != 0 {
-                    z[x] >= -tol
-                } else {
-                    z[x] <= tol
-                }
-            });
-            if residual > 1e-9 || !signs_ok {
-                continue;
-            }
-            if singular {
-                continuum = true;
-                continue;
-            }
-            // (lambda, w) of the solution, so that a solution on a branch
-            // boundary (some z_x = 0) is counted once.
-            let sol: Vec<f64> = (0..m)
-                .flat_map(|x| {
-                    let positive = p & (1 << x) != 0;
-                    match (bilateral[x], positive) {
-                        (false, false) => [0.0, -z[x]],
-                        _ => [z[x], 0.0],
-                    }
-                })
-                .collect();
-            let scale = sol.iter().fold(f64::MIN_POSITIVE, |s, v| s.max(v.abs()));
-            if !found.iter().any(|f| {
-                f.iter()
-                    .zip(&sol)
-                    .all(|(a, b)| (a - b).abs() <= 1e-8 * scale)
-            }) {
-                found.push(sol);
-            }
-        }
-    }
-    Branches {
-        p_matrix,
-        solutions: found.len(),
-        continuum,
-    }
+    (0..1usize << m).all(|p| normalized_det(&branch(p)) > DET_TOL)
 }
 
 fn list(v: &[f64]) -> String {
@@ -863,8 +804,17 @@ fn instant_sentence(worst: &Group, coupling: f64, ops: &Operators, n_groups: usi
             } else {
                 "; re-solving the QP with updated friction diverges"
             });
-            if worst.unique_despite_non_p {
-                s.push_str(" (G is not a P-matrix, but this contact problem has exactly one solution)");
+            if worst.p_matrix == Some(false) {
+                s.push_str(match worst.answers {
+                    Answers::One => {
+                        " (G is not a P-matrix, but this contact problem has exactly one solution)"
+                    }
+                    Answers::Found => {
+                        " (G is not a P-matrix; the contact problem's answer was found, without \
+                         testing that it is the only one)"
+                    }
+                    _ => " (G is not a P-matrix; the contact problem's answer was not found)",
+                });
             } else if worst.p_matrix.is_none() {
                 s.push_str(&format!(
                     " (more than {MAX_ENUMERATED_CONTACTS} coupled contacts: Painleve paradoxes were not tested)"
