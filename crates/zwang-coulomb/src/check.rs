@@ -134,8 +134,9 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     /// Indices into `Instant::sliding()`; `k + j` (with `k` friction
-    /// entries) for sticking entry `j` when it must slip and is analysed as
-    /// the sliding contact it becomes.
+    /// entries) for sticking entry `j` when it must slip (or may: in a part
+    /// with no single answer) and is analysed as the sliding contact it
+    /// becomes.
     pub contacts: Vec<usize>,
     /// `D = J_n M_E^-1 J_n^T`, the Delassus operator of the sliding normals
     /// in the system the other closed rows leave free (`M_E^-1`).
@@ -271,15 +272,17 @@ pub fn check(instant: &Instant) -> Report {
                 );
             }
         }
+        // A sticking entry that must slip is analysed as the sliding
+        // contact it becomes: its tangent row, slipping the way the answer
+        // accelerates. With no single answer every sticking entry may slip
+        // (as every sliding one is kept closed): one that sticks in the
+        // reported answer slips against the force that holds it there.
         let slipping: Vec<usize> = part
             .sticking
             .iter()
             .copied()
-            .filter(|&j| solved.modes[k + j] == Mode::Slide)
+            .filter(|&j| !has_answer || solved.modes[k + j] == Mode::Slide)
             .collect();
-        // A sticking entry that must slip is analysed as the sliding
-        // contact it becomes: its tangent row, slipping the way the answer
-        // accelerates.
         let eq = instant.equalities();
         let extras: Vec<SlidingContact> = slipping
             .iter()
@@ -292,11 +295,19 @@ pub fn check(instant: &Instant) -> Report {
                     }
                 }
                 let at = eq.row_dot(c.tangent_row, a) - eq.rhs()[c.tangent_row];
+                let held = solved.tangential_forces[j];
+                let slip = if solved.modes[k + j] != Mode::Slide && held != 0.0 {
+                    -held.signum()
+                } else if at >= 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
                 SlidingContact {
                     normal: c.normal,
                     tangent,
                     mu: c.mu,
-                    slip: if at >= 0.0 { 1.0 } else { -1.0 },
+                    slip,
                 }
             })
             .collect();
@@ -330,7 +341,8 @@ pub fn check(instant: &Instant) -> Report {
                     .collect();
                 let held_eq = reduced.eq_rows.iter().enumerate().filter(|&(_, &r)| {
                     let free_tangent = part.sticking.iter().any(|&j| {
-                        instant.sticking()[j].tangent_row == r && solved.modes[k + j] != Mode::Stick
+                        instant.sticking()[j].tangent_row == r
+                            && (solved.modes[k + j] == Mode::Open || slipping.contains(&j))
                     });
                     let normal = normals.contains(&RowRef {
                         set: RowSet::Equalities,
@@ -412,7 +424,7 @@ pub fn check(instant: &Instant) -> Report {
                 report.contacts[i].verdict = v;
             }
         }
-        if !slipping.is_empty() {
+        if !slipping.is_empty() && has_answer {
             reason = format!(
                 "{reason} Sticking contact{} {:?} must slip (the force that would hold {} leaves \
                  the friction cone), so the QP that holds its tangent row is not the motion; it is \
@@ -420,6 +432,18 @@ pub fn check(instant: &Instant) -> Report {
                 if slipping.len() > 1 { "s" } else { "" },
                 slipping,
                 if slipping.len() > 1 { "them" } else { "it" },
+            );
+        } else if !slipping.is_empty() {
+            let many = slipping.len() > 1;
+            reason = format!(
+                "{reason} Sticking contact{} {:?} {} judged above as the sliding contact{} {} \
+                 would become: with no single answer, {} may slip.",
+                if many { "s" } else { "" },
+                slipping,
+                if many { "are" } else { "is" },
+                if many { "s" } else { "" },
+                if many { "they" } else { "it" },
+                if many { "they" } else { "it" },
             );
         }
         if reduced.sliding.is_empty() && slipping.is_empty() && reason.is_empty() {
