@@ -10,8 +10,9 @@
 //! equality system per contact row gives the contact-space operator
 //! `W = A_c M_E^-1 A_c^T`, the coupling to the sliding tangents
 //! `V = A_c M_E^-1 J_t^T` and the free contact acceleration `w0`
-//! (`M_E^-1` is the inverse mass of the system the held rows leave free).
-//! In that space each contact is one of:
+//! (`M_E^-1` is the inverse mass of the system the held rows leave free;
+//! `space.rs` builds them, for the checker too). In that space each contact
+//! is one of:
 //!
 //! | contact | modes | conditions |
 //! |---|---|---|
