@@ -2,9 +2,10 @@
 //! Newton answer at this instant, and does a rigid answer exist at all?
 
 use crate::contact::{solve_parts, Answers, ContactSettings};
-use crate::linalg::{normalized_det, psd_pinv, solve_square, spectral_radius, RANK_TOL};
+use crate::linalg::{normalized_det, psd_pinv, spectral_radius, RANK_TOL};
+use crate::space::{Held, Operators};
 use crate::split::{is_whole, Cutter};
-use crate::system::{Contacts, Operators, SIGN_TOL};
+use crate::system::{Contacts, SIGN_TOL};
 use faer::Mat;
 use std::borrow::Cow;
 use zwang_contact::{Mode, UnionFind};
@@ -15,8 +16,9 @@ use zwang_instant::{Instant, RowRef, RowSet, SlidingContact};
 /// has `cos(pi/2) ~ 6e-17`, not 0).
 pub const COUPLING_TOL: f64 = 1e-9;
 
-/// The largest group of mutually coupled contacts whose contact problem is
-/// enumerated (`2^k` branches): beyond it the Painleve test is not run.
+/// The largest group of mutually coupled contacts whose `G` is tested for
+/// the P-matrix property (`2^k` branch determinants): beyond it
+/// [`Report::p_matrix`] is `None`.
 pub const MAX_ENUMERATED_CONTACTS: usize = 12;
 
 /// A normalized determinant (determinant over the product of the column
@@ -132,8 +134,9 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
     /// Indices into `Instant::sliding()`; `k + j` (with `k` friction
-    /// entries) for sticking entry `j` when it must slip and is analysed as
-    /// the sliding contact it becomes.
+    /// entries) for sticking entry `j` when it must slip (or may: in a part
+    /// with no single answer) and is analysed as the sliding contact it
+    /// becomes.
     pub contacts: Vec<usize>,
     /// `D = J_n M_E^-1 J_n^T`, the Delassus operator of the sliding normals
     /// in the system the other closed rows leave free (`M_E^-1`).
@@ -176,23 +179,14 @@ impl Report {
     }
 }
 
-/// What the enumeration of one group's contact problem found.
-struct Branches {
-    p_matrix: bool,
-    /// Isolated solutions (counted only when `p_matrix` is false).
-    solutions: usize,
-    /// A singular branch with a consistent solution: a continuum.
-    continuum: bool,
-}
-
 /// The verdict of one group of coupled contacts, with what explains it.
 struct Group {
     normals: Vec<usize>,
     verdict: Verdict,
     coupling: f64,
     p_matrix: Option<bool>,
-    /// A non-P `G` whose contact problem still has exactly one solution.
-    unique_despite_non_p: bool,
+    /// How many answers the part's contact problem has.
+    answers: Answers,
     /// See [`Report::frozen_exact`].
     frozen_exact: bool,
 }
@@ -278,15 +272,17 @@ pub fn check(instant: &Instant) -> Report {
                 );
             }
         }
+        // A sticking entry that must slip is analysed as the sliding
+        // contact it becomes: its tangent row, slipping the way the answer
+        // accelerates. With no single answer every sticking entry may slip
+        // (as every sliding one is kept closed): one that sticks in the
+        // reported answer slips against the force that holds it there.
         let slipping: Vec<usize> = part
             .sticking
             .iter()
             .copied()
-            .filter(|&j| solved.modes[k + j] == Mode::Slide)
+            .filter(|&j| !has_answer || solved.modes[k + j] == Mode::Slide)
             .collect();
-        // A sticking entry that must slip is analysed as the sliding
-        // contact it becomes: its tangent row, slipping the way the answer
-        // accelerates.
         let eq = instant.equalities();
         let extras: Vec<SlidingContact> = slipping
             .iter()
@@ -299,11 +295,19 @@ pub fn check(instant: &Instant) -> Report {
                     }
                 }
                 let at = eq.row_dot(c.tangent_row, a) - eq.rhs()[c.tangent_row];
+                let held = solved.tangential_forces[j];
+                let slip = if solved.modes[k + j] != Mode::Slide && held != 0.0 {
+                    -held.signum()
+                } else if at >= 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
                 SlidingContact {
                     normal: c.normal,
                     tangent,
                     mu: c.mu,
-                    slip: if at >= 0.0 { 1.0 } else { -1.0 },
+                    slip,
                 }
             })
             .collect();
@@ -325,8 +329,10 @@ pub fn check(instant: &Instant) -> Report {
                     Err(_) => continue,
                 }
             };
-            // The rows the answer keeps closed, in the part's numbering.
-            let other = has_answer.then(|| {
+            // The rows the answer keeps closed, in the part's numbering
+            // (with no single answer, the reported one: the closed branch
+            // of several, or the all-closed attempt).
+            let other = {
                 let normals: Vec<RowRef> = reduced
                     .sliding
                     .iter()
@@ -335,7 +341,8 @@ pub fn check(instant: &Instant) -> Report {
                     .collect();
                 let held_eq = reduced.eq_rows.iter().enumerate().filter(|&(_, &r)| {
                     let free_tangent = part.sticking.iter().any(|&j| {
-                        instant.sticking()[j].tangent_row == r && solved.modes[k + j] != Mode::Stick
+                        instant.sticking()[j].tangent_row == r
+                            && (solved.modes[k + j] == Mode::Open || slipping.contains(&j))
                     });
                     let normal = normals.contains(&RowRef {
                         set: RowSet::Equalities,
@@ -361,8 +368,8 @@ pub fn check(instant: &Instant) -> Report {
                         row,
                     }))
                     .collect()
-            });
-            let local = check_part(&sub, other);
+            };
+            let local = check_part(&sub, other, painleve, out.answers);
             verdict = local.verdict;
             reason = local.reason;
             let own = reduced.sliding.len();
@@ -408,15 +415,6 @@ pub fn check(instant: &Instant) -> Report {
                         .to_string(),
                 },
             )),
-            None if has_answer && verdict.is_painleve() => Some((
-                Verdict::NotEquivalent,
-                format!(
-                    "{} (G is not a P-matrix, but with every contact mode tried the contact problem \
-                     has exactly one solution.)",
-                    "Friction feeds back into the normal forces: the frozen-friction QP is off and \
-                     the coupled (variational) equations give the Newton answer"
-                ),
-            )),
             _ => None,
         };
         if let Some((v, r)) = decided {
@@ -426,7 +424,7 @@ pub fn check(instant: &Instant) -> Report {
                 report.contacts[i].verdict = v;
             }
         }
-        if !slipping.is_empty() {
+        if !slipping.is_empty() && has_answer {
             reason = format!(
                 "{reason} Sticking contact{} {:?} must slip (the force that would hold {} leaves \
                  the friction cone), so the QP that holds its tangent row is not the motion; it is \
@@ -434,6 +432,18 @@ pub fn check(instant: &Instant) -> Report {
                 if slipping.len() > 1 { "s" } else { "" },
                 slipping,
                 if slipping.len() > 1 { "them" } else { "it" },
+            );
+        } else if !slipping.is_empty() {
+            let many = slipping.len() > 1;
+            reason = format!(
+                "{reason} Sticking contact{} {:?} {} judged above as the sliding contact{} {} \
+                 would become: with no single answer, {} may slip.",
+                if many { "s" } else { "" },
+                slipping,
+                if many { "are" } else { "is" },
+                if many { "s" } else { "" },
+                if many { "they" } else { "it" },
+                if many { "they" } else { "it" },
             );
         }
         if reduced.sliding.is_empty() && slipping.is_empty() && reason.is_empty() {
@@ -554,26 +564,40 @@ fn no_sliding_report() -> Report {
 }
 
 /// The analysis of one part's closed sliding contacts, with the rows
-/// `other` held (`None`: decided by the all-closed coupled solve, for a part
-/// whose contact problem has no single answer).
-fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
+/// `other` held; `painleve` and `answers` are what its contact problem
+/// says of existence and uniqueness.
+fn check_part(
+    instant: &Instant,
+    other: Vec<RowRef>,
+    painleve: Option<Verdict>,
+    answers: Answers,
+) -> Report {
     let k = instant.sliding().len();
     if k == 0 {
         return no_sliding_report();
     }
-    let mut contacts = Contacts::new(instant);
-    let other = match other {
-        Some(rows) => rows,
-        None => contacts.solve_coupled(),
+    let contacts = Contacts::new(instant);
+    let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
+    let held_any = !other.is_empty();
+    let mut mass = None;
+    let mut ops = Held::new(instant, other, &mut mass)
+        .operators(&contacts.normals, &tangents, false)
+        .expect("not strict");
+    // `M^-1 J_t^T` for the size of a friction force (`ops.yt` when nothing
+    // is held).
+    let minv_tangent = if held_any {
+        let mut held = Held::new(instant, Vec::new(), &mut mass);
+        tangents.iter().map(|t| held.response(t.to_vec())).collect()
+    } else {
+        std::mem::take(&mut ops.yt)
     };
-    let ops = contacts.operators(&other);
     let u = contacts.normals.len();
     let normal_of = contacts.normal_of.clone();
     let mu_s: Vec<f64> = instant.sliding().iter().map(|c| c.mu * c.slip).collect();
     let nt = cleaned_coupling(&ops);
     // Per contact (k x k, the report) and per distinct normal (u x u, the
     // analysis: contacts sharing a normal row share its force).
-    let d_rep = Mat::from_fn(k, k, |i, j| ops.d[(normal_of[i], normal_of[j])]);
+    let d_rep = Mat::from_fn(k, k, |i, j| ops.w[(normal_of[i], normal_of[j])]);
     let c_rep = Mat::from_fn(k, k, |i, j| nt[(normal_of[i], j)] * mu_s[j]);
     let mut c_u = Mat::<f64>::zeros(u, u);
     for j in 0..k {
@@ -581,7 +605,7 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             c_u[(a, normal_of[j])] += nt[(a, j)] * mu_s[j];
         }
     }
-    let dinv_c = psd_pinv(&ops.d) * &c_u;
+    let dinv_c = psd_pinv(&ops.w) * &c_u;
     let coupling = spectral_radius(&dinv_c);
     // Friction frozen at the frictionless normal forces lambda_0 is off by
     // -J_t^T mu S (lambda_0 - lambda*) = J_t^T mu S D^-1 C G^-1 r: zero for
@@ -591,15 +615,16 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             let coef: Vec<f64> = (0..k)
                 .map(|i| mu_s[i] * dinv_c[(normal_of[i], b)])
                 .collect();
-            let (norm, bound) = contacts.tangent_combination_norm(&coef);
+            let (norm, bound) = contacts.tangent_combination_norm(&minv_tangent, &coef);
             norm <= COUPLING_TOL * bound
         })
         .collect();
-    let groups = groups(&ops.d, &c_u)
+    let groups = groups(&ops.w, &c_u)
         .into_iter()
         .map(|normals| {
             let frozen_exact = normals.iter().all(|&b| exact_column[b]);
-            judge(normals, &ops, &c_u, &contacts.bilateral, frozen_exact)
+            let part = (painleve, answers);
+            judge(normals, &ops, &c_u, &contacts.bilateral, frozen_exact, part)
         })
         .collect::<Vec<_>>();
     let worst = groups
@@ -647,9 +672,7 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
             c: rows(&c_rep),
             g: rows(&(&d_rep - &c_rep)),
         }],
-        free_normal_acceleration: (0..k)
-            .map(|i| ops.free_normal_acceleration[normal_of[i]])
-            .collect(),
+        free_normal_acceleration: (0..k).map(|i| ops.w0[normal_of[i]]).collect(),
         p_matrix,
         frozen_exact: exact_column.iter().all(|&e| e),
     }
@@ -658,12 +681,12 @@ fn check_part(instant: &Instant, other: Option<Vec<RowRef>>) -> Report {
 /// `J_n M_E^-1 J_t^T` with the entries below [`COUPLING_TOL`] of their
 /// Cauchy-Schwarz bound `sqrt(D_aa T_ii)` set to zero.
 fn cleaned_coupling(ops: &Operators) -> Mat<f64> {
-    let u = ops.d.nrows();
-    let d_max = (0..u).map(|a| ops.d[(a, a)]).fold(0.0, f64::max);
-    let mut nt = ops.normal_tangent.clone();
+    let u = ops.w.nrows();
+    let d_max = (0..u).map(|a| ops.w[(a, a)]).fold(0.0, f64::max);
+    let mut nt = ops.v.clone();
     for a in 0..u {
         for i in 0..nt.ncols() {
-            let bound = (ops.d[(a, a)].max(RANK_TOL * d_max) * ops.tangent_diag[i].max(0.0)).sqrt();
+            let bound = (ops.w[(a, a)].max(RANK_TOL * d_max) * ops.t_diag[i].max(0.0)).sqrt();
             if nt[(a, i)].abs() <= COUPLING_TOL * bound {
                 nt[(a, i)] = 0.0;
             }
@@ -696,51 +719,48 @@ fn groups(d: &Mat<f64>, c: &Mat<f64>) -> Vec<Vec<usize>> {
     out
 }
 
+/// The verdict of one group: `equivalent` without coupling, else
+/// `not_equivalent` when `G` is a P-matrix (one answer whatever the load),
+/// else what the part's contact problem says (`part`: its Painleve
+/// verdict, if any, and its count of answers).
 fn judge(
     normals: Vec<usize>,
     ops: &Operators,
     c_u: &Mat<f64>,
     bilateral: &[bool],
     frozen_exact: bool,
+    part: (Option<Verdict>, Answers),
 ) -> Group {
     let sub = |m: &Mat<f64>| {
         Mat::from_fn(normals.len(), normals.len(), |x, y| {
             m[(normals[x], normals[y])]
         })
     };
-    let (d, c) = (sub(&ops.d), sub(c_u));
+    let (d, c) = (sub(&ops.w), sub(c_u));
     let coupled = (0..normals.len()).any(|x| (0..normals.len()).any(|y| c[(x, y)] != 0.0));
     let coupling = spectral_radius(&(psd_pinv(&d) * &c));
-    let branches = (normals.len() <= MAX_ENUMERATED_CONTACTS).then(|| {
-        let w: Vec<f64> = normals
-            .iter()
-            .map(|&a| ops.free_normal_acceleration[a])
-            .collect();
+    let p_matrix = (normals.len() <= MAX_ENUMERATED_CONTACTS).then(|| {
         let bil: Vec<bool> = normals.iter().map(|&a| bilateral[a]).collect();
-        enumerate(&d, &c, &w, &bil)
+        is_p_matrix(&d, &c, &bil)
     });
-    let verdict = match &branches {
+    let verdict = match p_matrix {
         _ if !coupled => Verdict::Equivalent,
-        None => Verdict::NotEquivalent,
-        Some(b) if b.p_matrix => Verdict::NotEquivalent,
-        Some(b) if b.solutions == 0 && !b.continuum => Verdict::PainleveInconsistent,
-        Some(b) if b.solutions >= 2 || b.continuum => Verdict::PainleveIndeterminate,
-        Some(_) => Verdict::NotEquivalent,
+        Some(true) => Verdict::NotEquivalent,
+        _ => part.0.unwrap_or(Verdict::NotEquivalent),
     };
     Group {
         normals,
         verdict,
         coupling,
-        p_matrix: branches.as_ref().map(|b| b.p_matrix),
-        unique_despite_non_p: coupled
-            && verdict == Verdict::NotEquivalent
-            && branches.as_ref().is_some_and(|b| !b.p_matrix),
+        p_matrix,
+        answers: part.1,
         frozen_exact,
     }
 }
 
-/// The contact problem of one group as a piecewise-linear equation
-/// `F(z) = sum_x B_x(sign z_x) z_x + w_free = 0`, one branch per sign
+/// Whether the contact problem of one group has one solution for every
+/// free normal acceleration. As a piecewise-linear equation
+/// `F(z) = sum_x B_x(sign z_x) z_x + w_free = 0` it has one branch per sign
 /// pattern of `z`:
 ///
 /// - unilateral normal `x`: `z_x > 0` is the closed contact
@@ -752,10 +772,10 @@ fn judge(
 ///
 /// The branch matrices of an LCP are the principal submatrices of `G`
 /// bordered by the identity, so "every branch determinant positive" is
-/// "`G` is a P-matrix" (a unique solution for every `w_free`); with bilateral
-/// normals it is the same coherent-orientation test. When it fails, every
-/// branch is solved and the consistent solutions are counted.
-fn enumerate(d: &Mat<f64>, c: &Mat<f64>, w_free: &[f64], bilateral: &[bool]) -> Branches {
+/// "`G` is a P-matrix"; with bilateral normals it is the same
+/// coherent-orientation test. An analysis of `G` alone: how many answers a
+/// given load has is the contact problem's to say (`Answers`).
+fn is_p_matrix(d: &Mat<f64>, c: &Mat<f64>, bilateral: &[bool]) -> bool {
     let m = d.nrows();
     let column = |pattern: usize, x: usize, row: usize| -> f64 {
         let positive = pattern & (1 << x) != 0;
@@ -766,56 +786,7 @@ fn enumerate(d: &Mat<f64>, c: &Mat<f64>, w_free: &[f64], bilateral: &[bool]) -> 
         }
     };
     let branch = |p: usize| Mat::from_fn(m, m, |row, x| column(p, x, row));
-    let p_matrix = (0..1usize << m).all(|p| normalized_det(&branch(p)) > DET_TOL);
-    let mut found: Vec<Vec<f64>> = Vec::new();
-    let mut continuum = false;
-    if !p_matrix {
-        let rhs: Vec<f64> = w_free.iter().map(|w| -w).collect();
-        for p in 0..1usize << m {
-            let b = branch(p);
-            let singular = normalized_det(&b).abs() <= DET_TOL;
-            let (z, residual) = solve_square(&b, &rhs);
-            let tol = SIGN_TOL * z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-            let signs_ok = (0..m).all(|x| {
-                if p & (1 << x) != 0 {
-                    z[x] >= -tol
-                } else {
-                    z[x] <= tol
-                }
-            });
-            if residual > 1e-9 || !signs_ok {
-                continue;
-            }
-            if singular {
-                continuum = true;
-                continue;
-            }
-            // (lambda, w) of the solution, so that a solution on a branch
-            // boundary (some z_x = 0) is counted once.
-            let sol: Vec<f64> = (0..m)
-                .flat_map(|x| {
-                    let positive = p & (1 << x) != 0;
-                    match (bilateral[x], positive) {
-                        (false, false) => [0.0, -z[x]],
-                        _ => [z[x], 0.0],
-                    }
-                })
-                .collect();
-            let scale = sol.iter().fold(f64::MIN_POSITIVE, |s, v| s.max(v.abs()));
-            if !found.iter().any(|f| {
-                f.iter()
-                    .zip(&sol)
-                    .all(|(a, b)| (a - b).abs() <= 1e-8 * scale)
-            }) {
-                found.push(sol);
-            }
-        }
-    }
-    Branches {
-        p_matrix,
-        solutions: found.len(),
-        continuum,
-    }
+    (0..1usize << m).all(|p| normalized_det(&branch(p)) > DET_TOL)
 }
 
 fn list(v: &[f64]) -> String {
@@ -828,11 +799,7 @@ fn list(v: &[f64]) -> String {
 }
 
 fn free_acc(group: &Group, ops: &Operators) -> String {
-    let w: Vec<f64> = group
-        .normals
-        .iter()
-        .map(|&a| ops.free_normal_acceleration[a])
-        .collect();
+    let w: Vec<f64> = group.normals.iter().map(|&a| ops.w0[a]).collect();
     list(&w)
 }
 
@@ -861,8 +828,17 @@ fn instant_sentence(worst: &Group, coupling: f64, ops: &Operators, n_groups: usi
             } else {
                 "; re-solving the QP with updated friction diverges"
             });
-            if worst.unique_despite_non_p {
-                s.push_str(" (G is not a P-matrix, but this contact problem has exactly one solution)");
+            if worst.p_matrix == Some(false) {
+                s.push_str(match worst.answers {
+                    Answers::One => {
+                        " (G is not a P-matrix, but this contact problem has exactly one solution)"
+                    }
+                    Answers::Found => {
+                        " (G is not a P-matrix; the contact problem's answer was found, without \
+                         testing that it is the only one)"
+                    }
+                    _ => " (G is not a P-matrix; the contact problem's answer was not found)",
+                });
             } else if worst.p_matrix.is_none() {
                 s.push_str(&format!(
                     " (more than {MAX_ENUMERATED_CONTACTS} coupled contacts: Painleve paradoxes were not tested)"
@@ -907,12 +883,12 @@ fn contact_sentence(group: &Group, kappa: f64, ops: &Operators, normal: usize) -
         Verdict::PainleveInconsistent => format!(
             "Painleve{shared}: G is not a P-matrix and with free normal acceleration {:.4} there is \
              no solution.",
-            ops.free_normal_acceleration[normal]
+            ops.w0[normal]
         ),
         Verdict::PainleveIndeterminate => format!(
             "Painleve{shared}: G is not a P-matrix and with free normal acceleration {:.4} there are \
              several solutions.",
-            ops.free_normal_acceleration[normal]
+            ops.w0[normal]
         ),
         Verdict::StationaryOnly => "A higher-order principle: stationary, not a minimum.".into(),
     }

@@ -10,8 +10,9 @@
 //! equality system per contact row gives the contact-space operator
 //! `W = A_c M_E^-1 A_c^T`, the coupling to the sliding tangents
 //! `V = A_c M_E^-1 J_t^T` and the free contact acceleration `w0`
-//! (`M_E^-1` is the inverse mass of the system the held rows leave free).
-//! In that space each contact is one of:
+//! (`M_E^-1` is the inverse mass of the system the held rows leave free;
+//! `space.rs` builds them, for the checker too). In that space each contact
+//! is one of:
 //!
 //! | contact | modes | conditions |
 //! |---|---|---|
@@ -53,12 +54,13 @@
 //!   together.
 
 use crate::linalg::{solve_rows, solve_square, sym_eigen, LuScratch};
+use crate::space::{refactor, Held, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use zwang_contact::lemke::{lemke, Lcp};
 use zwang_contact::Mode;
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
-use zwang_qp::{AutoBackend, Backend, DirectBackend, Residuals, Solution, Status};
+use zwang_qp::{AutoBackend, Backend, Residuals, Solution, Status};
 
 /// Parts with at most this many mode combinations (`2` per unilateral row
 /// and per bilateral friction normal, `3` per sticking entry) are solved by
@@ -737,8 +739,8 @@ struct Space<'a> {
     /// Sliding entries: (normal cs index, mu * slip).
     sliding: Vec<(usize, f64)>,
     sticking: Vec<Stick>,
-    /// Equality rows held throughout.
-    held: Vec<usize>,
+    /// The equality rows held throughout, and their solves.
+    held: Held<'a>,
     /// `W = A_c M_E^-1 A_c^T`, `V = A_c M_E^-1 J_t^T`, `w0 = A_c a0 - b_c`.
     w: Mat<f64>,
     v: Mat<f64>,
@@ -753,25 +755,6 @@ struct Space<'a> {
     y: Vec<Vec<f64>>,
     yt: Vec<Vec<f64>>,
     a0: Vec<f64>,
-    /// Solver of the held system, for the responses and the final answer.
-    /// (Made on first use, boxed: it holds 16 KB of inline scratch, which
-    /// parts with no held row, the common case, would zero and move.)
-    direct: Option<Box<DirectBackend>>,
-    /// The factor of `M`, when no row is held (the caller's, refactored
-    /// on first use).
-    mass: &'a mut Option<MassFactor>,
-    mass_ready: bool,
-    base: Option<Instant>,
-    base_zero: Option<Instant>,
-    iterations: usize,
-}
-
-/// The held system's answer under some force.
-struct Held {
-    a: Vec<f64>,
-    /// Multipliers of the held rows.
-    l_e: Vec<f64>,
-    status: Status,
 }
 
 /// Working memory of [`Space::evaluate`], kept across the combinations
@@ -815,14 +798,6 @@ struct Candidate {
     /// The relative residual of the mode's linear system (above
     /// `CONSISTENCY_TOL` the modes admit no answer).
     residual: f64,
-}
-
-/// The factor of `instant`'s `M` in `factor`, refactored in place (made on
-/// first use).
-fn refactor(factor: &mut Option<MassFactor>, instant: &Instant) -> Result<(), usize> {
-    factor
-        .get_or_insert_with(|| MassFactor::analyze(instant.mass()))
-        .refactor(instant.mass())
 }
 
 /// One part's answer; `mass` is a factor of its `M` to reuse (or to make).
@@ -934,8 +909,17 @@ impl<'a> Space<'a> {
             .iter()
             .map(|c| (cs_index(&cs_of_eq, c.normal), c.mu * c.slip))
             .collect();
-        let held: Vec<usize> = (0..m_eq).filter(|&r| cs_of_eq[r] == usize::MAX).collect();
+        let held: Vec<RowRef> = (0..m_eq)
+            .filter(|&r| cs_of_eq[r] == usize::MAX)
+            .map(|row| RowRef {
+                set: RowSet::Equalities,
+                row,
+            })
+            .collect();
         let k = cs.len();
+        let mut held = Held::new(instant, held, mass);
+        let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
+        let ops = held.operators(&cs, &tangents, true);
         let mut space = Space {
             instant,
             cs,
@@ -948,97 +932,23 @@ impl<'a> Space<'a> {
             w0: vec![0.0; k],
             force_scale: f64::MIN_POSITIVE,
             acc_scale: f64::MIN_POSITIVE,
-            held_consistent: true,
+            held_consistent: ops.is_some(),
             y: Vec::new(),
             yt: Vec::new(),
             a0: vec![0.0; n],
-            direct: None,
-            mass,
-            mass_ready: false,
-            base: None,
-            base_zero: None,
-            iterations: 0,
         };
-        space.responses();
+        if let Some(ops) = ops {
+            space.take(ops);
+        }
         space
     }
 
-    /// The held system's instants (with `b_E` and with zero right-hand
-    /// sides), `a0`, the responses and the contact-space operators.
-    fn responses(&mut self) {
-        let inst = self.instant;
-        let n = inst.dim();
-        let eq = inst.equalities();
-        let mut t = Vec::new();
-        for (k, &r) in self.held.iter().enumerate() {
-            if let Some(row) = eq.matrix().outer_view(r) {
-                t.extend(row.iter().map(|(j, &v)| (k, j, v)));
-            }
-        }
-        let b: Vec<f64> = self.held.iter().map(|&r| eq.rhs()[r]).collect();
-        let build = |b: Vec<f64>| {
-            matrix_from_triplets("equalities.A", (b.len(), n), t.clone())
-                .ok()
-                .and_then(|a| {
-                    Instant::builder(inst.mass().clone(), inst.force().to_vec())
-                        .equalities(a, b)
-                        .build()
-                        .ok()
-                })
-        };
-        if !self.held.is_empty() {
-            let zeros = vec![0.0; b.len()];
-            self.base = build(b);
-            self.base_zero = build(zeros);
-        }
-        let Some(s0) = self.held_solve(inst.force().to_vec(), false) else {
-            self.held_consistent = false;
-            return;
-        };
-        if s0.status != Status::Solved {
-            self.held_consistent = false;
-            return;
-        }
-        self.a0 = s0.a;
+    /// Takes the contact-space operators, and the force and acceleration
+    /// scales of the sign tests.
+    fn take(&mut self, ops: Operators) {
         let k = self.cs.len();
-        let mut y = Vec::with_capacity(k);
-        for c in 0..k {
-            let r = self.cs[c];
-            let mut f = vec![0.0; n];
-            if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
-                for (j, &v) in row.iter() {
-                    f[j] = v;
-                }
-            }
-            y.push(self.response(f));
-        }
-        let yt: Vec<Vec<f64>> = inst
-            .sliding()
-            .iter()
-            .map(|c| c.tangent.clone())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|t| self.response(t))
-            .collect();
-        for p in 0..k {
-            let r = self.cs[p];
-            let rows = inst.rows(r.set);
-            self.w0[p] = rows.row_dot(r.row, &self.a0) - rows.rhs()[r.row];
-            for q in 0..k {
-                self.w[(p, q)] = rows.row_dot(r.row, &y[q]);
-            }
-            for (i, yt) in yt.iter().enumerate() {
-                self.v[(p, i)] = rows.row_dot(r.row, yt);
-            }
-        }
-        // Symmetrize W (round-off only: it is A M_E^-1 A^T).
-        for p in 0..k {
-            for q in p + 1..k {
-                let s = 0.5 * (self.w[(p, q)] + self.w[(q, p)]);
-                self.w[(p, q)] = s;
-                self.w[(q, p)] = s;
-            }
-        }
+        (self.w, self.v, self.w0) = (ops.w, ops.v, ops.w0);
+        (self.y, self.yt, self.a0) = (ops.y, ops.yt, ops.a0);
         let w_max = (0..k).map(|p| self.w[(p, p)]).fold(0.0f64, f64::max);
         let f_scale = (0..k)
             .filter(|&p| self.w[(p, p)] > 1e-12 * w_max)
@@ -1047,56 +957,6 @@ impl<'a> Space<'a> {
         self.force_scale = f_scale.max(f64::MIN_POSITIVE);
         let w0_max = self.w0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         self.acc_scale = w0_max.max(w_max * f_scale).max(f64::MIN_POSITIVE);
-        self.y = y;
-        self.yt = yt;
-    }
-
-    /// `M_E^-1 f`: the acceleration a generalized force causes with the
-    /// held rows in place.
-    fn response(&mut self, f: Vec<f64>) -> Vec<f64> {
-        match self.held_solve(f, true) {
-            Some(s) => s.a,
-            None => vec![f64::NAN; self.instant.dim()],
-        }
-    }
-
-    /// The held system under the force `f` (right-hand sides `b_E`, or zero
-    /// for a response): by the direct backend, or by `M` alone when no
-    /// row is held (the common case of free bodies touching the ground).
-    fn held_solve(&mut self, f: Vec<f64>, zero_rhs: bool) -> Option<Held> {
-        if self.held.is_empty() {
-            let mut a = f;
-            if a.iter().any(|x| !x.is_finite()) {
-                return None;
-            }
-            if !self.mass_ready {
-                // A factor that fails solves to NaN (`mass_factor_or_nan`).
-                let _ = refactor(self.mass, self.instant);
-                self.mass_ready = true;
-            }
-            if let Some(factor) = self.mass.as_mut() {
-                factor.solve_in_place(&mut a);
-            }
-            self.iterations += 1;
-            return Some(Held {
-                a,
-                l_e: Vec::new(),
-                status: Status::Solved,
-            });
-        }
-        let base = if zero_rhs {
-            &self.base_zero
-        } else {
-            &self.base
-        };
-        let inst = base.as_ref()?.with_force(f).ok()?;
-        let s = self.direct.get_or_insert_default().solve(&inst);
-        self.iterations += s.iterations;
-        Some(Held {
-            a: s.acceleration,
-            l_e: s.multipliers_eq,
-            status: s.status,
-        })
     }
 
     /// The number of mode combinations, `None` on overflow.
@@ -1735,7 +1595,7 @@ impl<'a> Space<'a> {
             answers,
             frictionless_feasible,
             lemke_size,
-            self.iterations,
+            self.held.iterations,
         );
         let Some(c) = cand else {
             return ans;
@@ -1761,17 +1621,17 @@ impl<'a> Space<'a> {
                 *ff -= f * t;
             }
         }
-        let iterations = self.iterations;
-        let finished = self.held_solve(total, false);
-        ans.iterations += self.iterations - iterations;
+        let iterations = self.held.iterations;
+        let finished = self.held.solve(total, false);
+        ans.iterations += self.held.iterations - iterations;
         match finished {
             Some(s) => {
                 if severity(s.status) > severity(ans.status) {
                     ans.status = s.status;
                 }
                 ans.a = s.a;
-                for (t, &r) in self.held.iter().enumerate() {
-                    ans.l_eq[r] = s.l_e[t];
+                for (t, r) in self.held.rows().iter().enumerate() {
+                    ans.l_eq[r.row] = s.l_e[t];
                 }
             }
             None => {

@@ -23,7 +23,10 @@
 //!   working memory (the parts, cut once per structure) across calls.
 //! - [`check`]: is the frozen-friction QP exact here, and does a rigid
 //!   answer exist at all? It judges the contacts in the modes of the Newton
-//!   answer, part by part.
+//!   answer, part by part, on the contact-space operators the contact
+//!   problem is solved with (one builder: the rows the answer keeps
+//!   closed held, `M_E^-1` below), and takes existence and uniqueness
+//!   from that answer's count.
 //! - [`frozen_qp`]: the minimum form with friction frozen at the
 //!   frictionless normal force; [`fixed_point`]: the same re-solved with
 //!   updated friction until the normal forces settle. Both take the QP
@@ -76,9 +79,11 @@
 //! For one contact, `kappa = |C| / D`; the contact problem is the LCP
 //! `w = G lambda + w_free >= 0, lambda >= 0, w . lambda = 0` (`w_free` the
 //! free normal acceleration), so `G <= 0` with `w_free < 0` has no solution
-//! and with `w_free > 0` has two. Several contacts: the `2^k` branches of
-//! the LCP are enumerated for groups of up to
-//! [`MAX_ENUMERATED_CONTACTS`] coupled contacts.
+//! and with `w_free > 0` has two. Several contacts: whether `G` is a
+//! P-matrix (one answer whatever the load) is read off the signs of the
+//! determinants of the LCP's `2^k` branches, for groups of up to
+//! [`MAX_ENUMERATED_CONTACTS`] coupled contacts; whether this load has no
+//! answer or several is the contact problem's own count ([`Answers`]).
 //!
 //! ```
 //! use zwang_coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
@@ -95,6 +100,7 @@ mod contact;
 mod frozen;
 mod linalg;
 pub mod rod;
+mod space;
 mod split;
 mod sticking;
 mod system;

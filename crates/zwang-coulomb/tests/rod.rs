@@ -434,8 +434,8 @@ fn assert_painleve(
     }
     let r = check(instant);
     assert_eq!(r.verdict, want, "{what}: {}", r.reason);
-    // (For a sticking entry with several answers the checker does not
-    // analyse `G`: `sticking_bilateral_rod_with_several_answers`.)
+    // (A sticking entry with several answers is analysed as the sliding
+    // contact it may become: `sticking_bilateral_rod_with_several_answers`.)
     if coulomb {
         assert_eq!(r.p_matrix, Some(false), "{what}");
     }
@@ -735,9 +735,6 @@ fn default_backend_agrees_with_clarabel() {
 /// slipping contact's coupling is `kappa = 3 mu sin cos / (1 + 3 cos^2)
 /// = 1.221`.
 #[test]
-#[ignore = "engine: check() reports p_matrix Some(true) and coupling 0 for this \
-            painleve_indeterminate sticking contact (it analyses a slipping sticking \
-            entry only when the answer is unique)"]
 fn sticking_bilateral_rod_with_several_answers() {
     let rod = rod(2.0);
     let state = rod.state_on_plane(0.8, 0.0, 3.5);
