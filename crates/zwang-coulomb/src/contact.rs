@@ -53,10 +53,11 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::{solve_rows, solve_square, sym_eigen, LuScratch};
+use crate::linalg::{solve_rows, solve_square, sym_eigen_into, LuScratch};
 use crate::space::{refactor, Held, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
+use std::mem::take;
 use zwang_contact::lemke::{lemke, Lcp};
 use zwang_contact::Mode;
 use zwang_instant::{matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet};
@@ -148,6 +149,23 @@ pub struct Variational {
     pub lemke_size: usize,
     /// How many parts with friction each method solved.
     pub paths: Paths,
+}
+
+impl Default for Variational {
+    /// An empty answer, for [`VariationalSolver::solve_into`] to fill.
+    fn default() -> Self {
+        Variational {
+            solution: Solution::empty(),
+            modes: Vec::new(),
+            normal_forces: Vec::new(),
+            tangential_forces: Vec::new(),
+            friction_force: Vec::new(),
+            answers: Answers::One,
+            frictionless_feasible: true,
+            lemke_size: 0,
+            paths: Paths::default(),
+        }
+    }
 }
 
 /// How many parts with friction each method solved: the share of the fast
@@ -242,6 +260,8 @@ pub struct VariationalSolver {
     /// The parts without friction, merged into one.
     plain: Option<Cut>,
     frictional: Vec<Cut>,
+    /// The whole instant's answer while the parts are gathered into it.
+    whole: PartAnswer,
 }
 
 /// One part, its cut, and the factor of its `M` (kept: refactoring it in
@@ -251,6 +271,8 @@ struct Cut {
     part: Part,
     sub: CutState,
     mass: Option<MassFactor>,
+    /// The part's last answer (its buffers written in place).
+    answer: PartAnswer,
 }
 
 #[derive(Debug)]
@@ -317,6 +339,13 @@ impl VariationalSolver {
         self.run(instant, None)
     }
 
+    /// [`VariationalSolver::solve`] into `out`, whose buffers are reused:
+    /// in the steady state of a stepper (same structure, same modes) the
+    /// call allocates nothing.
+    pub fn solve_into(&mut self, instant: &Instant, out: &mut Variational) {
+        self.run_into(instant, None, out);
+    }
+
     /// Splits `instant` into parts when its structure is new, and brings
     /// every part's cut up to its values.
     fn prepare(&mut self, instant: &Instant) {
@@ -329,6 +358,7 @@ impl VariationalSolver {
                 part,
                 sub: CutState::Failed,
                 mass: None,
+                answer: PartAnswer::default(),
             };
             self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
             self.frictional = frictional.into_iter().cloned().map(cut).collect();
@@ -343,13 +373,22 @@ impl VariationalSolver {
 
     /// The answer, and (when asked) the outcome of every part with
     /// friction.
-    fn run(
+    fn run(&mut self, instant: &Instant, outcomes: Option<&mut Vec<PartOutcome>>) -> Variational {
+        let mut out = Variational::default();
+        self.run_into(instant, outcomes, &mut out);
+        out
+    }
+
+    /// [`VariationalSolver::run`] into `answer`.
+    fn run_into(
         &mut self,
         instant: &Instant,
         mut outcomes: Option<&mut Vec<PartOutcome>>,
-    ) -> Variational {
+        answer: &mut Variational,
+    ) {
         self.prepare(instant);
-        let mut out = PartAnswer::zeros(instant, Status::Solved, Answers::One, true, 0, 0);
+        let out = &mut self.whole;
+        out.reset(instant, Status::Solved, Answers::One, true, 0, 0);
         if let Some(cut) = &self.plain {
             match cut.sub.instant(instant) {
                 Some(sub) => out.scatter_plain(&cut.part, &AutoBackend::new().solve(sub)),
@@ -361,8 +400,15 @@ impl VariationalSolver {
                 out.worsen(Status::NumericalError);
                 continue;
             };
-            let solved = solve_part(sub, &self.settings, &mut cut.mass, &mut self.scratch);
-            out.scatter_part(&cut.part, &solved);
+            let solved = &mut cut.answer;
+            solve_part(
+                sub,
+                &self.settings,
+                &mut cut.mass,
+                &mut self.scratch,
+                solved,
+            );
+            out.scatter_part(&cut.part, solved);
             if let Some(outcomes) = outcomes.as_deref_mut() {
                 outcomes.push(PartOutcome {
                     part: cut.part.clone(),
@@ -375,7 +421,7 @@ impl VariationalSolver {
                 });
             }
         }
-        out.finish(instant, &mut self.effective)
+        out.finish(instant, &mut self.effective, answer);
     }
 }
 
@@ -400,6 +446,7 @@ pub(crate) fn solve_parts(
 
 /// The answer of a part in its local indices, or of the whole instant
 /// while the parts are gathered into it.
+#[derive(Debug)]
 struct PartAnswer {
     status: Status,
     answers: Answers,
@@ -430,35 +477,62 @@ fn severity(s: Status) -> u8 {
     }
 }
 
+/// `v` as `n` copies of `x`, in its own buffer.
+fn fill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
+impl Default for PartAnswer {
+    fn default() -> Self {
+        PartAnswer {
+            status: Status::Solved,
+            answers: Answers::One,
+            frictionless_feasible: true,
+            lemke_size: 0,
+            paths: Paths::default(),
+            a: Vec::new(),
+            l_eq: Vec::new(),
+            l_in: Vec::new(),
+            modes: Vec::new(),
+            normal_forces: Vec::new(),
+            tangential_forces: Vec::new(),
+            sliding_friction: Vec::new(),
+            friction_force: Vec::new(),
+            slipping: Vec::new(),
+            iterations: 0,
+        }
+    }
+}
+
 impl PartAnswer {
-    /// Zero forces and accelerations shaped for `instant`.
-    fn zeros(
+    /// Zero forces and accelerations shaped for `instant`, in the buffers
+    /// already held.
+    fn reset(
+        &mut self,
         instant: &Instant,
         status: Status,
         answers: Answers,
         frictionless_feasible: bool,
         lemke_size: usize,
         iterations: usize,
-    ) -> PartAnswer {
+    ) {
         let n = instant.dim();
         let (k_slide, k_stick) = (instant.sliding().len(), instant.sticking().len());
-        PartAnswer {
-            status,
-            answers,
-            frictionless_feasible,
-            lemke_size,
-            paths: Paths::default(),
-            a: vec![0.0; n],
-            l_eq: vec![0.0; instant.equalities().len()],
-            l_in: vec![0.0; instant.inequalities().len()],
-            modes: vec![Mode::Slide; k_slide + k_stick],
-            normal_forces: vec![0.0; k_slide + k_stick],
-            tangential_forces: vec![0.0; k_stick],
-            sliding_friction: vec![0.0; k_slide],
-            friction_force: vec![0.0; n],
-            slipping: vec![false; k_stick],
-            iterations,
-        }
+        (self.status, self.answers) = (status, answers);
+        self.frictionless_feasible = frictionless_feasible;
+        self.lemke_size = lemke_size;
+        self.paths = Paths::default();
+        self.iterations = iterations;
+        fill(&mut self.a, n, 0.0);
+        fill(&mut self.l_eq, instant.equalities().len(), 0.0);
+        fill(&mut self.l_in, instant.inequalities().len(), 0.0);
+        fill(&mut self.modes, k_slide + k_stick, Mode::Slide);
+        fill(&mut self.normal_forces, k_slide + k_stick, 0.0);
+        fill(&mut self.tangential_forces, k_stick, 0.0);
+        fill(&mut self.sliding_friction, k_slide, 0.0);
+        fill(&mut self.friction_force, n, 0.0);
+        fill(&mut self.slipping, k_stick, false);
     }
 
     fn worsen(&mut self, s: Status) {
@@ -519,38 +593,34 @@ impl PartAnswer {
         }
     }
 
-    fn finish(self, instant: &Instant, effective: &mut Effective) -> Variational {
-        let friction_force = self.friction_force;
+    /// The whole instant's answer, copied into `out`'s buffers.
+    fn finish(&self, instant: &Instant, effective: &mut Effective, out: &mut Variational) {
         let (residuals, compulsion) = effective_residuals(
             instant,
             effective,
-            &friction_force,
+            &self.friction_force,
             &self.slipping,
             &self.a,
             &self.l_eq,
             &self.l_in,
         );
-        let solution = Solution {
-            status: self.status,
-            acceleration: self.a,
-            multipliers_eq: self.l_eq,
-            multipliers_in: self.l_in,
-            compulsion,
-            backend: "variational",
-            iterations: self.iterations,
-            residuals,
-        };
-        Variational {
-            solution,
-            modes: self.modes,
-            normal_forces: self.normal_forces,
-            tangential_forces: self.tangential_forces,
-            friction_force,
-            answers: self.answers,
-            frictionless_feasible: self.frictionless_feasible,
-            lemke_size: self.lemke_size,
-            paths: self.paths,
-        }
+        let solution = &mut out.solution;
+        solution.status = self.status;
+        solution.acceleration.clone_from(&self.a);
+        solution.multipliers_eq.clone_from(&self.l_eq);
+        solution.multipliers_in.clone_from(&self.l_in);
+        solution.compulsion = compulsion;
+        solution.backend = "variational";
+        solution.iterations = self.iterations;
+        solution.residuals = residuals;
+        out.modes.clone_from(&self.modes);
+        out.normal_forces.clone_from(&self.normal_forces);
+        out.tangential_forces.clone_from(&self.tangential_forces);
+        out.friction_force.clone_from(&self.friction_force);
+        out.answers = self.answers;
+        out.frictionless_feasible = self.frictionless_feasible;
+        out.lemke_size = self.lemke_size;
+        out.paths = self.paths;
     }
 }
 
@@ -566,13 +636,11 @@ fn effective_residuals(
     l_eq: &[f64],
     l_in: &[f64],
 ) -> (Residuals, f64) {
-    let mut force: Vec<f64> = instant
-        .force()
-        .iter()
-        .zip(friction)
-        .map(|(q, f)| q + f)
-        .collect();
-    let mut dropped = vec![false; l_eq.len()];
+    let mut force = take(&mut kept.force);
+    force.clear();
+    force.extend(instant.force().iter().zip(friction).map(|(q, f)| q + f));
+    let mut dropped = take(&mut kept.dropped);
+    fill(&mut dropped, l_eq.len(), false);
     for (c, &slip) in instant.sticking().iter().zip(slipping) {
         if slip {
             dropped[c.tangent_row] = true;
@@ -592,9 +660,10 @@ fn effective_residuals(
     let effective = if !dropped.iter().any(|&d| d) && kept.refresh(instant, &force) {
         kept.instant.as_ref()
     } else {
-        built = without_rows(instant, &dropped, force);
+        built = without_rows(instant, &dropped, force.clone());
         built.as_ref()
     };
+    kept.force = force;
     let Some(effective) = effective else {
         let nan = Residuals {
             stationarity: f64::NAN,
@@ -602,23 +671,41 @@ fn effective_residuals(
             inequalities: f64::NAN,
             complementarity: f64::NAN,
         };
+        kept.dropped = dropped;
         return (nan, f64::NAN);
     };
-    let l_eq_eff: Vec<f64> = l_eq
-        .iter()
-        .zip(&dropped)
-        .map(|(&l, &d)| if d { 0.0 } else { l })
-        .collect();
+    let mut l_eq_eff = take(&mut kept.l_eq);
+    l_eq_eff.clear();
+    l_eq_eff.extend(
+        l_eq.iter()
+            .zip(&dropped)
+            .map(|(&l, &d)| if d { 0.0 } else { l }),
+    );
+    kept.dropped = dropped;
     // `Residuals::evaluate`'s free acceleration and the compulsion, with
     // the kept factor of `M` (a factor that fails solves to NaN, as a
     // fresh one's error does there).
     let factor = &mut kept.mass;
     let _ = refactor(factor, effective);
     let factor = factor.as_mut().expect("made by refactor");
-    let mut free = effective.force().to_vec();
-    factor.solve_in_place(&mut free);
-    let (residuals, _) = Residuals::evaluate_with_free(effective, &free, a, &l_eq_eff, l_in);
-    (residuals, effective.compulsion(factor, a))
+    let free = &mut kept.free;
+    free.clear();
+    free.extend_from_slice(effective.force());
+    factor.solve_in_place(free);
+    let (residuals, _) =
+        Residuals::evaluate_into(effective, free, a, &l_eq_eff, l_in, &mut kept.scratch);
+    kept.l_eq = l_eq_eff;
+    // `Instant::compulsion`, in the kept buffers.
+    let (f, g) = (&mut kept.scratch, &mut kept.free);
+    fill(f, effective.dim(), 0.0);
+    effective.mass_mul_into(a, f);
+    for (fi, q) in f.iter_mut().zip(effective.force()) {
+        *fi -= q;
+    }
+    g.clone_from(f);
+    factor.solve_in_place(g);
+    let compulsion = 0.5 * f.iter().zip(g.iter()).map(|(x, y)| x * y).sum::<f64>();
+    (residuals, compulsion)
 }
 
 /// The effective instant of a solver's last call when it drops no row
@@ -631,6 +718,12 @@ struct Effective {
     source: Option<(u64, u64)>,
     instant: Option<Instant>,
     mass: Option<MassFactor>,
+    /// Buffers of [`effective_residuals`].
+    force: Vec<f64>,
+    dropped: Vec<bool>,
+    l_eq: Vec<f64>,
+    free: Vec<f64>,
+    scratch: Vec<f64>,
 }
 
 impl Effective {
@@ -755,6 +848,8 @@ struct Space<'a> {
     y: Vec<Vec<f64>>,
     yt: Vec<Vec<f64>>,
     a0: Vec<f64>,
+    /// Unused here; kept with the other buffers.
+    t_diag: Vec<f64>,
 }
 
 /// Working memory of [`Space::evaluate`], kept across the combinations
@@ -762,13 +857,51 @@ struct Space<'a> {
 /// combination allocates nothing.
 #[derive(Debug, Default)]
 struct Scratch {
+    eval: EvalScratch,
+    /// The modes the active set tries, and its failing modes.
+    closed: Vec<bool>,
+    sigma: Vec<f64>,
+    slip: Vec<f64>,
+    failing: Vec<(usize, f64)>,
+    /// The active set's candidate.
+    cand: Candidate,
+    /// The enumeration's consistent candidates (the first `found` of
+    /// them), its digits and distinct motions.
+    pool: Vec<Candidate>,
+    digits: Vec<usize>,
+    motions: Vec<usize>,
+    /// [`Space::unique_motion`]'s matrices, eigenpairs and responses.
+    g: Vec<f64>,
+    sym: Vec<f64>,
+    eig: (Vec<f64>, Vec<f64>),
+    y_eff: Vec<Vec<f64>>,
+    da: Vec<f64>,
+    /// The final force and the held rows' multipliers of an answer.
+    total: Vec<f64>,
+    l_e: Vec<f64>,
+    space: SpaceBufs,
+}
+
+/// Working memory of one system of [`Space::evaluate`].
+#[derive(Debug, Default)]
+struct EvalScratch {
     active: Vec<usize>,
     /// Columns, system and right-hand side.
     buf: Vec<f64>,
     x: Vec<f64>,
-    lambda: Vec<f64>,
-    wv: Vec<f64>,
     lu: LuScratch,
+}
+
+/// A [`Space`]'s buffers, kept between solves.
+#[derive(Debug, Default)]
+struct SpaceBufs {
+    cs: Vec<RowRef>,
+    kind: Vec<Kind>,
+    cs_of_eq: Vec<usize>,
+    sliding: Vec<(usize, f64)>,
+    sticking: Vec<Stick>,
+    held: Vec<RowRef>,
+    ops: Operators,
 }
 
 /// A candidate's modes and values, borrowed: the sign tests of the many
@@ -782,7 +915,7 @@ struct View<'c> {
 }
 
 /// One consistent (or best-effort) combination of modes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Candidate {
     /// Per cs row: closed (unilateral), or force sign (bilateral: +1/-1
     /// in `sigma`), stick/slip for tangents in `slip` (0 stick, +-1 slip).
@@ -800,38 +933,44 @@ struct Candidate {
     residual: f64,
 }
 
-/// One part's answer; `mass` is a factor of its `M` to reuse (or to make).
+/// One part's answer, written into `ans`; `mass` is a factor of its `M`
+/// to reuse (or to make).
 fn solve_part(
     instant: &Instant,
     settings: &ContactSettings,
     mass: &mut Option<MassFactor>,
     ws: &mut Scratch,
-) -> PartAnswer {
-    let mut space = Space::new(instant, mass);
+    ans: &mut PartAnswer,
+) {
+    let mut space = Space::new(instant, mass, &mut ws.space);
     if !space.held_consistent {
-        return space.answer(None, Answers::None, Status::Infeasible, 0, false);
+        space.answer(None, Answers::None, Status::Infeasible, 0, false, ans, ws);
+        space.release(&mut ws.space);
+        return;
     }
     let small = matches!(space.combinations(), Some(c) if c <= settings.max_enumerated_modes);
-    let fast = if settings.active_set {
-        space.active_set(ws)
-    } else {
-        None
-    };
+    let fast = settings.active_set && space.active_set(ws);
+    let mut lemke = None;
     let (best, answers, lemke_size, path) = match fast {
-        Some(c) if !small => (Some(c), Answers::Found, 0, Path::ActiveSet),
-        Some(c) if space.unique_motion() => (Some(c), Answers::One, 0, Path::ActiveSet),
+        true if !small => (Some(Best::Fast), Answers::Found, 0, Path::ActiveSet),
+        true if space.unique_motion(ws) => (Some(Best::Fast), Answers::One, 0, Path::ActiveSet),
         _ if small => {
             let (best, answers) = space.enumerate(ws);
-            (best, answers, 0, Path::Enumerated)
+            (best.map(Best::Found), answers, 0, Path::Enumerated)
         }
         _ => {
-            let best = space.lemke();
-            let answers = if best.is_some() {
+            lemke = space.lemke();
+            let answers = if lemke.is_some() {
                 Answers::Found
             } else {
                 Answers::NotFound
             };
-            (best, answers, space.cs.len(), Path::Lemke)
+            (
+                lemke.as_ref().map(|_| Best::Lemke),
+                answers,
+                space.cs.len(),
+                Path::Lemke,
+            )
         }
     };
     let status = match (&best, answers) {
@@ -849,18 +988,57 @@ fn solve_part(
         without_rows(instant, &dropped, instant.force().to_vec())
             .is_some_and(|plain| AutoBackend::new().solve(&plain).is_solved())
     };
-    let mut ans = space.answer(best, answers, status, lemke_size, frictionless);
+    // The chosen candidate is moved out of the scratch for the answer to
+    // borrow, and put back.
+    let chosen = match best {
+        Some(Best::Fast) => Some(take(&mut ws.cand)),
+        Some(Best::Found(i)) => Some(take(&mut ws.pool[i])),
+        Some(Best::Lemke) => lemke,
+        None => None,
+    };
+    space.answer(
+        chosen.as_ref(),
+        answers,
+        status,
+        lemke_size,
+        frictionless,
+        ans,
+        ws,
+    );
+    match (best, chosen) {
+        (Some(Best::Fast), Some(c)) => ws.cand = c,
+        (Some(Best::Found(i)), Some(c)) => ws.pool[i] = c,
+        _ => {}
+    }
     ans.paths.count(path);
-    ans
+    space.release(&mut ws.space);
+}
+
+/// Where a part's chosen candidate is.
+#[derive(Debug, Clone, Copy)]
+enum Best {
+    /// The active set's, in the scratch.
+    Fast,
+    /// The enumeration's, in the scratch's pool.
+    Found(usize),
+    /// Lemke's.
+    Lemke,
 }
 
 impl<'a> Space<'a> {
-    fn new(instant: &'a Instant, mass: &'a mut Option<MassFactor>) -> Space<'a> {
-        let n = instant.dim();
+    fn new(
+        instant: &'a Instant,
+        mass: &'a mut Option<MassFactor>,
+        bufs: &mut SpaceBufs,
+    ) -> Space<'a> {
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
-        let mut cs = Vec::new();
-        let mut kind = Vec::new();
-        let mut cs_of_eq = vec![usize::MAX; m_eq];
+        let mut cs = take(&mut bufs.cs);
+        let mut kind = take(&mut bufs.kind);
+        let cs_of_eq = &mut bufs.cs_of_eq;
+        cs.clear();
+        kind.clear();
+        cs_of_eq.clear();
+        cs_of_eq.resize(m_eq, usize::MAX);
         for row in 0..m_in {
             cs.push(RowRef {
                 set: RowSet::Inequalities,
@@ -885,7 +1063,8 @@ impl<'a> Space<'a> {
             RowSet::Inequalities => r.row,
             RowSet::Equalities => cs_of_eq[r.row],
         };
-        let mut sticking = Vec::new();
+        let mut sticking = take(&mut bufs.sticking);
+        sticking.clear();
         for (j, c) in instant.sticking().iter().enumerate() {
             let t = c.tangent_row;
             // A tangent row is held by its own entry; a row named twice
@@ -899,27 +1078,39 @@ impl<'a> Space<'a> {
                 kind.push(Kind::Tangent(j));
             }
             sticking.push(Stick {
-                normal: cs_index(&cs_of_eq, c.normal),
+                normal: cs_index(cs_of_eq, c.normal),
                 tangent: cs_of_eq[t],
                 mu: c.mu,
             });
         }
-        let sliding = instant
-            .sliding()
-            .iter()
-            .map(|c| (cs_index(&cs_of_eq, c.normal), c.mu * c.slip))
-            .collect();
-        let held: Vec<RowRef> = (0..m_eq)
-            .filter(|&r| cs_of_eq[r] == usize::MAX)
-            .map(|row| RowRef {
-                set: RowSet::Equalities,
-                row,
-            })
-            .collect();
-        let k = cs.len();
+        let mut sliding = take(&mut bufs.sliding);
+        sliding.clear();
+        sliding.extend(
+            instant
+                .sliding()
+                .iter()
+                .map(|c| (cs_index(cs_of_eq, c.normal), c.mu * c.slip)),
+        );
+        let mut held = take(&mut bufs.held);
+        held.clear();
+        held.extend(
+            (0..m_eq)
+                .filter(|&r| cs_of_eq[r] == usize::MAX)
+                .map(|row| RowRef {
+                    set: RowSet::Equalities,
+                    row,
+                }),
+        );
         let mut held = Held::new(instant, held, mass);
-        let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
-        let ops = held.operators(&cs, &tangents, true);
+        let mut ops = take(&mut bufs.ops);
+        let sliding_entries = instant.sliding();
+        let consistent = held.operators_into(
+            &cs,
+            sliding_entries.len(),
+            |i| &sliding_entries[i].tangent[..],
+            true,
+            &mut ops,
+        );
         let mut space = Space {
             instant,
             cs,
@@ -927,28 +1118,46 @@ impl<'a> Space<'a> {
             sliding,
             sticking,
             held,
-            w: Mat::zeros(k, k),
-            v: Mat::zeros(k, instant.sliding().len()),
-            w0: vec![0.0; k],
+            w: Mat::zeros(0, 0),
+            v: Mat::zeros(0, 0),
+            w0: Vec::new(),
             force_scale: f64::MIN_POSITIVE,
             acc_scale: f64::MIN_POSITIVE,
-            held_consistent: ops.is_some(),
+            held_consistent: consistent,
             y: Vec::new(),
             yt: Vec::new(),
-            a0: vec![0.0; n],
+            a0: Vec::new(),
+            t_diag: Vec::new(),
         };
-        if let Some(ops) = ops {
-            space.take(ops);
-        }
+        space.take(ops);
         space
     }
 
-    /// Takes the contact-space operators, and the force and acceleration
-    /// scales of the sign tests.
+    /// Gives the buffers back for the next solve.
+    fn release(self, bufs: &mut SpaceBufs) {
+        (bufs.cs, bufs.kind) = (self.cs, self.kind);
+        (bufs.sliding, bufs.sticking) = (self.sliding, self.sticking);
+        bufs.held = self.held.into_rows();
+        bufs.ops = Operators {
+            a0: self.a0,
+            y: self.y,
+            yt: self.yt,
+            w: self.w,
+            v: self.v,
+            t_diag: self.t_diag,
+            w0: self.w0,
+        };
+    }
+
+    /// Takes the contact-space operators, and (when consistent) the force
+    /// and acceleration scales of the sign tests.
     fn take(&mut self, ops: Operators) {
         let k = self.cs.len();
         (self.w, self.v, self.w0) = (ops.w, ops.v, ops.w0);
-        (self.y, self.yt, self.a0) = (ops.y, ops.yt, ops.a0);
+        (self.y, self.yt, self.a0, self.t_diag) = (ops.y, ops.yt, ops.a0, ops.t_diag);
+        if !self.held_consistent {
+            return;
+        }
         let w_max = (0..k).map(|p| self.w[(p, p)]).fold(0.0f64, f64::max);
         let f_scale = (0..k)
             .filter(|&p| self.w[(p, p)] > 1e-12 * w_max)
@@ -1003,16 +1212,18 @@ impl<'a> Space<'a> {
         }
     }
 
-    /// Solves one combination; `None` when its system is inconsistent or a
-    /// condition fails (unless `force` asks for the answer regardless).
+    /// Solves one combination into `out`; `false` when its system is
+    /// inconsistent or a condition fails (unless `force` asks for the
+    /// answer regardless).
     fn evaluate(
         &self,
         closed: &[bool],
         sigma: &[f64],
         slip: &[f64],
         force: bool,
-        ws: &mut Scratch,
-    ) -> Option<Candidate> {
+        ws: &mut EvalScratch,
+        out: &mut Candidate,
+    ) -> bool {
         let k = self.cs.len();
         let normal_closed = |c: usize| match self.kind[c] {
             Kind::Unilateral => closed[c],
@@ -1045,9 +1256,9 @@ impl<'a> Space<'a> {
         let x = &mut ws.x;
         let residual = solve_rows(g, rhs, x, &mut ws.lu);
         if !force && residual > CONSISTENCY_TOL {
-            return None;
+            return false;
         }
-        let lambda = &mut ws.lambda;
+        let lambda = &mut out.lambda;
         lambda.clear();
         lambda.resize(k, 0.0);
         for (t, &c) in active.iter().enumerate() {
@@ -1059,7 +1270,7 @@ impl<'a> Space<'a> {
                 lambda[s.tangent] = -s.mu * d * sigma[s.normal] * lambda[s.normal];
             }
         }
-        let wv = &mut ws.wv;
+        let wv = &mut out.wv;
         wv.clear();
         wv.extend_from_slice(&self.w0);
         for t in 0..m {
@@ -1075,17 +1286,17 @@ impl<'a> Space<'a> {
             wv,
         };
         if !force && !self.holds_view(&view) {
-            return None;
+            return false;
         }
-        Some(Candidate {
-            closed: closed.to_vec(),
-            sigma: sigma.to_vec(),
-            slip: slip.to_vec(),
-            lambda: lambda.clone(),
-            wv: wv.clone(),
-            a: Vec::new(),
-            residual,
-        })
+        out.closed.clear();
+        out.closed.extend_from_slice(closed);
+        out.sigma.clear();
+        out.sigma.extend_from_slice(sigma);
+        out.slip.clear();
+        out.slip.extend_from_slice(slip);
+        out.a.clear();
+        out.residual = residual;
+        true
     }
 
     /// Whether a candidate satisfies every sign and cone condition.
@@ -1132,8 +1343,10 @@ impl<'a> Space<'a> {
 
     /// The acceleration of a candidate: `a0 + sum_c y_c lambda_c` plus the
     /// sliding friction's response.
-    fn acceleration(&self, c: &Candidate) -> Vec<f64> {
-        let mut a = self.a0.clone();
+    fn acceleration(&self, c: &mut Candidate) {
+        let mut a = take(&mut c.a);
+        a.clear();
+        a.extend_from_slice(&self.a0);
         for (p, y) in self.y.iter().enumerate() {
             let l = c.lambda[p];
             if l != 0.0 {
@@ -1146,7 +1359,7 @@ impl<'a> Space<'a> {
                 a.iter_mut().zip(&self.yt[i]).for_each(|(x, v)| *x -= f * v);
             }
         }
-        a
+        c.a = a;
     }
 
     /// `mu s |lambda_n|` of a sliding entry (zero when its normal is open).
@@ -1161,19 +1374,29 @@ impl<'a> Space<'a> {
 
     /// Every mode combination; the distinct motions among the consistent
     /// ones, and the one to report (most rows active, then least force).
-    fn enumerate(&self, ws: &mut Scratch) -> (Option<Candidate>, Answers) {
+    /// The candidates found are the first of `ws.pool`; the one to report
+    /// is given by its index there.
+    fn enumerate(&self, ws: &mut Scratch) -> (Option<usize>, Answers) {
         let k = self.cs.len();
-        let radix: Vec<usize> = (0..k)
-            .map(|c| match self.kind[c] {
-                Kind::Unilateral => 2,
-                Kind::Bilateral if self.is_friction_normal(c) => 2,
-                Kind::Bilateral => 1,
-                Kind::Tangent(_) => 3,
-            })
-            .collect();
-        let mut digits = vec![0usize; k];
-        let mut found: Vec<Candidate> = Vec::new();
-        let (mut closed, mut sigma, mut slip) = (Vec::new(), Vec::new(), Vec::new());
+        let radix = |c: usize| match self.kind[c] {
+            Kind::Unilateral => 2,
+            Kind::Bilateral if self.is_friction_normal(c) => 2,
+            Kind::Bilateral => 1,
+            Kind::Tangent(_) => 3,
+        };
+        let Scratch {
+            eval,
+            closed,
+            sigma,
+            slip,
+            pool,
+            digits,
+            motions,
+            ..
+        } = ws;
+        digits.clear();
+        digits.resize(k, 0);
+        let mut count = 0;
         loop {
             closed.clear();
             closed.extend((0..k).map(|c| self.kind[c] != Kind::Unilateral || digits[c] == 0));
@@ -1197,16 +1420,20 @@ impl<'a> Space<'a> {
                     (Kind::Tangent(_), 2) => -1.0,
                     _ => 0.0,
                 }));
-                if let Some(mut cand) = self.evaluate(&closed, &sigma, &slip, false, ws) {
-                    cand.a = self.acceleration(&cand);
-                    found.push(cand);
+                if count == pool.len() {
+                    pool.push(Candidate::default());
+                }
+                let cand = &mut pool[count];
+                if self.evaluate(closed, sigma, slip, false, eval, cand) {
+                    self.acceleration(cand);
+                    count += 1;
                 }
             }
             // Next combination (mixed radix).
             let mut p = 0;
             while p < k {
                 digits[p] += 1;
-                if digits[p] < radix[p] {
+                if digits[p] < radix(p) {
                     break;
                 }
                 digits[p] = 0;
@@ -1217,13 +1444,14 @@ impl<'a> Space<'a> {
             }
         }
         // Distinct motions.
+        let found = &pool[..count];
         let a_scale = inf(&self.a0).max(found.iter().map(|c| inf(&c.a)).fold(0.0, f64::max));
         let same = |x: &Candidate, y: &Candidate| {
             x.a.iter()
                 .zip(&y.a)
                 .all(|(p, q)| (p - q).abs() <= 1e-8 * a_scale.max(f64::MIN_POSITIVE))
         };
-        let mut motions: Vec<usize> = Vec::new();
+        motions.clear();
         for i in 0..found.len() {
             if !motions.iter().any(|&m| same(&found[m], &found[i])) {
                 motions.push(i);
@@ -1246,14 +1474,12 @@ impl<'a> Space<'a> {
                 .count();
             (closed, sticking)
         };
-        let best = found
-            .iter()
-            .max_by(|x, y| {
-                score(x)
-                    .cmp(&score(y))
-                    .then(norm2(&y.lambda).total_cmp(&norm2(&x.lambda)))
-            })
-            .cloned();
+        let best = (0..count).max_by(|&x, &y| {
+            let (x, y) = (&found[x], &found[y]);
+            score(x)
+                .cmp(&score(y))
+                .then(norm2(&y.lambda).total_cmp(&norm2(&x.lambda)))
+        });
         let best = match answers {
             Answers::One | Answers::Several => best,
             _ => None,
@@ -1269,17 +1495,33 @@ impl<'a> Space<'a> {
     /// every contact closed and sticking, which is where resting and
     /// sliding contacts are, so a few systems replace the `2^k 3^s`
     /// combinations; `None` when it does not settle (the caller falls back
-    /// to enumeration or Lemke).
-    fn active_set(&self, ws: &mut Scratch) -> Option<Candidate> {
+    /// to enumeration or Lemke). The answer is left in `ws.cand`.
+    fn active_set(&self, ws: &mut Scratch) -> bool {
         let k = self.cs.len();
-        let (mut closed, mut sigma, mut slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
+        let Scratch {
+            eval,
+            closed,
+            sigma,
+            slip,
+            failing,
+            cand,
+            ..
+        } = ws;
+        closed.clear();
+        closed.resize(k, true);
+        sigma.clear();
+        sigma.resize(k, 1.0);
+        slip.clear();
+        slip.resize(k, 0.0);
         // Switch every failing mode at once for a while; then only the
         // worst (block switches can cycle where single ones end).
         let block_rounds = ACTIVE_SET_ROUNDS.max(k);
         for round in 0..block_rounds + ACTIVE_SET_ROUNDS.max(4 * k) {
-            let mut cand = self.evaluate(&closed, &sigma, &slip, true, ws)?;
+            if !self.evaluate(closed, sigma, slip, true, eval, cand) {
+                return false;
+            }
             if cand.lambda.iter().chain(&cand.wv).any(|x| !x.is_finite()) {
-                return None;
+                return false;
             }
             let lam_tol = TOL * self.force_scale.max(inf(&cand.lambda));
             let acc_tol = TOL * self.acc_scale.max(inf(&cand.wv));
@@ -1289,7 +1531,7 @@ impl<'a> Space<'a> {
                 self.force_scale.max(inf(&cand.lambda)),
                 self.acc_scale.max(inf(&cand.wv)),
             );
-            let mut failing: Vec<(usize, f64)> = Vec::new();
+            failing.clear();
             for p in 0..k {
                 let size = match self.kind[p] {
                     Kind::Unilateral if closed[p] && cand.lambda[p] < -lam_tol => {
@@ -1318,17 +1560,18 @@ impl<'a> Space<'a> {
                 failing.push((p, size));
             }
             if failing.is_empty() {
-                if cand.residual > CONSISTENCY_TOL || !self.holds(&cand) {
-                    return None;
+                if cand.residual > CONSISTENCY_TOL || !self.holds(cand) {
+                    return false;
                 }
-                cand.a = self.acceleration(&cand);
-                return Some(cand);
+                self.acceleration(cand);
+                return true;
             }
             if round >= block_rounds {
                 let worst = failing.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
-                failing = worst.into_iter().collect();
+                failing.clear();
+                failing.extend(worst);
             }
-            for (p, _) in failing {
+            for &(p, _) in failing.iter() {
                 match self.kind[p] {
                     Kind::Unilateral => closed[p] = !closed[p],
                     Kind::Bilateral => sigma[p] = -sigma[p],
@@ -1337,7 +1580,7 @@ impl<'a> Space<'a> {
                 }
             }
         }
-        None
+        false
     }
 
     /// Whether the part has one motion, shown without enumerating: when
@@ -1349,23 +1592,37 @@ impl<'a> Space<'a> {
     /// nothing (`Y d = 0`, `Y` the acceleration per unit force, friction
     /// included), the motions agree. Redundant contacts (a plate on twelve
     /// points) pass; Painleve's rod does not (its `G` is negative).
-    fn unique_motion(&self) -> bool {
+    fn unique_motion(&self, ws: &mut Scratch) -> bool {
         let k = self.cs.len();
         if self.kind.iter().any(|&kd| kd != Kind::Unilateral) {
             return false;
         }
-        let (sigma, slip) = (vec![1.0; k], vec![0.0; k]);
+        let Scratch {
+            sigma,
+            slip,
+            g,
+            sym,
+            eig,
+            y_eff,
+            da,
+            ..
+        } = ws;
+        sigma.clear();
+        sigma.resize(k, 1.0);
+        slip.clear();
+        slip.resize(k, 0.0);
         // Column `c` of `G` is `g[c * k..][..k]`.
-        let mut g = vec![0.0; k * k];
+        g.clear();
+        g.resize(k * k, 0.0);
         for c in 0..k {
-            self.column(c, &sigma, &slip, &mut g[c * k..(c + 1) * k]);
+            self.column(c, sigma, slip, &mut g[c * k..(c + 1) * k]);
         }
-        let sym: Vec<f64> = (0..k * k)
-            .map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k]))
-            .collect();
-        let Some((s, u)) = sym_eigen(&sym, k) else {
+        sym.clear();
+        sym.extend((0..k * k).map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k])));
+        if !sym_eigen_into(sym, k, &mut eig.0, &mut eig.1) {
             return false;
-        };
+        }
+        let (s, u) = (&eig.0, &eig.1);
         let s_max = (0..k).map(|i| s[i].abs()).fold(0.0, f64::max);
         if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
             return false;
@@ -1378,14 +1635,19 @@ impl<'a> Space<'a> {
         }
         // The acceleration per unit force of each row, friction included.
         let n = self.a0.len();
-        let mut y_eff: Vec<Vec<f64>> = self.y.clone();
+        y_eff.resize_with(self.y.len(), Vec::new);
+        y_eff.truncate(self.y.len());
+        for (e, y) in y_eff.iter_mut().zip(&self.y) {
+            e.clone_from(y);
+        }
         for (i, &(nc, mu_s)) in self.sliding.iter().enumerate() {
             for (x, t) in y_eff[nc].iter_mut().zip(&self.yt[i]) {
                 *x -= mu_s * t;
             }
         }
         let y_scale = y_eff.iter().map(|y| inf(y)).fold(0.0, f64::max);
-        let mut da = vec![0.0; n];
+        da.clear();
+        da.resize(n, 0.0);
         for i in (0..k).filter(null) {
             da.iter_mut().for_each(|x| *x = 0.0);
             for (c, y) in y_eff.iter().enumerate() {
@@ -1563,33 +1825,41 @@ impl<'a> Space<'a> {
             a: Vec::new(),
             residual: 0.0,
         };
-        cand.a = self.acceleration(&cand);
+        self.acceleration(&mut cand);
         Some(cand)
     }
 
-    /// The part's answer from the chosen candidate (or, with none, the
-    /// all-closed attempt as the best known).
+    /// The part's answer, written into `ans`, from the chosen candidate
+    /// (or, with none, the all-closed attempt as the best known).
+    #[allow(clippy::too_many_arguments)]
     fn answer(
         &mut self,
-        best: Option<Candidate>,
+        best: Option<&Candidate>,
         answers: Answers,
         status: Status,
         lemke_size: usize,
         frictionless_feasible: bool,
-    ) -> PartAnswer {
+        ans: &mut PartAnswer,
+        ws: &mut Scratch,
+    ) {
         let inst = self.instant;
         let k = self.cs.len();
-        let cand = best.or_else(|| {
+        let fallback = best.is_none().then(|| {
             if !self.held_consistent {
                 return None;
             }
             let (closed, sigma, slip) = (vec![true; k], vec![1.0; k], vec![0.0; k]);
-            let mut c = self.evaluate(&closed, &sigma, &slip, true, &mut Scratch::default())?;
-            c.a = self.acceleration(&c);
+            let mut c = Candidate::default();
+            let mut eval = EvalScratch::default();
+            if !self.evaluate(&closed, &sigma, &slip, true, &mut eval, &mut c) {
+                return None;
+            }
+            self.acceleration(&mut c);
             Some(c)
         });
+        let cand = best.or(fallback.as_ref().and_then(Option::as_ref));
         let k_slide = inst.sliding().len();
-        let mut ans = PartAnswer::zeros(
+        ans.reset(
             inst,
             status,
             answers,
@@ -1598,10 +1868,12 @@ impl<'a> Space<'a> {
             self.held.iterations,
         );
         let Some(c) = cand else {
-            return ans;
+            return;
         };
         // Final answer: the held system under Q plus every contact force.
-        let mut total = inst.force().to_vec();
+        let total = &mut ws.total;
+        total.clear();
+        total.extend_from_slice(inst.force());
         for (p, r) in self.cs.iter().enumerate() {
             if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
                 for (j, &v) in row.iter() {
@@ -1622,20 +1894,20 @@ impl<'a> Space<'a> {
             }
         }
         let iterations = self.held.iterations;
-        let finished = self.held.solve(total, false);
+        let finished = self.held.solve_into(total, &mut ws.l_e, false);
         ans.iterations += self.held.iterations - iterations;
         match finished {
-            Some(s) => {
-                if severity(s.status) > severity(ans.status) {
-                    ans.status = s.status;
+            Some(status) => {
+                if severity(status) > severity(ans.status) {
+                    ans.status = status;
                 }
-                ans.a = s.a;
+                std::mem::swap(&mut ans.a, total);
                 for (t, r) in self.held.rows().iter().enumerate() {
-                    ans.l_eq[r.row] = s.l_e[t];
+                    ans.l_eq[r.row] = ws.l_e[t];
                 }
             }
             None => {
-                ans.a = c.a.clone();
+                ans.a.clone_from(&c.a);
                 ans.status = Status::NumericalError;
             }
         }
@@ -1669,7 +1941,6 @@ impl<'a> Space<'a> {
             // The tangent row does not hold when the contact slips or opens.
             ans.slipping[j] = slipping || separates(s.normal);
         }
-        ans
     }
 }
 

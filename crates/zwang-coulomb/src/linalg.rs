@@ -332,23 +332,41 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
 /// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi up to
 /// [`JACOBI_MAX`] rows (no setup, accurate to round-off), faer beyond
 /// (its `O(n^3)` tridiagonal QR wins there); `None` on NaN.
+#[cfg(test)]
 pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (mut vals, mut vecs) = (Vec::new(), Vec::new());
+    sym_eigen_into(&mut a.to_vec(), n, &mut vals, &mut vecs).then_some((vals, vecs))
+}
+
+/// [`sym_eigen`] into the caller's buffers (a stepper's: Jacobi's sweeps
+/// then allocate nothing), working on `a` in place; `false` for `None`.
+pub(crate) fn sym_eigen_into(
+    a: &mut [f64],
+    n: usize,
+    vals: &mut Vec<f64>,
+    vecs: &mut Vec<f64>,
+) -> bool {
     if !a.iter().all(|v| v.is_finite()) {
-        return None;
+        return false;
     }
+    vals.clear();
+    vecs.clear();
     if n > JACOBI_MAX {
         let m = Mat::from_fn(n, n, |i, j| a[i * n + j]);
-        let evd = m.self_adjoint_eigen(Side::Lower).ok()?;
+        let Ok(evd) = m.self_adjoint_eigen(Side::Lower) else {
+            return false;
+        };
         let (u, s) = (evd.U(), evd.S().column_vector());
-        let vecs = (0..n * n).map(|e| u[(e / n, e % n)]).collect();
-        return Some(((0..n).map(|i| s[i]).collect(), vecs));
+        vecs.extend((0..n * n).map(|e| u[(e / n, e % n)]));
+        vals.extend((0..n).map(|i| s[i]));
+        return true;
     }
     // Off-diagonal entries below this are zero: far below the round-off
     // of the eigenvalues (`eps |A|`); without it the null space of a
     // redundant contact set (diagonal ~ 0) rotates round-off for sweeps.
     let negligible = 1e-3 * f64::EPSILON * a.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let mut a = a.to_vec();
-    let mut v = vec![0.0; n * n];
+    let v = vecs;
+    v.resize(n * n, 0.0);
     for i in 0..n {
         v[i * n + i] = 1.0;
     }
@@ -402,10 +420,11 @@ pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
             }
         }
         if !rotated {
-            return Some(((0..n).map(|i| a[i * n + i]).collect(), v));
+            vals.extend((0..n).map(|i| a[i * n + i]));
+            return true;
         }
     }
-    None
+    false
 }
 
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one).

@@ -33,15 +33,8 @@ pub(crate) struct Held<'a> {
     pub iterations: usize,
 }
 
-/// The held system's answer under some force.
-pub(crate) struct HeldAnswer {
-    pub a: Vec<f64>,
-    /// Multipliers of the held rows, in their order.
-    pub l_e: Vec<f64>,
-    pub status: Status,
-}
-
 /// The contact space of some contact rows `A_c` and tangents `J_t`.
+#[derive(Debug)]
 pub(crate) struct Operators {
     /// `a0`: the held system's answer under `Q` alone.
     pub a0: Vec<f64>,
@@ -56,6 +49,20 @@ pub(crate) struct Operators {
     /// `w0 = A_c a0 - b_c`, the free contact acceleration (with
     /// inconsistent held rows, of a least-squares compromise).
     pub w0: Vec<f64>,
+}
+
+impl Default for Operators {
+    fn default() -> Self {
+        Operators {
+            a0: Vec::new(),
+            y: Vec::new(),
+            yt: Vec::new(),
+            w: Mat::zeros(0, 0),
+            v: Mat::zeros(0, 0),
+            t_diag: Vec::new(),
+            w0: Vec::new(),
+        }
+    }
 }
 
 impl<'a> Held<'a> {
@@ -105,11 +112,22 @@ impl<'a> Held<'a> {
         &self.rows
     }
 
-    /// The held system under the force `f` (right-hand sides `b_E`, or zero
-    /// for a response); `None` when it cannot be posed.
-    pub fn solve(&mut self, f: Vec<f64>, zero_rhs: bool) -> Option<HeldAnswer> {
+    /// The held rows back, for the caller to reuse their buffer.
+    pub fn into_rows(self) -> Vec<RowRef> {
+        self.rows
+    }
+
+    /// The held system under the force in `a` (right-hand sides `b_E`, or
+    /// zero for a response), in place: `a` gets the acceleration, `l_e` the
+    /// held rows' multipliers (nothing is allocated when nothing is held);
+    /// `None` when it cannot be posed.
+    pub fn solve_into(
+        &mut self,
+        a: &mut Vec<f64>,
+        l_e: &mut Vec<f64>,
+        zero_rhs: bool,
+    ) -> Option<Status> {
         if self.rows.is_empty() {
-            let mut a = f;
             if a.iter().any(|x| !x.is_finite()) {
                 return None;
             }
@@ -119,36 +137,37 @@ impl<'a> Held<'a> {
                 self.mass_ready = true;
             }
             if let Some(factor) = self.mass.as_mut() {
-                factor.solve_in_place(&mut a);
+                factor.solve_in_place(a);
             }
             self.iterations += 1;
-            return Some(HeldAnswer {
-                a,
-                l_e: Vec::new(),
-                status: Status::Solved,
-            });
+            l_e.clear();
+            return Some(Status::Solved);
         }
         let base = if zero_rhs {
             &self.base_zero
         } else {
             &self.base
         };
-        let inst = base.as_ref()?.with_force(f).ok()?;
+        let inst = base.as_ref()?.with_force(a.clone()).ok()?;
         let s = self.direct.get_or_insert_default().solve(&inst);
         self.iterations += s.iterations;
-        Some(HeldAnswer {
-            a: s.acceleration,
-            l_e: s.multipliers_eq,
-            status: s.status,
-        })
+        (*a, *l_e) = (s.acceleration, s.multipliers_eq);
+        Some(s.status)
     }
 
     /// `M_E^-1 f`: the acceleration a generalized force causes with the
     /// held rows in place (NaN when the held system cannot be posed).
     pub fn response(&mut self, f: Vec<f64>) -> Vec<f64> {
-        match self.solve(f, true) {
-            Some(s) => s.a,
-            None => vec![f64::NAN; self.instant.dim()],
+        let mut a = f;
+        self.response_into(&mut a, &mut Vec::new());
+        a
+    }
+
+    /// [`Held::response`] in place (`a`: the force, then the response).
+    fn response_into(&mut self, a: &mut Vec<f64>, l_e: &mut Vec<f64>) {
+        if self.solve_into(a, l_e, true).is_none() {
+            a.clear();
+            a.resize(self.instant.dim(), f64::NAN);
         }
     }
 
@@ -162,36 +181,69 @@ impl<'a> Held<'a> {
         tangents: &[&[f64]],
         strict: bool,
     ) -> Option<Operators> {
+        let mut ops = Operators::default();
+        self.operators_into(cs, tangents.len(), |i| tangents[i], strict, &mut ops)
+            .then_some(ops)
+    }
+
+    /// [`Held::operators`] written into `ops` (a stepper's, whose buffers
+    /// are reused), tangent `i` given by `tangent(i)`; `false` where
+    /// `operators` gives `None`.
+    pub fn operators_into<'t>(
+        &mut self,
+        cs: &[RowRef],
+        kt: usize,
+        tangent: impl Fn(usize) -> &'t [f64],
+        strict: bool,
+        ops: &mut Operators,
+    ) -> bool {
         let inst = self.instant;
         let n = inst.dim();
-        let s0 = self.solve(inst.force().to_vec(), false);
-        let consistent = s0.as_ref().is_some_and(|s| s.status == Status::Solved);
+        let mut l_e = std::mem::take(&mut ops.t_diag);
+        let a0 = &mut ops.a0;
+        a0.clear();
+        a0.extend_from_slice(inst.force());
+        let status = self.solve_into(a0, &mut l_e, false);
+        let consistent = status == Some(Status::Solved);
         if strict && !consistent {
-            return None;
+            ops.t_diag = l_e;
+            return false;
         }
-        let a0 = s0.map_or_else(|| vec![f64::NAN; n], |s| s.a);
-        let (k, kt) = (cs.len(), tangents.len());
-        let y: Vec<Vec<f64>> = cs
-            .iter()
-            .map(|r| {
-                let mut f = vec![0.0; n];
-                if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
-                    for (j, &v) in row.iter() {
-                        f[j] = v;
-                    }
+        if status.is_none() {
+            a0.clear();
+            a0.resize(n, f64::NAN);
+        }
+        let k = cs.len();
+        ops.y.resize_with(k, Vec::new);
+        for (r, y) in cs.iter().zip(&mut ops.y) {
+            y.clear();
+            y.resize(n, 0.0);
+            if let Some(row) = inst.rows(r.set).matrix().outer_view(r.row) {
+                for (j, &v) in row.iter() {
+                    y[j] = v;
                 }
-                self.response(f)
-            })
-            .collect();
-        let yt: Vec<Vec<f64>> = tangents.iter().map(|t| self.response(t.to_vec())).collect();
-        let (mut w, mut v, mut w0) = (Mat::zeros(k, k), Mat::zeros(k, kt), vec![0.0; k]);
+            }
+            self.response_into(y, &mut l_e);
+        }
+        ops.yt.resize_with(kt, Vec::new);
+        for (i, y) in ops.yt.iter_mut().enumerate() {
+            y.clear();
+            y.extend_from_slice(tangent(i));
+            self.response_into(y, &mut l_e);
+        }
+        let (w, v, w0) = (&mut ops.w, &mut ops.v, &mut ops.w0);
+        w.resize_with(k, k, |_, _| 0.0);
+        v.resize_with(k, kt, |_, _| 0.0);
+        w0.clear();
+        w0.resize(k, 0.0);
+        let a0 = &ops.a0;
         for (p, r) in cs.iter().enumerate() {
             let rows = inst.rows(r.set);
-            w0[p] = rows.row_dot(r.row, &a0) - rows.rhs()[r.row];
+            w0[p] = rows.row_dot(r.row, a0) - rows.rhs()[r.row];
             for q in 0..k {
-                w[(p, q)] = rows.row_dot(r.row, &y[q]);
+                w[(p, q)] = rows.row_dot(r.row, &ops.y[q]);
             }
-            for (i, yt) in yt.iter().enumerate() {
+            for (i, yt) in ops.yt.iter().enumerate() {
                 v[(p, i)] = rows.row_dot(r.row, yt);
             }
         }
@@ -203,20 +255,15 @@ impl<'a> Held<'a> {
                 w[(q, p)] = s;
             }
         }
-        let t_diag = tangents
-            .iter()
-            .zip(&yt)
-            .map(|(t, y)| t.iter().zip(y).map(|(a, b)| a * b).sum())
-            .collect();
-        Some(Operators {
-            a0,
-            y,
-            yt,
-            w,
-            v,
-            t_diag,
-            w0,
-        })
+        l_e.clear();
+        l_e.extend(
+            ops.yt
+                .iter()
+                .enumerate()
+                .map(|(i, y)| tangent(i).iter().zip(y).map(|(a, b)| a * b).sum::<f64>()),
+        );
+        ops.t_diag = l_e;
+        true
     }
 }
 

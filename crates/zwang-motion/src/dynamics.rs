@@ -169,14 +169,14 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             .update_instant(t, q, v, &self.modes, &mut self.instant)?;
         let start = Clock::now();
         let status = if self.frictional {
-            let answer = self.variational.solve(&self.instant);
+            let answer = self.coulomb.get_or_insert_with(Variational::default);
+            self.variational.solve_into(&self.instant, answer);
             let status = answer.solution.status;
             let painleve = match answer.answers {
                 Answers::None if answer.frictionless_feasible => Some(true),
                 Answers::Several => Some(false),
                 _ => None,
             };
-            self.coulomb = Some(answer);
             if let Some(inconsistent) = painleve {
                 self.solve_time += start.elapsed();
                 self.painleve_time = t;

@@ -6,8 +6,10 @@
 //! Covered: joints only (a chain), and frictionless contacts that stay
 //! closed (a box on the floor pulled to and fro by a spring: a switching
 //! solve every step).
-//! Frictional instants go to the Coulomb contact problem, which allocates
-//! per solve (it enumerates modes); they are not covered here.
+//! Frictional instants that the active set solves alone (a box sliding on
+//! two rough corners, pushed on by a spring): the Coulomb contact problem
+//! keeps its working memory. Not covered: parts it enumerates (sticking
+//! entries), whose rank-deficient mode systems go to faer's SVD.
 //!
 //! The count is process-wide, so this file holds a single test, and each
 //! count is the least of three runs: the test harness's main thread may
@@ -22,16 +24,16 @@ use zwang_motion::{simulate, NoObserver, Settings, Status};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-fn allocations(model: &PlanarModel, duration: f64) -> (usize, usize) {
+fn allocations(model: &PlanarModel, settings: &Settings, duration: f64) -> (usize, usize) {
     (0..3)
-        .map(|_| allocations_once(model, duration))
+        .map(|_| allocations_once(model, settings, duration))
         .min()
         .expect("three")
 }
 
-fn allocations_once(model: &PlanarModel, duration: f64) -> (usize, usize) {
+fn allocations_once(model: &PlanarModel, settings: &Settings, duration: f64) -> (usize, usize) {
     let region = Region::new(GLOBAL);
-    let outcome = simulate(model, duration, &Settings::default(), &mut NoObserver);
+    let outcome = simulate(model, duration, settings, &mut NoObserver);
     let count = region.change().allocations;
     assert_eq!(outcome.status, Status::Finished, "{:?}", outcome.reason);
     (count, outcome.steps)
@@ -66,9 +68,50 @@ fn steps_allocate_nothing() {
         }],
     )
     .unwrap();
-    for (name, model) in [("chain", &links), ("resting box", &resting)] {
-        let (short, short_steps) = allocations(model, 1.0);
-        let (long, long_steps) = allocations(model, 4.0);
+    let rough = |body: usize, point: [f64; 2], normal: [f64; 2]| Contact {
+        name: format!("rough{body}{}", point[0]),
+        body,
+        point,
+        surface: Surface::Line {
+            point: [0.0, 0.0],
+            normal,
+        },
+        friction: 0.3,
+        viscous: 0.0,
+        restitution: 0.0,
+    };
+    // Sliding on two rough corners, pushed harder than friction holds it
+    // back: it never stops.
+    let sliding = PlanarModel::new(
+        [0.0, -9.81],
+        vec![Body::rigid("box", 2.0, 0.5)
+            .at([0.0, 0.25])
+            .moving([1.0, 0.0])],
+        vec![],
+        vec![
+            rough(0, [-0.5, -0.25], [0.0, 1.0]),
+            rough(0, [0.5, -0.25], [0.0, 1.0]),
+        ],
+        vec![Force::Spring {
+            bodies: [BodyRef::Ground, BodyRef::Body(0)],
+            anchors: [[100.0, 0.25], [0.0, 0.0]],
+            stiffness: 0.2,
+            rest_length: 0.0,
+        }],
+    )
+    .unwrap();
+    // The frictional scenes' motions are smooth (or still): bounded steps
+    // make them many.
+    let mut bounded = Settings::default();
+    bounded.ode.h_max = 0.02;
+    let free = Settings::default();
+    for (name, model, settings) in [
+        ("chain", &links, &free),
+        ("resting box", &resting, &free),
+        ("sliding box", &sliding, &bounded),
+    ] {
+        let (short, short_steps) = allocations(model, settings, 1.0);
+        let (long, long_steps) = allocations(model, settings, 4.0);
         assert!(
             long_steps > short_steps + 10,
             "{name}: {short_steps} vs {long_steps} steps"
