@@ -695,16 +695,7 @@ fn effective_residuals(
     let (residuals, _) =
         Residuals::evaluate_into(effective, free, a, &l_eq_eff, l_in, &mut kept.scratch);
     kept.l_eq = l_eq_eff;
-    // `Instant::compulsion`, in the kept buffers.
-    let (f, g) = (&mut kept.scratch, &mut kept.free);
-    fill(f, effective.dim(), 0.0);
-    effective.mass_mul_into(a, f);
-    for (fi, q) in f.iter_mut().zip(effective.force()) {
-        *fi -= q;
-    }
-    g.clone_from(f);
-    factor.solve_in_place(g);
-    let compulsion = 0.5 * f.iter().zip(g.iter()).map(|(x, y)| x * y).sum::<f64>();
+    let compulsion = effective.compulsion_into(factor, a, &mut kept.scratch, &mut kept.free);
     (residuals, compulsion)
 }
 
@@ -1655,7 +1646,7 @@ impl<'a> Space<'a> {
                 da.iter_mut().zip(y).for_each(|(x, v)| *x += d * v);
             }
             // NaN (a failed response) fails too.
-            let moves = inf(&da);
+            let moves = inf(da);
             if moves.is_nan() || moves > 1e-8 * y_scale {
                 return false;
             }
@@ -1882,7 +1873,7 @@ impl<'a> Space<'a> {
             }
         }
         for (i, (sc, &(nc, mu_s))) in inst.sliding().iter().zip(&self.sliding).enumerate() {
-            let f = self.sliding_magnitude(&c, nc, mu_s);
+            let f = self.sliding_magnitude(c, nc, mu_s);
             ans.sliding_friction[i] = f;
             for ((x, t), ff) in total
                 .iter_mut()

@@ -518,14 +518,27 @@ impl Instant {
     /// Gauss's compulsion `Z = 1/2 (M a - Q)^T M^-1 (M a - Q)` at `a`,
     /// with a factor of this instant's `M` (see [`Instant::mass_factor`]).
     pub fn compulsion(&self, factor: &mut MassFactor, a: &[f64]) -> f64 {
-        let mut f = vec![0.0; self.dim()];
-        self.mass_mul_into(a, &mut f);
+        self.compulsion_into(factor, a, &mut Vec::new(), &mut Vec::new())
+    }
+
+    /// [`Instant::compulsion`] with its two work vectors passed in (no
+    /// allocation once they have room).
+    pub fn compulsion_into(
+        &self,
+        factor: &mut MassFactor,
+        a: &[f64],
+        f: &mut Vec<f64>,
+        g: &mut Vec<f64>,
+    ) -> f64 {
+        f.clear();
+        f.resize(self.dim(), 0.0);
+        self.mass_mul_into(a, f);
         for (fi, q) in f.iter_mut().zip(&self.force) {
             *fi -= q;
         }
-        let mut g = f.clone();
-        factor.solve_in_place(&mut g);
-        0.5 * f.iter().zip(&g).map(|(x, y)| x * y).sum::<f64>()
+        g.clone_from(f);
+        factor.solve_in_place(g);
+        0.5 * f.iter().zip(g.iter()).map(|(x, y)| x * y).sum::<f64>()
     }
 
     /// A copy with other constraint rows (friction entries dropped); used by
