@@ -31,6 +31,11 @@ pub(crate) struct LuScratch {
     lu: Vec<f64>,
     /// Row then column permutation.
     perms: Vec<usize>,
+    /// A rank-deficient system's null-space columns, their Gram matrix
+    /// and its right-hand side.
+    null: Vec<f64>,
+    gram: Vec<f64>,
+    w: Vec<f64>,
 }
 
 /// [`solve_square`] for `A` stored row-major in a slice of `n x n`, `n`
@@ -126,7 +131,13 @@ fn small_solve(
     x: &mut Vec<f64>,
     scratch: &mut LuScratch,
 ) -> Option<bool> {
-    let lu = &mut scratch.lu;
+    let LuScratch {
+        lu,
+        perms,
+        null: bcols,
+        gram: g,
+        w,
+    } = scratch;
     lu.clear();
     for i in 0..n {
         lu.extend((0..n).map(|j| at(i, j)));
@@ -136,7 +147,6 @@ fn small_solve(
     }
     // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
     // original row and column in position `k`.
-    let perms = &mut scratch.perms;
     perms.clear();
     perms.extend((0..n).chain(0..n));
     let (perm_r, perm_c) = perms.split_at_mut(n);
@@ -217,7 +227,8 @@ fn small_solve(
     if r < n {
         let d = n - r;
         // Columns of B = U11^-1 U12, stored column by column.
-        let mut bcols = vec![0.0; r * d];
+        bcols.clear();
+        bcols.resize(r * d, 0.0);
         for c in 0..d {
             let col = &mut bcols[c * r..(c + 1) * r];
             for i in 0..r {
@@ -226,20 +237,20 @@ fn small_solve(
             upper_solve(col);
         }
         // (I + B^T B) w = B^T z1, then z = [z1 - B w; w].
-        let mut g = vec![0.0; d * d];
+        g.clear();
+        g.resize(d * d, 0.0);
         for p in 0..d {
             for q in 0..d {
                 let dot: f64 = (0..r).map(|i| bcols[p * r + i] * bcols[q * r + i]).sum();
                 g[p * d + q] = dot + f64::from(u8::from(p == q));
             }
         }
-        let mut w: Vec<f64> = (0..d)
-            .map(|p| (0..r).map(|i| bcols[p * r + i] * z[i]).sum())
-            .collect();
-        if zwang_instant::dense::cholesky_in_place(&mut g, d).is_err() {
+        w.clear();
+        w.extend((0..d).map(|p| (0..r).map(|i| bcols[p * r + i] * z[i]).sum::<f64>()));
+        if zwang_instant::dense::cholesky_in_place(g, d).is_err() {
             return None;
         }
-        zwang_instant::dense::cholesky_solve_in_place(&g, d, &mut w);
+        zwang_instant::dense::cholesky_solve_in_place(g, d, w);
         for p in 0..d {
             for i in 0..r {
                 z[i] -= bcols[p * r + i] * w[p];

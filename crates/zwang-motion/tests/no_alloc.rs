@@ -6,10 +6,15 @@
 //! Covered: joints only (a chain), and frictionless contacts that stay
 //! closed (a box on the floor pulled to and fro by a spring: a switching
 //! solve every step).
-//! Frictional instants that the active set solves alone (a box sliding on
-//! two rough corners, pushed on by a spring): the Coulomb contact problem
-//! keeps its working memory. Not covered: parts it enumerates (sticking
-//! entries), whose rank-deficient mode systems go to faer's SVD.
+//! Frictional instants, the Coulomb contact problem keeping its working
+//! memory: a box sliding on two rough corners pushed on by a spring (the
+//! active set alone), the same box held by friction (both corners stick:
+//! every solve enumerates the part's modes, whose rank-deficient systems
+//! take the small LU's null space), and a bead sliding round a rough drum
+//! (a curved row). Not covered: mode systems whose rank the small LU
+//! cannot tell (they go to faer's SVD), parts of more than 8 rows in the
+//! uniqueness test (faer's eigensolver), joints held inside a frictional
+//! part, and Lemke's method.
 //!
 //! The count is process-wide, so this file holds a single test, and each
 //! count is the least of three runs: the test harness's main thread may
@@ -100,6 +105,56 @@ fn steps_allocate_nothing() {
         }],
     )
     .unwrap();
+    // Held by friction on the same corners, pulled by a spring short of
+    // the cone: both corners stick (a part that is enumerated at every
+    // solve: its uniqueness is not shown otherwise).
+    let held = PlanarModel::new(
+        [0.0, -9.81],
+        vec![Body::rigid("box", 2.0, 0.5).at([0.0, 0.25])],
+        vec![],
+        vec![
+            rough(0, [-0.5, -0.25], [0.0, 1.0]),
+            rough(0, [0.5, -0.25], [0.0, 1.0]),
+        ],
+        vec![Force::Spring {
+            bodies: [BodyRef::Ground, BodyRef::Body(0)],
+            anchors: [[1.0, 0.25], [0.0, 0.0]],
+            stiffness: 2.0,
+            rest_length: 0.0,
+        }],
+    )
+    .unwrap();
+    // A particle sliding round the outside of a rough drum, pressed onto
+    // it by a spring to the centre: curved rows, friction that slows it
+    // (not to a stop within the run: a stop is an event, which may
+    // allocate).
+    let drum = Contact {
+        name: "drum".into(),
+        body: 0,
+        point: [0.0, 0.0],
+        surface: Surface::Circle {
+            center: [0.0, 0.0],
+            radius: 1.0,
+        },
+        friction: 0.02,
+        viscous: 0.0,
+        restitution: 0.0,
+    };
+    let circling = PlanarModel::new(
+        [0.0, 0.0],
+        vec![Body::particle("bead", 1.0)
+            .at([1.0, 0.0])
+            .moving([0.0, 3.0])],
+        vec![],
+        vec![drum],
+        vec![Force::Spring {
+            bodies: [BodyRef::Ground, BodyRef::Body(0)],
+            anchors: [[0.0, 0.0], [0.0, 0.0]],
+            stiffness: 20.0,
+            rest_length: 0.0,
+        }],
+    )
+    .unwrap();
     // The frictional scenes' motions are smooth (or still): bounded steps
     // make them many.
     let mut bounded = Settings::default();
@@ -109,6 +164,8 @@ fn steps_allocate_nothing() {
         ("chain", &links, &free),
         ("resting box", &resting, &free),
         ("sliding box", &sliding, &bounded),
+        ("held box", &held, &bounded),
+        ("bead on a rough drum", &circling, &bounded),
     ] {
         let (short, short_steps) = allocations(model, settings, 1.0);
         let (long, long_steps) = allocations(model, settings, 4.0);
