@@ -85,45 +85,34 @@ fn steps_allocate_nothing() {
         viscous: 0.0,
         restitution: 0.0,
     };
-    // Sliding on two rough corners, pushed harder than friction holds it
-    // back: it never stops.
-    let sliding = PlanarModel::new(
-        [0.0, -9.81],
-        vec![Body::rigid("box", 2.0, 0.5)
-            .at([0.0, 0.25])
-            .moving([1.0, 0.0])],
-        vec![],
-        vec![
-            rough(0, [-0.5, -0.25], [0.0, 1.0]),
-            rough(0, [0.5, -0.25], [0.0, 1.0]),
-        ],
-        vec![Force::Spring {
-            bodies: [BodyRef::Ground, BodyRef::Body(0)],
-            anchors: [[100.0, 0.25], [0.0, 0.0]],
-            stiffness: 0.2,
-            rest_length: 0.0,
-        }],
-    )
-    .unwrap();
-    // Held by friction on the same corners, pulled by a spring short of
-    // the cone: both corners stick (a part that is enumerated at every
-    // solve: its uniqueness is not shown otherwise).
-    let held = PlanarModel::new(
-        [0.0, -9.81],
-        vec![Body::rigid("box", 2.0, 0.5).at([0.0, 0.25])],
-        vec![],
-        vec![
-            rough(0, [-0.5, -0.25], [0.0, 1.0]),
-            rough(0, [0.5, -0.25], [0.0, 1.0]),
-        ],
-        vec![Force::Spring {
-            bodies: [BodyRef::Ground, BodyRef::Body(0)],
-            anchors: [[1.0, 0.25], [0.0, 0.0]],
-            stiffness: 2.0,
-            rest_length: 0.0,
-        }],
-    )
-    .unwrap();
+    // A box on two rough corners, moving at `speed`, pulled by a spring
+    // from `anchor`.
+    let boxed = |speed: f64, anchor: [f64; 2], stiffness: f64| {
+        PlanarModel::new(
+            [0.0, -9.81],
+            vec![Body::rigid("box", 2.0, 0.5)
+                .at([0.0, 0.25])
+                .moving([speed, 0.0])],
+            vec![],
+            vec![
+                rough(0, [-0.5, -0.25], [0.0, 1.0]),
+                rough(0, [0.5, -0.25], [0.0, 1.0]),
+            ],
+            vec![Force::Spring {
+                bodies: [BodyRef::Ground, BodyRef::Body(0)],
+                anchors: [anchor, [0.0, 0.0]],
+                stiffness,
+                rest_length: 0.0,
+            }],
+        )
+        .unwrap()
+    };
+    // Sliding, pushed harder than friction holds it back: it never stops.
+    let sliding = boxed(1.0, [100.0, 0.25], 0.2);
+    // Held by friction, pulled short of the cone: both corners stick (a
+    // part enumerated at every solve: its uniqueness is not shown
+    // otherwise).
+    let held = boxed(0.0, [1.0, 0.25], 2.0);
     // A particle sliding round the outside of a rough drum, pressed onto
     // it by a spring to the centre: curved rows, friction that slows it
     // (not to a stop within the run: a stop is an event, which may
