@@ -3,8 +3,8 @@
 //! of their parts, and each island the very steps it takes alone.
 
 use zwang_motion::{
-    settings_of, simulate, simulate_islands, ContactSample, Event, EventKind, Observer, Outcome,
-    Settings, Status,
+    settings_of, simulate, simulate_islands, ContactSample, Event, EventKind, Mechanism, Observer,
+    Outcome, Settings, Status,
 };
 use zwang_scene::parse_scene;
 
@@ -367,4 +367,84 @@ fn islands_that_do_not_fit_the_whole_run_it_whole() {
     assert_eq!(o.status, Status::Finished);
     assert_eq!(o.q, whole.q);
     assert_eq!(o.steps, whole.steps);
+}
+
+/// A shipped scene's bodies, contacts and joints (its `[scene]` table
+/// dropped, contact names made its own).
+fn shipped(name: &str) -> String {
+    let path = format!(
+        "{}/../../examples/scenes/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).expect("the example scene");
+    let body = text
+        .split("[[body]]")
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join("[[body]]");
+    format!(
+        "[[body]]{}",
+        body.replace("name = \"floor\"", &format!("name = \"{name}_floor\""))
+    )
+}
+
+#[test]
+fn shipped_scenes_side_by_side_run_as_they_run_alone() {
+    // Lift-off and a landing (the ladder), rocking to rest on a sticking
+    // corner, a Zeno sequence of bounces ending in rest, twelve redundant
+    // rough points under one plate, a stick on an incline, a rod landing
+    // and sticking: each island's events are exactly those of its scene
+    // run alone, and the whole run agrees with them.
+    let names = [
+        "ladder",
+        "rocking_block",
+        "bouncing_ball",
+        "plate_on_twelve_points",
+        "incline_stick",
+        "rod_coulomb",
+    ];
+    for tolerance in [1e-7, 1e-10] {
+        let header = format!(
+            "[scene]\ndimension = 2\ngravity = [0.0, -9.81]\nduration = 1.5\n\
+             output_every = 0.01\n[solver]\ntolerance = {tolerance}\n"
+        );
+        let all = header.clone() + &names.map(shipped).join("\n");
+        let ((whole, _), (apart, _), count) = both(&all);
+        assert_eq!(count, names.len());
+        assert_eq!(apart.status, Status::Finished, "{:?}", apart.reason);
+        assert_eq!(whole.status, Status::Finished, "{:?}", whole.reason);
+        let mut first_contact = 0;
+        let mut kinds = 0;
+        for name in names {
+            let alone = parse_scene(&(header.clone() + &shipped(name))).expect("scene");
+            let model = alone.model().expect("model");
+            let o = simulate(
+                &model,
+                1.5,
+                &settings_of(&alone),
+                &mut zwang_motion::NoObserver,
+            );
+            let n = model.contacts();
+            let mine: Vec<&Event> = (apart.events.iter())
+                .filter(|e| (first_contact..first_contact + n).contains(&e.contact))
+                .collect();
+            assert_eq!(mine.len(), o.events.len(), "{name} at {tolerance:e}");
+            for (a, b) in mine.iter().zip(&o.events) {
+                assert_eq!(
+                    (a.kind, a.contact - first_contact),
+                    (b.kind, b.contact),
+                    "{name}"
+                );
+                assert_eq!(a.time, b.time, "{name} at {tolerance:e}");
+            }
+            let mut seen: Vec<EventKind> = o.events.iter().map(|e| e.kind).collect();
+            seen.sort_by_key(|k| k.as_str());
+            seen.dedup();
+            kinds += seen.len();
+            first_contact += n;
+        }
+        assert!(kinds >= 6, "impacts, lift-offs, sticks and rests: {kinds}");
+        assert!((whole.energy_final - apart.energy_final).abs() < 1e-4 * whole.energy_initial);
+        assert!(max_diff(&whole.q, &apart.q) < 1e-4, "{tolerance:e}");
+    }
 }
