@@ -53,7 +53,7 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::{solve_rows, solve_square, sym_eigen_into, LuScratch};
+use crate::linalg::{psd_null_space, solve_rows, solve_square, LuScratch};
 use crate::space::{refactor, Held, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
@@ -79,9 +79,9 @@ const CONSISTENCY_TOL: f64 = 1e-8;
 /// it gives up (it may take twice the part's rows).
 const ACTIVE_SET_ROUNDS: usize = 16;
 
-/// Relative size below which an eigenvalue of `G`'s symmetric part counts
-/// as zero (the redundant contacts' null space), and above which a
-/// negative one makes `G` indefinite.
+/// Relative size below which a pivot of `G`'s symmetric part counts as
+/// zero (the redundant contacts' null space), and above which an entry
+/// left after the kept pivots makes `G` indefinite.
 const NULL_TOL: f64 = 1e-10;
 
 /// How many distinct motions the contact problem has.
@@ -861,10 +861,10 @@ struct Scratch {
     pool: Vec<Candidate>,
     digits: Vec<usize>,
     motions: Vec<usize>,
-    /// [`Space::unique_motion`]'s matrices, eigenpairs and responses.
+    /// [`Space::unique_motion`]'s matrices, null space and responses.
     g: Vec<f64>,
     sym: Vec<f64>,
-    eig: (Vec<f64>, Vec<f64>),
+    null: (Vec<usize>, Vec<f64>),
     y_eff: Vec<Vec<f64>>,
     da: Vec<f64>,
     /// The final force and the held rows' multipliers of an answer.
@@ -1593,7 +1593,7 @@ impl<'a> Space<'a> {
             slip,
             g,
             sym,
-            eig,
+            null,
             y_eff,
             da,
             ..
@@ -1610,16 +1610,10 @@ impl<'a> Space<'a> {
         }
         sym.clear();
         sym.extend((0..k * k).map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k])));
-        if !sym_eigen_into(sym, k, &mut eig.0, &mut eig.1) {
+        let Some(nullity) = psd_null_space(sym, k, NULL_TOL, &mut null.0, &mut null.1) else {
             return false;
-        }
-        let (s, u) = (&eig.0, &eig.1);
-        let s_max = (0..k).map(|i| s[i].abs()).fold(0.0, f64::max);
-        if !s_max.is_finite() || (0..k).any(|i| s[i] < -NULL_TOL * s_max) {
-            return false;
-        }
-        let null = |i: &usize| s[*i] <= NULL_TOL * s_max;
-        if !(0..k).any(|i| null(&i)) {
+        };
+        if nullity == 0 {
             // No null space: nothing to move (the common case of a part
             // sliding on its contacts), no responses to combine.
             return true;
@@ -1639,10 +1633,9 @@ impl<'a> Space<'a> {
         let y_scale = y_eff.iter().map(|y| inf(y)).fold(0.0, f64::max);
         da.clear();
         da.resize(n, 0.0);
-        for i in (0..k).filter(null) {
+        for d in null.1.chunks(k) {
             da.iter_mut().for_each(|x| *x = 0.0);
-            for (c, y) in y_eff.iter().enumerate() {
-                let d = u[c * k + i];
+            for (&d, y) in d.iter().zip(y_eff.iter()) {
                 da.iter_mut().zip(y).for_each(|(x, v)| *x += d * v);
             }
             // NaN (a failed response) fails too.

@@ -104,10 +104,6 @@ fn solve_with(
 /// few contacts.
 const SMALL: usize = 16;
 
-/// Largest symmetric matrix whose eigenpairs [`sym_eigen`] takes from
-/// Jacobi's sweeps (a plate on ten rough points is slower so than by faer).
-const JACOBI_MAX: usize = 8;
-
 /// Relative residual of a solution exact up to round-off.
 const ROUND_OFF: f64 = 1e-11;
 
@@ -338,104 +334,90 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
     p
 }
 
-/// Eigenvalues and eigenvectors of a symmetric `n x n` matrix given
-/// row-major: the values, and the vectors as the columns of a row-major
-/// `n x n` (vector `k` is `vecs[i * n + k]`). Cyclic Jacobi up to
-/// [`JACOBI_MAX`] rows (no setup, accurate to round-off), faer beyond
-/// (its `O(n^3)` tridiagonal QR wins there); `None` on NaN.
-#[cfg(test)]
-pub(crate) fn sym_eigen(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
-    let (mut vals, mut vecs) = (Vec::new(), Vec::new());
-    sym_eigen_into(&mut a.to_vec(), n, &mut vals, &mut vecs).then_some((vals, vecs))
-}
-
-/// [`sym_eigen`] into the caller's buffers (a stepper's: Jacobi's sweeps
-/// then allocate nothing), working on `a` in place; `false` for `None`.
-pub(crate) fn sym_eigen_into(
+/// The null space of a symmetric positive semi-definite `n x n` matrix
+/// given row-major (overwritten), by Cholesky's method with diagonal
+/// pivoting, which reveals the rank of such a matrix (Higham, "Analysis of
+/// the Cholesky decomposition of a semi-definite matrix", 1990): `Some(d)`
+/// with `d` null vectors, each of unit length, in `null` (vector `i` is
+/// `null[i * n..][..n]`), or `None` when `A` is not positive semi-definite
+/// (or not finite). Pivots and the remaining Schur complement below `tol`
+/// times `A`'s largest entry are zero. `perm` and `null` are the caller's
+/// (a stepper's), so nothing is allocated once they have grown.
+pub(crate) fn psd_null_space(
     a: &mut [f64],
     n: usize,
-    vals: &mut Vec<f64>,
-    vecs: &mut Vec<f64>,
-) -> bool {
-    if !a.iter().all(|v| v.is_finite()) {
-        return false;
+    tol: f64,
+    perm: &mut Vec<usize>,
+    null: &mut Vec<f64>,
+) -> Option<usize> {
+    null.clear();
+    if !a.iter().all(|x| x.is_finite()) {
+        return None;
     }
-    vals.clear();
-    vecs.clear();
-    if n > JACOBI_MAX {
-        let m = Mat::from_fn(n, n, |i, j| a[i * n + j]);
-        let Ok(evd) = m.self_adjoint_eigen(Side::Lower) else {
-            return false;
-        };
-        let (u, s) = (evd.U(), evd.S().column_vector());
-        vecs.extend((0..n * n).map(|e| u[(e / n, e % n)]));
-        vals.extend((0..n).map(|i| s[i]));
-        return true;
-    }
-    // Off-diagonal entries below this are zero: far below the round-off
-    // of the eigenvalues (`eps |A|`); without it the null space of a
-    // redundant contact set (diagonal ~ 0) rotates round-off for sweeps.
-    let negligible = 1e-3 * f64::EPSILON * a.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let v = vecs;
-    v.resize(n * n, 0.0);
-    for i in 0..n {
-        v[i * n + i] = 1.0;
-    }
-    for sweep in 0..64 {
-        let mut rotated = false;
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = a[p * n + q];
-                if apq.abs() <= negligible {
-                    a[p * n + q] = 0.0;
-                    a[q * n + p] = 0.0;
-                    continue;
-                }
-                let (app, aqq) = (a[p * n + p], a[q * n + q]);
-                let g = 100.0 * apq.abs();
-                // Below round-off of both diagonal entries: zero (after a
-                // few sweeps, as in Numerical Recipes' `jacobi`).
-                if sweep > 3 && app.abs() + g == app.abs() && aqq.abs() + g == aqq.abs() {
-                    a[p * n + q] = 0.0;
-                    a[q * n + p] = 0.0;
-                    continue;
-                }
-                rotated = true;
-                let h = aqq - app;
-                let t = if h.abs() + g == h.abs() {
-                    apq / h
-                } else {
-                    let theta = 0.5 * h / apq;
-                    theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt())
-                };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                // A <- J^T A J, V <- V J, J the rotation in the (p, q) plane.
-                for k in 0..n {
-                    let (x, y) = (a[k * n + p], a[k * n + q]);
-                    a[k * n + p] = c * x - s * y;
-                    a[k * n + q] = s * x + c * y;
-                }
-                for k in 0..n {
-                    let (x, y) = (a[p * n + k], a[q * n + k]);
-                    a[p * n + k] = c * x - s * y;
-                    a[q * n + k] = s * x + c * y;
-                }
-                a[p * n + q] = 0.0;
-                a[q * n + p] = 0.0;
-                for k in 0..n {
-                    let (x, y) = (v[k * n + p], v[k * n + q]);
-                    v[k * n + p] = c * x - s * y;
-                    v[k * n + q] = s * x + c * y;
-                }
+    let zero = tol * a.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    perm.clear();
+    perm.extend(0..n);
+    // Row-major, permuted in place: the factor overwrites the lower part.
+    let mut rank = n;
+    for j in 0..n {
+        let p = (j..n)
+            .max_by(|&x, &y| a[x * n + x].total_cmp(&a[y * n + y]))
+            .unwrap_or(j);
+        if a[p * n + p] <= zero {
+            rank = j;
+            break;
+        }
+        if p != j {
+            perm.swap(j, p);
+            for c in 0..n {
+                a.swap(j * n + c, p * n + c);
+            }
+            for r in 0..n {
+                a.swap(r * n + j, r * n + p);
             }
         }
-        if !rotated {
-            vals.extend((0..n).map(|i| a[i * n + i]));
-            return true;
+        let d = a[j * n + j].sqrt();
+        a[j * n + j] = d;
+        for r in j + 1..n {
+            a[r * n + j] /= d;
+        }
+        for r in j + 1..n {
+            let lr = a[r * n + j];
+            // The whole trailing block, so that pivoting can swap it.
+            for c in j + 1..n {
+                a[r * n + c] -= lr * a[c * n + j];
+            }
         }
     }
-    false
+    // What is left is the Schur complement of the kept pivots: zero for a
+    // semi-definite `A` (its entries are bounded by its diagonal's), so an
+    // entry above round-off means an eigenvalue below zero.
+    for r in rank..n {
+        for c in rank..=r {
+            if a[r * n + c].abs() > zero {
+                return None;
+            }
+        }
+    }
+    // `P^T A P = L L^T` with `L = [L1; L2]`: `[x; e_i]` with
+    // `L1^T x = -L2^T e_i` spans the null space.
+    null.resize((n - rank) * n, 0.0);
+    for i in 0..n - rank {
+        let v = &mut null[i * n..(i + 1) * n];
+        v.fill(0.0);
+        let row = rank + i;
+        for t in (0..rank).rev() {
+            let mut s = -a[row * n + t];
+            for m in t + 1..rank {
+                s -= a[m * n + t] * v[perm[m]];
+            }
+            v[perm[t]] = s / a[t * n + t];
+        }
+        v[perm[row]] = 1.0;
+        let len = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        v.iter_mut().for_each(|x| *x /= len);
+    }
+    Some(n - rank)
 }
 
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one).
@@ -534,53 +516,63 @@ mod tests {
         assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
     }
 
-    /// The eigenpairs of the symmetric `n x n` row-major `a`, checked:
-    /// `A v = lambda v` for each.
-    fn checked_eigen(a: &[f64], n: usize) -> Vec<f64> {
-        let (vals, vecs) = sym_eigen(a, n).unwrap();
-        for k in 0..n {
+    /// The null space of the symmetric `n x n` row-major `a`, checked:
+    /// `A v = 0` for each vector, and the vectors independent (their Gram
+    /// matrix has full rank).
+    fn checked_null(a: &[f64], n: usize) -> Option<usize> {
+        let (mut perm, mut null) = (Vec::new(), Vec::new());
+        let d = psd_null_space(&mut a.to_vec(), n, 1e-10, &mut perm, &mut null)?;
+        let scale = a.iter().map(|x| x.abs()).fold(0.0, f64::max);
+        for v in null.chunks(n) {
             for i in 0..n {
-                let av: f64 = (0..n).map(|j| a[i * n + j] * vecs[j * n + k]).sum();
-                assert!((av - vals[k] * vecs[i * n + k]).abs() < 1e-13);
+                let av: f64 = (0..n).map(|j| a[i * n + j] * v[j]).sum();
+                assert!(av.abs() <= 1e-13 * scale, "{av}");
             }
         }
-        vals
+        let gram = Mat::from_fn(d, d, |i, j| {
+            (0..n)
+                .map(|c| null[i * n + c] * null[j * n + c])
+                .sum::<f64>()
+        });
+        assert!(d == 0 || normalized_det(&gram).abs() > 1e-6);
+        Some(d)
     }
 
-    /// Jacobi's eigenpairs are faer's: `A v = lambda v`, and the same
-    /// values, on a 4 x 4 with a double eigenvalue and a zero one.
+    /// `Q diag(d) Q^T` with `Q` orthogonal: semi-definite with a null
+    /// space of dimension one, definite, and indefinite by a small or a
+    /// large negative eigenvalue.
     #[test]
-    fn jacobi_eigen_matches_faer() {
+    fn pivoted_cholesky_finds_null_spaces_and_negative_eigenvalues() {
         let q = [
             [0.5, 0.5, 0.5, 0.5],
             [0.5, -0.5, 0.5, -0.5],
             [0.5, 0.5, -0.5, -0.5],
             [0.5, -0.5, -0.5, 0.5],
         ];
-        let d = [3.0, 3.0, 0.0, -1.5];
-        let a: Vec<f64> = (0..16)
-            .map(|e| (0..4).map(|k| q[e / 4][k] * d[k] * q[e % 4][k]).sum())
-            .collect();
-        let mut got = checked_eigen(&a, 4);
-        got.sort_by(f64::total_cmp);
-        let evd = Mat::from_fn(4, 4, |i, j| a[i * 4 + j])
-            .self_adjoint_eigen(Side::Lower)
-            .unwrap();
-        let s = evd.S().column_vector();
-        let mut want: Vec<f64> = (0..4).map(|i| s[i]).collect();
-        want.sort_by(f64::total_cmp);
-        assert!(
-            got.iter().zip(&want).all(|(x, y)| (x - y).abs() < 1e-14),
-            "{got:?}"
-        );
+        let with = |d: [f64; 4]| -> Vec<f64> {
+            (0..16)
+                .map(|e| (0..4).map(|k| q[e / 4][k] * d[k] * q[e % 4][k]).sum())
+                .collect()
+        };
+        assert_eq!(checked_null(&with([3.0, 3.0, 0.0, 0.5]), 4), Some(1));
+        assert_eq!(checked_null(&with([3.0, 3.0, 2.0, 0.5]), 4), Some(0));
+        assert_eq!(checked_null(&with([3.0, 3.0, 0.0, -1.5]), 4), None);
+        assert_eq!(checked_null(&with([3.0, 3.0, 1.0, -1e-8]), 4), None);
+        assert_eq!(checked_null(&with([0.0; 4]), 4), Some(4));
+        assert_eq!(checked_null(&[f64::NAN], 1), None);
         // Eight contacts on three coordinates: the null space of dimension
-        // five, and exact pairs, from Jacobi's largest size.
+        // five.
         let j = |i: usize, c: usize| [1.0, 0.1 * i as f64 - 0.35, (i * i) as f64 * 0.01][c];
         let gram: Vec<f64> = (0..64)
             .map(|e| (0..3).map(|c| j(e / 8, c) * j(e % 8, c)).sum())
             .collect();
-        let vals = checked_eigen(&gram, 8);
-        assert_eq!(vals.iter().filter(|v| v.abs() < 1e-12).count(), 5);
+        assert_eq!(checked_null(&gram, 8), Some(5));
+        // Twenty redundant rows on three coordinates, scaled by 1e6.
+        let j = |i: usize, c: usize| [1.0, (i as f64 * 0.7).sin(), (i as f64 * 0.3).cos()][c];
+        let gram: Vec<f64> = (0..400)
+            .map(|e| 1e6 * (0..3).map(|c| j(e / 20, c) * j(e % 20, c)).sum::<f64>())
+            .collect();
+        assert_eq!(checked_null(&gram, 20), Some(17));
     }
 
     /// pinv of diag(4, 0) is diag(1/4, 0); rho([0 2; 2 0]) = 2;
