@@ -107,8 +107,9 @@ const SMALL: usize = 16;
 /// Relative residual of a solution exact up to round-off.
 const ROUND_OFF: f64 = 1e-11;
 
-/// A clearly rank-deficient system has its dropped pivots below this
-/// (relative, before the growth bound) and its kept ones above
+/// A clearly rank-deficient system has its dropped singular values below
+/// this (relative, bounded by the first dropped pivot) and its kept pivots
+/// above
 /// [`KEPT_TOL`]: between the two the rank is left to the SVD.
 const DROPPED_TOL: f64 = RANK_TOL;
 const KEPT_TOL: f64 = 1e-6;
@@ -195,10 +196,11 @@ fn small_solve(
         let r = (0..n)
             .take_while(|&k| pivot(k) > KEPT_TOL * pivot_max)
             .count();
-        // Full pivoting bounds the dropped block by its first pivot and
-        // the growth `2^(n-r)`; `L` by `n`: then the SVD drops as many.
-        let bound = (n * (n - r)) as f64 * 2f64.powi((n - r) as i32);
-        if (r..n).any(|k| pivot(k) * bound > DROPPED_TOL * pivot_max) {
+        // `A` less a matrix of rank `r` is the Schur complement `S` left
+        // after `r` pivots, whose largest entry is pivot `r` (full
+        // pivoting): `sigma_(r+1)(A) <= |S|_2 <= (n - r) pivot(r)`, and
+        // `sigma_max >= pivot_max`. Below the bound the SVD drops as many.
+        if (n - r) as f64 * pivot(r) > DROPPED_TOL * pivot_max {
             return None;
         }
         r
@@ -514,6 +516,25 @@ mod tests {
             .full_piv_lu()
             .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
         assert!(full && (0..3).all(|i| (x[i] - faer_x[(i, 0)]).abs() < 1e-13));
+    }
+
+    /// A plate on twelve points: a 12 x 12 Gram matrix of rank 3, whose
+    /// dropped pivots are round-off times a growth the old bound
+    /// (`2^(n - r)`) took for a rank it could not tell; it sent every
+    /// plate on ten or more points to the SVD. The LU gives the SVD's
+    /// minimum-norm answer.
+    #[test]
+    fn plate_on_twelve_points_went_to_the_svd() {
+        let j = |i: usize, c: usize| [1.0, 0.1 * i as f64 - 0.55, 0.1][c];
+        let gram = Mat::from_fn(12, 12, |a, b| (0..3).map(|c| j(a, c) * j(b, c)).sum());
+        let b: Vec<f64> = (0..12).map(|i| gram[(i, 0)] - 3.0 * gram[(i, 7)]).collect();
+        let (mut x, mut scratch) = (Vec::new(), LuScratch::default());
+        let full = small_solve(12, |i, j| gram[(i, j)], &b, &mut x, &mut scratch);
+        assert_eq!(full, Some(false));
+        let svd = min_norm_solve(&gram, &Mat::from_fn(12, 1, |i, _| b[i]));
+        for i in 0..12 {
+            assert!((x[i] - svd[(i, 0)]).abs() < 1e-12, "{x:?}");
+        }
     }
 
     /// The null space of the symmetric `n x n` row-major `a`, checked:
