@@ -265,6 +265,11 @@ impl Projector {
         v: &[f64],
         modes: &[ContactState],
     ) -> Result<f64, DynamicsError> {
+        if self.targets.is_empty() {
+            // No equality rows (a body sliding on its contacts): nothing
+            // to violate, and no instant to write at every sample.
+            return Ok(0.0);
+        }
         model.update_instant(t, q, v, modes, &mut self.instant)?;
         model.velocity_targets(t, q, v, modes, &mut self.targets);
         let eq = self.instant.equalities();
