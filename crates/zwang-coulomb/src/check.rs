@@ -3,7 +3,7 @@
 
 use crate::contact::{solve_parts, Answers, ContactSettings};
 use crate::linalg::{normalized_det, psd_pinv, spectral_radius, RANK_TOL};
-use crate::space::{Held, Operators};
+use crate::space::{Held, Kept, Operators};
 use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, SIGN_TOL};
 use faer::Mat;
@@ -579,14 +579,14 @@ fn check_part(
     let contacts = Contacts::new(instant);
     let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
     let held_any = !other.is_empty();
-    let mut mass = None;
-    let mut ops = Held::new(instant, other, &mut mass)
+    let mut kept = Kept::default();
+    let mut ops = Held::new(instant, other, &mut kept)
         .operators(&contacts.normals, &tangents, false)
         .expect("not strict");
     // `M^-1 J_t^T` for the size of a friction force (`ops.yt` when nothing
     // is held).
     let minv_tangent = if held_any {
-        let mut held = Held::new(instant, Vec::new(), &mut mass);
+        let mut held = Held::new(instant, Vec::new(), &mut kept);
         tangents.iter().map(|t| held.response(t.to_vec())).collect()
     } else {
         std::mem::take(&mut ops.yt)

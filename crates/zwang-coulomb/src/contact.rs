@@ -54,7 +54,7 @@
 //!   together.
 
 use crate::linalg::{psd_null_space, solve_rows, solve_square, LuScratch};
-use crate::space::{refactor, Held, Operators};
+use crate::space::{refactor, Held, Kept, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use std::mem::take;
@@ -270,7 +270,8 @@ pub struct VariationalSolver {
 struct Cut {
     part: Part,
     sub: CutState,
-    mass: Option<MassFactor>,
+    /// The factor of its `M` and its held system.
+    kept: Kept,
     /// The part's last answer (its buffers written in place).
     answer: PartAnswer,
 }
@@ -297,7 +298,7 @@ impl Cut {
             // New values of `M` must stay positive definite, as `build`
             // checks.
             if cutter.refresh(instant, &self.part, sub, mass)
-                && (!mass || refactor(&mut self.mass, sub).is_ok())
+                && (!mass || refactor(&mut self.kept.mass, sub).is_ok())
             {
                 return;
             }
@@ -357,7 +358,7 @@ impl VariationalSolver {
             let cut = |part: Part| Cut {
                 part,
                 sub: CutState::Failed,
-                mass: None,
+                kept: Kept::default(),
                 answer: PartAnswer::default(),
             };
             self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
@@ -404,7 +405,7 @@ impl VariationalSolver {
             solve_part(
                 sub,
                 &self.settings,
-                &mut cut.mass,
+                &mut cut.kept,
                 &mut self.scratch,
                 solved,
             );
@@ -924,16 +925,16 @@ struct Candidate {
     residual: f64,
 }
 
-/// One part's answer, written into `ans`; `mass` is a factor of its `M`
-/// to reuse (or to make).
+/// One part's answer, written into `ans`; `kept` is what its solves keep
+/// (the factor of its `M`, its held system).
 fn solve_part(
     instant: &Instant,
     settings: &ContactSettings,
-    mass: &mut Option<MassFactor>,
+    kept: &mut Kept,
     ws: &mut Scratch,
     ans: &mut PartAnswer,
 ) {
-    let mut space = Space::new(instant, mass, &mut ws.space);
+    let mut space = Space::new(instant, kept, &mut ws.space);
     if !space.held_consistent {
         space.answer(None, Answers::None, Status::Infeasible, 0, false, ans, ws);
         space.release(&mut ws.space);
@@ -1017,11 +1018,7 @@ enum Best {
 }
 
 impl<'a> Space<'a> {
-    fn new(
-        instant: &'a Instant,
-        mass: &'a mut Option<MassFactor>,
-        bufs: &mut SpaceBufs,
-    ) -> Space<'a> {
+    fn new(instant: &'a Instant, kept: &'a mut Kept, bufs: &mut SpaceBufs) -> Space<'a> {
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let mut cs = take(&mut bufs.cs);
         let mut kind = take(&mut bufs.kind);
@@ -1092,7 +1089,7 @@ impl<'a> Space<'a> {
                     row,
                 }),
         );
-        let mut held = Held::new(instant, held, mass);
+        let mut held = Held::new(instant, held, kept);
         let mut ops = take(&mut bufs.ops);
         let sliding_entries = instant.sliding();
         let consistent = held.operators_into(

@@ -10,27 +10,126 @@
 //! densely and the held rows may be many while the contact rows stay few.
 
 use faer::Mat;
-use zwang_instant::{matrix_from_triplets, Instant, MassFactor, RowRef};
-use zwang_qp::{Backend, DirectBackend, Status};
+use zwang_instant::{matrix_from_triplets, Instant, MassFactor, RowRef, RowSet};
+use zwang_qp::{Backend, DirectBackend, Solution, Status};
 
 /// The system an instant's held rows leave free, and its solves.
 pub(crate) struct Held<'a> {
     instant: &'a Instant,
     /// The held rows (equalities or inequalities, all held as equalities).
     rows: Vec<RowRef>,
-    /// The held system as an instant, with `b_E` and with zero right-hand
-    /// sides (none when nothing is held).
-    base: Option<Instant>,
-    base_zero: Option<Instant>,
-    /// (Made on first use, boxed: it holds 16 KB of inline scratch, which
-    /// parts with no held row would zero and move.)
-    direct: Option<Box<DirectBackend>>,
-    /// The factor of `M`, when nothing is held (the caller's, refactored on
-    /// first use).
-    mass: &'a mut Option<MassFactor>,
+    /// The factor of `M` and the held system, kept by the caller.
+    kept: &'a mut Kept,
     mass_ready: bool,
     /// Solver iterations spent, for the answer's count.
     pub iterations: usize,
+}
+
+/// What a [`Held`] keeps between the solves of a stepper: the factor of
+/// `M` (used when nothing is held) and the held system with its solver,
+/// whose values are written in place while the structure and the held
+/// rows stay, so that its symbolic analysis (and, while `M` and the rows
+/// keep their values, its factors) serve every response of every solve.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    pub mass: Option<MassFactor>,
+    system: Option<HeldSystem>,
+}
+
+/// The held rows as the equalities of an instant of their own.
+#[derive(Debug)]
+struct HeldSystem {
+    /// The structure, mass and row value stamps of the instant it was
+    /// written from, and its rows.
+    source: (u64, u64, u64),
+    rows: Vec<RowRef>,
+    instant: Instant,
+    /// `b_E`, zeros, and the rows' values gathered.
+    rhs: Vec<f64>,
+    zeros: Vec<f64>,
+    values: Vec<f64>,
+    /// Whether `instant` holds the zero right-hand sides.
+    zero_rhs: bool,
+    direct: DirectBackend,
+    solution: Solution,
+}
+
+impl HeldSystem {
+    /// The held system of `rows` in `instant`, made afresh.
+    fn build(instant: &Instant, rows: &[RowRef]) -> Option<HeldSystem> {
+        let n = instant.dim();
+        let mut t = Vec::new();
+        for (k, r) in rows.iter().enumerate() {
+            if let Some(row) = instant.rows(r.set).matrix().outer_view(r.row) {
+                t.extend(row.iter().map(|(j, &v)| (k, j, v)));
+            }
+        }
+        let rhs: Vec<f64> = rows
+            .iter()
+            .map(|r| instant.rows(r.set).rhs()[r.row])
+            .collect();
+        let a = matrix_from_triplets("equalities.A", (rows.len(), n), t).ok()?;
+        let system = Instant::builder(instant.mass().clone(), instant.force().to_vec())
+            .equalities(a, rhs.clone())
+            .build()
+            .ok()?;
+        Some(HeldSystem {
+            source: stamps(instant),
+            rows: rows.to_vec(),
+            instant: system,
+            zeros: vec![0.0; rhs.len()],
+            rhs,
+            values: Vec::new(),
+            zero_rhs: false,
+            direct: DirectBackend::new(),
+            solution: Solution::empty(),
+        })
+    }
+
+    /// Writes `instant`'s values in place; `false` when the structure or
+    /// the rows differ (or a value is refused): then it is built afresh.
+    fn refresh(&mut self, instant: &Instant, rows: &[RowRef]) -> bool {
+        let now = stamps(instant);
+        if now.0 != self.source.0 || rows != self.rows.as_slice() {
+            return false;
+        }
+        if now.1 != self.source.1 && self.instant.set_mass_values(instant.mass().data()).is_err() {
+            return false;
+        }
+        if now.2 != self.source.2 {
+            self.values.clear();
+            for r in rows {
+                if let Some(row) = instant.rows(r.set).matrix().outer_view(r.row) {
+                    self.values.extend_from_slice(row.data());
+                }
+            }
+            if self
+                .instant
+                .set_row_values(RowSet::Equalities, &self.values)
+                .is_err()
+            {
+                return false;
+            }
+        }
+        for (b, r) in self.rhs.iter_mut().zip(rows) {
+            *b = instant.rows(r.set).rhs()[r.row];
+        }
+        if self.instant.set_rhs(RowSet::Equalities, &self.rhs).is_err() {
+            return false;
+        }
+        self.zero_rhs = false;
+        self.source = now;
+        true
+    }
+}
+
+/// An instant's structure, mass values and row values stamps.
+fn stamps(instant: &Instant) -> (u64, u64, u64) {
+    (
+        instant.structure_id(),
+        instant.mass_values_id(),
+        instant.row_values_id(),
+    )
 }
 
 /// The contact space of some contact rows `A_c` and tangents `J_t`.
@@ -66,46 +165,25 @@ impl Default for Operators {
 }
 
 impl<'a> Held<'a> {
-    /// The held system of `rows`; `mass` is a factor of `M` to reuse (or
-    /// to make) when `rows` is empty.
-    pub fn new(instant: &'a Instant, rows: Vec<RowRef>, mass: &'a mut Option<MassFactor>) -> Self {
-        let mut held = Held {
+    /// The held system of `rows`, with what `kept` holds from the last
+    /// solve (a fresh [`Kept`] makes everything).
+    pub fn new(instant: &'a Instant, rows: Vec<RowRef>, kept: &'a mut Kept) -> Self {
+        if !rows.is_empty() {
+            let fresh = match kept.system.as_mut() {
+                Some(system) => !system.refresh(instant, &rows),
+                None => true,
+            };
+            if fresh {
+                kept.system = HeldSystem::build(instant, &rows);
+            }
+        }
+        Held {
             instant,
             rows,
-            base: None,
-            base_zero: None,
-            direct: None,
-            mass,
+            kept,
             mass_ready: false,
             iterations: 0,
-        };
-        if !held.rows.is_empty() {
-            let n = instant.dim();
-            let mut t = Vec::new();
-            for (k, r) in held.rows.iter().enumerate() {
-                if let Some(row) = instant.rows(r.set).matrix().outer_view(r.row) {
-                    t.extend(row.iter().map(|(j, &v)| (k, j, v)));
-                }
-            }
-            let build = |b: Vec<f64>| {
-                matrix_from_triplets("equalities.A", (b.len(), n), t.clone())
-                    .ok()
-                    .and_then(|a| {
-                        Instant::builder(instant.mass().clone(), instant.force().to_vec())
-                            .equalities(a, b)
-                            .build()
-                            .ok()
-                    })
-            };
-            let b: Vec<f64> = held
-                .rows
-                .iter()
-                .map(|r| instant.rows(r.set).rhs()[r.row])
-                .collect();
-            held.base_zero = build(vec![0.0; b.len()]);
-            held.base = build(b);
         }
-        held
     }
 
     pub fn rows(&self) -> &[RowRef] {
@@ -119,8 +197,7 @@ impl<'a> Held<'a> {
 
     /// The held system under the force in `a` (right-hand sides `b_E`, or
     /// zero for a response), in place: `a` gets the acceleration, `l_e` the
-    /// held rows' multipliers (nothing is allocated when nothing is held);
-    /// `None` when it cannot be posed.
+    /// held rows' multipliers; `None` when it cannot be posed.
     pub fn solve_into(
         &mut self,
         a: &mut Vec<f64>,
@@ -133,25 +210,28 @@ impl<'a> Held<'a> {
             }
             if !self.mass_ready {
                 // A factor that fails solves to NaN (`mass_factor_or_nan`).
-                let _ = refactor(self.mass, self.instant);
+                let _ = refactor(&mut self.kept.mass, self.instant);
                 self.mass_ready = true;
             }
-            if let Some(factor) = self.mass.as_mut() {
+            if let Some(factor) = self.kept.mass.as_mut() {
                 factor.solve_in_place(a);
             }
             self.iterations += 1;
             l_e.clear();
             return Some(Status::Solved);
         }
-        let base = if zero_rhs {
-            &self.base_zero
-        } else {
-            &self.base
-        };
-        let inst = base.as_ref()?.with_force(a.clone()).ok()?;
-        let s = self.direct.get_or_insert_default().solve(&inst);
+        let system = self.kept.system.as_mut()?;
+        if system.zero_rhs != zero_rhs {
+            let b = if zero_rhs { &system.zeros } else { &system.rhs };
+            system.instant.set_rhs(RowSet::Equalities, b).ok()?;
+            system.zero_rhs = zero_rhs;
+        }
+        system.instant.set_force(a).ok()?;
+        let s = &mut system.solution;
+        system.direct.solve_into(&system.instant, s);
         self.iterations += s.iterations;
-        (*a, *l_e) = (s.acceleration, s.multipliers_eq);
+        a.clone_from(&s.acceleration);
+        l_e.clone_from(&s.multipliers_eq);
         Some(s.status)
     }
 

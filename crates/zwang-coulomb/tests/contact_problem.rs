@@ -13,8 +13,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 use zwang_coulomb::{
-    check, variational, variational_with, Answers, ContactSettings, Mode, VariationalSolver,
-    Verdict,
+    check, variational, variational_with, Answers, ContactSettings, Mode, Variational,
+    VariationalSolver, Verdict,
 };
 use zwang_instant::{
     matrix_from_triplets, Instant, RowRef, RowSet, SlidingContact, StickingContact,
@@ -261,9 +261,14 @@ fn a_kept_solver_answers_as_a_fresh_one() {
         let mut instant = scene_with(&mut rng, false, 2..=4, 0.3, 1.0);
         let mut solver = VariationalSolver::new();
         for round in 0..3 {
-            // Debug text, so that NaN compares equal to NaN.
-            let kept = format!("{:?}", solver.solve(&instant));
-            assert_eq!(kept, format!("{:?}", variational(&instant)));
+            // Debug text, so that NaN compares equal to NaN; the count of
+            // solver iterations aside (a kept held system's factors may
+            // need fewer refinement steps).
+            let text = |mut v: Variational| {
+                v.solution.iterations = 0;
+                format!("{v:?}")
+            };
+            assert_eq!(text(solver.solve(&instant)), text(variational(&instant)));
             let scale = 1.0 + 0.1 * f64::from(round + 1);
             let force: Vec<f64> = instant.force().iter().map(|f| f * scale).collect();
             instant.set_force(&force).unwrap();

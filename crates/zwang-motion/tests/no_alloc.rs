@@ -10,11 +10,12 @@
 //! memory: a box sliding on two rough corners pushed on by a spring (the
 //! active set alone), the same box held by friction (both corners stick:
 //! every solve enumerates the part's modes, whose rank-deficient systems
-//! take the small LU's null space), and a bead sliding round a rough drum
-//! (a curved row). Not covered: mode systems whose rank the small LU
-//! cannot tell (they go to faer's SVD), parts of more than 8 rows in the
-//! uniqueness test (faer's eigensolver), joints held inside a frictional
-//! part, and Lemke's method.
+//! take the small LU's null space), a bead sliding round a rough drum (a
+//! curved row), the sliding box with a pendulum on it (a joint's rows
+//! held inside the frictional part: its held system kept). Not covered: mode systems whose rank the small LU cannot
+//! tell (they go to faer's SVD), and Lemke's method (parts too large to
+//! enumerate whose active set fails): fallbacks, each with its own
+//! allocations.
 //!
 //! The count is process-wide, so this file holds a single test, and each
 //! count is the least of three runs: the test harness's main thread may
@@ -23,7 +24,9 @@
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use zwang_model::planar::{chain, Body, BodyRef, Contact, Force, PlanarModel, Surface};
+use zwang_model::planar::{
+    chain, Body, BodyRef, Contact, Force, Joint, JointKind, PlanarModel, Surface,
+};
 use zwang_motion::{simulate, NoObserver, Settings, Status};
 
 #[global_allocator]
@@ -144,6 +147,33 @@ fn steps_allocate_nothing() {
         }],
     )
     .unwrap();
+    // The sliding box with a pendulum pinned at its centre: the pin's rows
+    // are held inside the frictional part.
+    let swinging = PlanarModel::new(
+        [0.0, -9.81],
+        vec![
+            Body::rigid("box", 2.0, 0.5)
+                .at([0.0, 0.25])
+                .moving([1.0, 0.0]),
+            Body::particle("bob", 0.5).at([0.6, -0.55]),
+        ],
+        vec![Joint {
+            kind: JointKind::Distance { length: 1.0 },
+            bodies: [BodyRef::Body(0), BodyRef::Body(1)],
+            anchors: [[0.0, 0.0], [0.0, 0.0]],
+        }],
+        vec![
+            rough(0, [-0.5, -0.25], [0.0, 1.0]),
+            rough(0, [0.5, -0.25], [0.0, 1.0]),
+        ],
+        vec![Force::Spring {
+            bodies: [BodyRef::Ground, BodyRef::Body(0)],
+            anchors: [[100.0, 0.25], [0.0, 0.0]],
+            stiffness: 0.2,
+            rest_length: 0.0,
+        }],
+    )
+    .unwrap();
     // The frictional scenes' motions are smooth (or still): bounded steps
     // make them many.
     let mut bounded = Settings::default();
@@ -155,6 +185,7 @@ fn steps_allocate_nothing() {
         ("sliding box", &sliding, &bounded),
         ("held box", &held, &bounded),
         ("bead on a rough drum", &circling, &bounded),
+        ("sliding box with a pendulum", &swinging, &bounded),
     ] {
         let (short, short_steps) = allocations(model, settings, 1.0);
         let (long, long_steps) = allocations(model, settings, 4.0);
