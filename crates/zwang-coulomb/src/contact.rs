@@ -257,8 +257,11 @@ pub struct VariationalSolver {
     cutter: Cutter,
     effective: Effective,
     scratch: Scratch,
-    /// The parts without friction, merged into one.
+    /// The parts without friction, merged into one, and their QP solver
+    /// and answer (kept: a warm solve allocates nothing).
     plain: Option<Cut>,
+    plain_backend: AutoBackend,
+    plain_solution: Solution,
     frictional: Vec<Cut>,
     /// The whole instant's answer while the parts are gathered into it.
     whole: PartAnswer,
@@ -392,7 +395,10 @@ impl VariationalSolver {
         out.reset(instant, Status::Solved, Answers::One, true, 0, 0);
         if let Some(cut) = &self.plain {
             match cut.sub.instant(instant) {
-                Some(sub) => out.scatter_plain(&cut.part, &AutoBackend::new().solve(sub)),
+                Some(sub) => {
+                    self.plain_backend.solve_into(sub, &mut self.plain_solution);
+                    out.scatter_plain(&cut.part, &self.plain_solution);
+                }
                 None => out.worsen(Status::NumericalError),
             }
         }

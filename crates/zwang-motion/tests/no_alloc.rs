@@ -12,7 +12,9 @@
 //! every solve enumerates the part's modes, whose rank-deficient systems
 //! take the small LU's null space), a bead sliding round a rough drum (a
 //! curved row), the sliding box with a pendulum on it (a joint's rows
-//! held inside the frictional part: its held system kept). Not covered: mode systems whose rank the small LU cannot
+//! held inside the frictional part: its held system kept), and the
+//! sliding box beside a frictionless one (a part without friction, its QP
+//! solver kept). Not covered: mode systems whose rank the small LU cannot
 //! tell (they go to faer's SVD), and Lemke's method (parts too large to
 //! enumerate whose active set fails): fallbacks, each with its own
 //! allocations.
@@ -174,6 +176,39 @@ fn steps_allocate_nothing() {
         }],
     )
     .unwrap();
+    // A frictionless box pulled to and fro beside the sliding rough one:
+    // a part without friction solved with the frictional part.
+    let side_by_side = PlanarModel::new(
+        [0.0, -9.81],
+        vec![
+            Body::rigid("box", 2.0, 0.5)
+                .at([0.0, 0.25])
+                .moving([1.0, 0.0]),
+            Body::rigid("smooth", 2.0, 0.5).at([0.3, 0.25]),
+        ],
+        vec![],
+        vec![
+            rough(0, [-0.5, -0.25], [0.0, 1.0]),
+            rough(0, [0.5, -0.25], [0.0, 1.0]),
+            floor(1, [-0.5, -0.25]),
+            floor(1, [0.5, -0.25]),
+        ],
+        vec![
+            Force::Spring {
+                bodies: [BodyRef::Ground, BodyRef::Body(0)],
+                anchors: [[100.0, 0.25], [0.0, 0.0]],
+                stiffness: 0.2,
+                rest_length: 0.0,
+            },
+            Force::Spring {
+                bodies: [BodyRef::Ground, BodyRef::Body(1)],
+                anchors: [[-1.0, 0.25], [0.0, 0.0]],
+                stiffness: 50.0,
+                rest_length: 1.0,
+            },
+        ],
+    )
+    .unwrap();
     // The frictional scenes' motions are smooth (or still): bounded steps
     // make them many.
     let mut bounded = Settings::default();
@@ -186,6 +221,7 @@ fn steps_allocate_nothing() {
         ("held box", &held, &bounded),
         ("bead on a rough drum", &circling, &bounded),
         ("sliding box with a pendulum", &swinging, &bounded),
+        ("rough box beside a smooth one", &side_by_side, &bounded),
     ] {
         let (short, short_steps) = allocations(model, settings, 1.0);
         let (long, long_steps) = allocations(model, settings, 4.0);
