@@ -23,7 +23,9 @@ use zwang_instant::Instant;
 #[derive(Debug, Default)]
 pub struct DirectBackend {
     sub: SubproblemSolver,
-    tiny: TinySolver,
+    /// (Boxed: its fixed-size factors take 18 KB, which every move of a
+    /// backend, and of whatever holds one, would copy.)
+    tiny: Box<TinySolver>,
     sel: Vec<usize>,
     scratch: Vec<f64>,
 }
