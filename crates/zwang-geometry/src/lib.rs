@@ -1,0 +1,19 @@
+//! Planar shapes on bodies, and what touches what.
+//!
+//! The first stage of a contact-rich step: the shapes a scene's bodies
+//! carry ([`Shape`], in the body's frame), their mass properties (a
+//! uniform body's centroid and moment of inertia), and, at each step, the
+//! points where shapes of different bodies touch or come within a margin:
+//! a point, a normal, a gap and an id that stays the same while the same
+//! features touch, so that a time stepper can start each contact's solve
+//! from its last impulse.
+//!
+//! Collision detection is parry's (`parry2d-f64`: a BVH broad phase and
+//! contact manifolds with feature ids); nothing here is written by hand
+//! but the bookkeeping around it.
+
+mod collide;
+mod shape;
+
+pub use collide::{Collider, ContactPoint};
+pub use shape::{MassProperties, Pose, Shape, ShapeError};
