@@ -648,6 +648,7 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
         velocity,
         angular_velocity,
         inertia_tensor,
+        ..Body::particle(name, mass)
     })
 }
 

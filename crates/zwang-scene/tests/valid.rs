@@ -38,6 +38,9 @@ fn full_scene_every_field() {
                 velocity: [0.1, -0.2],
                 angular_velocity: 0.3,
                 inertia_tensor: None,
+                shape: None,
+                friction: 0.5,
+                restitution: 0.0,
             },
             Body {
                 name: "ball".into(),
@@ -49,6 +52,9 @@ fn full_scene_every_field() {
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
                 inertia_tensor: None,
+                shape: None,
+                friction: 0.5,
+                restitution: 0.0,
             },
             Body {
                 name: "block".into(),
@@ -60,6 +66,9 @@ fn full_scene_every_field() {
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
                 inertia_tensor: None,
+                shape: None,
+                friction: 0.5,
+                restitution: 0.0,
             },
         ]
     );
@@ -261,6 +270,9 @@ fn minimal_scene_takes_the_defaults() {
                 velocity: [0.0, 0.0],
                 angular_velocity: 0.0,
                 inertia_tensor: None,
+                shape: None,
+                friction: 0.5,
+                restitution: 0.0,
             }],
             joints: vec![],
             contacts: vec![],

@@ -26,6 +26,7 @@
 pub mod frame;
 mod islands;
 mod rows;
+mod shapes;
 #[cfg(test)]
 mod tests;
 
@@ -33,8 +34,10 @@ use crate::{BodyState, ContactRows, ContactState, Layout, Mechanism, ModelError}
 use frame::cross3;
 pub use frame::{inertia_tensor_problem, Frame, FrameFn, FrameMotion, Sinusoid};
 use rows::{Geometry, RowValue};
+pub use shapes::{FixedBody, VelocityRows};
 use sprs::CsMat;
 use zwang_contact::Mode;
+pub use zwang_geometry::{Pose, Shape};
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact, StickingContact};
 
 /// Particle or rigid body.
@@ -71,7 +74,19 @@ pub struct Body {
     /// symmetric about its plane of motion (`Ixz = Iyz = 0`). Needed only
     /// in a frame that turns about an in-plane axis; see [`frame`].
     pub inertia_tensor: Option<[f64; 3]>,
+    /// The shape that collides with other bodies' shapes (body frame), if
+    /// any.
+    pub shape: Option<Shape>,
+    /// Coulomb's coefficient of its surface against other shapes
+    /// (`>= 0`; a pair uses `sqrt(mu_a mu_b)`).
+    pub friction: f64,
+    /// Newton's coefficient of restitution of its surface (in `[0, 1]`;
+    /// a pair uses the larger).
+    pub restitution: f64,
 }
+
+/// A surface's friction coefficient when the scene gives none.
+pub const DEFAULT_FRICTION: f64 = 0.5;
 
 impl Body {
     /// A particle at rest at the origin.
@@ -86,6 +101,9 @@ impl Body {
             velocity: [0.0; 2],
             angular_velocity: 0.0,
             inertia_tensor: None,
+            shape: None,
+            friction: DEFAULT_FRICTION,
+            restitution: 0.0,
         }
     }
     /// A rigid body at rest at the origin, angle 0.
@@ -124,6 +142,17 @@ impl Body {
     /// centre of mass; see [`Body::inertia_tensor`]).
     pub fn with_inertia_tensor(mut self, tensor: [f64; 3]) -> Body {
         self.inertia_tensor = Some(tensor);
+        self
+    }
+    /// With a shape that collides.
+    pub fn with_shape(mut self, shape: Shape) -> Body {
+        self.shape = Some(shape);
+        self
+    }
+    /// With its surface's friction and restitution coefficients.
+    pub fn with_surface(mut self, friction: f64, restitution: f64) -> Body {
+        self.friction = friction;
+        self.restitution = restitution;
         self
     }
 }
@@ -287,6 +316,8 @@ pub struct PlanarModel {
     joint_angles: Vec<f64>,
     contacts: Vec<Contact>,
     forces: Vec<Force>,
+    /// Bodies that never move (no coordinates).
+    fixed: Vec<FixedBody>,
     n: usize,
 }
 
@@ -348,6 +379,7 @@ impl PlanarModel {
             }
             finite2(&key("position"), b.position)?;
             finite2(&key("velocity"), b.velocity)?;
+            shapes::check_surface(&key, b.shape.as_ref(), b.friction, b.restitution, false)?;
             if let Some(tensor) = b.inertia_tensor {
                 if b.kind == BodyKind::Particle {
                     return Err(invalid(
@@ -546,6 +578,7 @@ impl PlanarModel {
             joint_angles,
             contacts,
             forces,
+            fixed: Vec::new(),
             n,
         })
     }

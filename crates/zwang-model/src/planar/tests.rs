@@ -816,3 +816,91 @@ fn a_linked_model_is_one_island() {
     assert_eq!(islands.len(), 1);
     assert_eq!(islands[0].q, (0..zoo().nq()).collect::<Vec<_>>());
 }
+
+/// The velocity-level rows of a contact between two shapes give the
+/// relative velocity of the contact point: finite differences of the
+/// point's position carried by each body (a rigid one turning), along the
+/// normal and the tangent `t = (n_y, -n_x)`; and a `[[contact]]` point's
+/// rows its velocity from the contact frame.
+#[test]
+fn velocity_rows_give_the_relative_point_velocity() {
+    let model = zoo();
+    let (n, m) = (model.nv(), model.nq());
+    let (mut q, mut v) = (vec![0.0; m], vec![0.0; n]);
+    model.initial_state(&mut q, &mut v);
+    let p = [0.6, 0.3];
+    let normal = [0.6, 0.8];
+    // Where body `b`'s material point at `p` (now) is after `h`.
+    let carried = |b: usize, h: f64| -> [f64; 2] {
+        let o = model.offset(b);
+        let r = [p[0] - q[o], p[1] - q[o + 1]];
+        let rigid = model.body_list()[b].is_rigid();
+        let turn = if rigid { h * v[o + 2] } else { 0.0 };
+        let (s, c) = turn.sin_cos();
+        [
+            q[o] + h * v[o] + c * r[0] - s * r[1],
+            q[o + 1] + h * v[o + 1] + s * r[0] + c * r[1],
+        ]
+    };
+    let h = 1e-6;
+    let rate = |b: usize| {
+        let (a, z) = (carried(b, h), carried(b, -h));
+        [(a[0] - z[0]) / (2.0 * h), (a[1] - z[1]) / (2.0 * h)]
+    };
+    let t = [normal[1], -normal[0]];
+    let dot = |a: [f64; 2], b: [f64; 2]| a[0] * b[0] + a[1] * b[1];
+    for (a, b) in [
+        (Some(0), Some(1)),
+        (None, Some(3)),
+        (Some(2), None),
+        (Some(3), Some(0)),
+    ] {
+        let rows = model.contact_rows(&q, a, b, p, normal);
+        let (un, ut) = rows.velocity(&v);
+        let va = a.map_or([0.0; 2], rate);
+        let vb = b.map_or([0.0; 2], rate);
+        let rel = [vb[0] - va[0], vb[1] - va[1]];
+        assert!((un - dot(rel, normal)).abs() < 1e-8, "{a:?} {b:?}");
+        assert!((ut - dot(rel, t)).abs() < 1e-8, "{a:?} {b:?}");
+        assert!(rows.cols[..rows.len].windows(2).all(|w| w[0] < w[1]));
+    }
+    assert!(model.contacts() >= 2);
+    for k in 0..model.contacts() {
+        let (gap, rows) = model.point_contact_rows(k, &q).unwrap();
+        assert_eq!(gap, model.gap(k, &q));
+        let (un, ut) = rows.velocity(&v);
+        let (gn, vt) = model.contact_velocity(k, &q, &v);
+        assert!(
+            (un - gn).abs() < 1e-14 && (ut - vt).abs() < 1e-14,
+            "contact {k}"
+        );
+    }
+}
+
+/// Shapes and surfaces are checked with the key at fault: a bad size, a
+/// half-plane on a moving body, a negative friction, a restitution above
+/// one, a fixed body named as a moving one.
+#[test]
+fn shapes_and_surfaces_name_their_key() {
+    let key = |b: Body| match PlanarModel::new([0.0, -9.81], vec![b], vec![], vec![], vec![]) {
+        Err(ModelError::Invalid { key, .. }) => key,
+        other => panic!("{other:?}"),
+    };
+    let body = || Body::rigid("b", 1.0, 0.1);
+    assert_eq!(
+        key(body().with_shape(Shape::Circle { radius: -1.0 })),
+        "body[0].shape.radius"
+    );
+    assert_eq!(
+        key(body().with_shape(Shape::HalfPlane { normal: [0.0, 1.0] })),
+        "body[0].shape"
+    );
+    assert_eq!(key(body().with_surface(-0.1, 0.0)), "body[0].friction");
+    assert_eq!(key(body().with_surface(0.1, 1.5)), "body[0].restitution");
+    let model = PlanarModel::new([0.0, -9.81], vec![body()], vec![], vec![], vec![]).unwrap();
+    let floor = FixedBody::new("b", Shape::HalfPlane { normal: [0.0, 1.0] });
+    match model.with_fixed(vec![floor]) {
+        Err(ModelError::Invalid { key, .. }) => assert_eq!(key, "body[1].name"),
+        other => panic!("{other:?}"),
+    }
+}
