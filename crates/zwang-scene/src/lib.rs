@@ -60,6 +60,6 @@ mod types;
 pub use error::SceneError;
 pub use parse::parse_scene;
 pub use types::{
-    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Method, Scene, Sinusoid,
-    SolverSettings, Surface,
+    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
+    Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };

@@ -158,6 +158,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         joints: Vec::new(),
         contacts: Vec::new(),
         forces: Vec::new(),
+        fixed: Vec::new(),
         solver: SolverSettings::default(),
     };
 
@@ -992,5 +993,6 @@ fn read_solver(t: &Tab) -> Result<SolverSettings> {
         tolerance,
         absolute_tolerance,
         max_steps,
+        ..defaults
     })
 }

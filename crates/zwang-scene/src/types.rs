@@ -37,6 +37,9 @@ pub struct Scene {
     pub contacts: Vec<Contact>,
     /// The `[[force]]` tables (applied forces besides gravity), in file order.
     pub forces: Vec<Force>,
+    /// The `[[body]]` tables of `kind = "fixed"`, in file order: they have
+    /// no coordinates and are not in [`Scene::bodies`].
+    pub fixed: Vec<FixedBody>,
     /// The `[solver]` table, defaults filled in.
     pub solver: SolverSettings,
 }
@@ -44,7 +47,8 @@ pub struct Scene {
 // The description types are the model's own: a scene is a planar model
 // plus how long and how finely to run it.
 pub use zwang_model::planar::{
-    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Sinusoid, Surface,
+    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, Joint, JointKind, Shape, Sinusoid,
+    Surface,
 };
 
 /// The integrators of `zwang simulate`.
@@ -67,9 +71,42 @@ impl Method {
     }
 }
 
+/// How a scene is integrated in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Stepping {
+    /// Event-driven (`"event"`): the integrator of [`SolverSettings::method`]
+    /// between located events (impacts, lift-off, stick, slip). The
+    /// default for scenes without shapes.
+    #[default]
+    Event,
+    /// Velocity-level time stepping (`"timestep"`): one contact solve per
+    /// step of [`SolverSettings::time_step`], contact changes inside the
+    /// steps. The default for scenes with shapes.
+    TimeStep,
+}
+
+/// The friction law of the time stepper's contact problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FrictionLaw {
+    /// Coulomb's law as it is (`"exact"`, the default).
+    #[default]
+    Exact,
+    /// The convex relaxation (`"convex"`: cone complementarity, what
+    /// MuJoCo and Drake solve).
+    Convex,
+}
+
 /// The `[solver]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverSettings {
+    /// `stepping` (default: [`Stepping::TimeStep`] when a body has a
+    /// shape, else [`Stepping::Event`]).
+    pub stepping: Stepping,
+    /// `time_step`, s, for [`Stepping::TimeStep`] (> 0; default 0.002).
+    pub time_step: f64,
+    /// `friction`, for [`Stepping::TimeStep`] (default
+    /// [`FrictionLaw::Exact`]).
+    pub friction: FrictionLaw,
     /// `method` (default [`Method::Dop853`]).
     pub method: Method,
     /// Relative tolerance of the integrator (in `[1e-14, 1e-2]`; default
@@ -86,6 +123,9 @@ impl Default for SolverSettings {
     /// The settings of a scene without a `[solver]` table.
     fn default() -> Self {
         SolverSettings {
+            stepping: Stepping::Event,
+            time_step: 0.002,
+            friction: FrictionLaw::Exact,
             method: Method::Dop853,
             tolerance: 1e-9,
             absolute_tolerance: 1e-12,
@@ -105,7 +145,8 @@ impl Scene {
             self.joints.clone(),
             self.contacts.clone(),
             self.forces.clone(),
-        )?;
+        )?
+        .with_fixed(self.fixed.clone())?;
         match &self.frame {
             Some(frame) => model.in_frame(frame.clone()),
             None => Ok(model),

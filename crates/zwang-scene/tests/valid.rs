@@ -221,6 +221,7 @@ fn full_scene_every_field() {
             tolerance: 1e-6,
             absolute_tolerance: 1e-6 * 1e-3,
             max_steps: 1_000_000,
+            ..SolverSettings::default()
         }
     );
 }
@@ -277,11 +278,13 @@ fn minimal_scene_takes_the_defaults() {
             joints: vec![],
             contacts: vec![],
             forces: vec![],
+            fixed: vec![],
             solver: SolverSettings {
                 method: Method::Dop853,
                 tolerance: 1e-9,
                 absolute_tolerance: 1e-12,
                 max_steps: 1_000_000,
+                ..SolverSettings::default()
             },
         }
     );
@@ -322,6 +325,7 @@ fn explicit_scene_settings_and_solver() {
             tolerance: 1e-8,
             absolute_tolerance: 1e-14,
             max_steps: 5000,
+            ..SolverSettings::default()
         }
     );
     assert_eq!(Method::Dopri5.name(), "dopri5");
