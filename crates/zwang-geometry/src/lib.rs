@@ -15,5 +15,5 @@
 mod collide;
 mod shape;
 
-pub use collide::{Collider, ContactPoint};
+pub use collide::{Collider, Collision, ContactPoint};
 pub use shape::{MassProperties, Pose, Shape, ShapeError};
