@@ -493,6 +493,7 @@ impl<'m, M: Mechanism> Driver<'m, M> {
             start_projection,
             energy_final,
             max_constraint_drift: max_drift,
+            max_penetration: 0.0,
             stats,
         }
     }

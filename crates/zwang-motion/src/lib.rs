@@ -47,12 +47,14 @@ mod projection;
 pub mod report;
 mod scene;
 pub mod simulate;
+pub mod timestep;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
 pub use scene::{run_scene, settings_of};
 pub use simulate::{
-    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings,
+    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
+pub use timestep::{simulate_steps, StepError, StepReport, StepSettings, TimeStepper};
 pub use zwang_model::{ContactState, Island, Mechanism};

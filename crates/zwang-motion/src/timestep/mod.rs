@@ -1,0 +1,609 @@
+//! Velocity-level time stepping (Moreau-Jean): Gauss's principle in
+//! velocities, one contact solve per step, for scenes whose contacts come
+//! and go too often to locate each change (piles, stacks, bins).
+//!
+//! A step of length `h` from `(q, v)`, in named stages, each timed
+//! ([`StageTimes`]):
+//!
+//! 1. **collide** ([`collide`]): the contacts of the shapes that touch or
+//!    come within a margin (the distance the bodies may close in a step),
+//!    and of the `[[contact]]` points near their surfaces; each with its
+//!    rows over `v`, its gap and an id that persists;
+//! 2. **assemble** ([`assemble`]): the free velocity `v* = v + h M^-1 Q`
+//!    and the contact problem `u = W r + q` with `W = J M^-1 J^T`, the
+//!    normal part of `q` shifted by restitution (`u_N+ >= -e u_N-` on an
+//!    impact within the step) and by a positive gap (a contact apart may
+//!    close exactly by the step's end: `u_N >= -g / h`);
+//! 3. **solve**: Coulomb's law on the impulses `r`, exact (De Saxce's
+//!    modified velocity: a sliding contact keeps `u_N = 0`) or the convex
+//!    relaxation, per island, warm-started by contact id
+//!    ([`zwang_contact::ContactSolver`]);
+//! 4. **integrate** ([`integrate`]): `v+ = v* + M^-1 J^T r`,
+//!    `q+ = q + h v+`;
+//! 5. **correct** ([`correct`]): overlap left beyond a tolerance (the rows
+//!    are linear, bodies turn) is projected away in Gauss's metric, the
+//!    kinetic energy of the moved bodies paying for the potential energy
+//!    the projection adds.
+//!
+//! Within a step the motion is `q + s v+` (`0 <= s <= h`): samples between
+//! step ends are taken on it. Impacts, lift-off, sticking and slipping
+//! happen inside steps and are not located, so a run reports no events.
+//! Steady-state steps (the same contacts) allocate nothing.
+
+mod assemble;
+mod collide;
+mod correct;
+mod integrate;
+
+use crate::simulate::{ContactSample, Observer, Outcome, StageTimes, Stats, Status};
+use assemble::Assemble;
+use collide::{Collide, StepContact};
+use correct::Correct;
+use std::time::Instant as Clock;
+use zwang_contact::{ContactSolver, Friction, Mode, SolverSettings, WarmStarts};
+use zwang_geometry::Shape;
+use zwang_instant::Instant;
+use zwang_model::planar::PlanarModel;
+use zwang_model::{ContactState, Mechanism, ModelError};
+
+/// Settings of the time stepper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSettings {
+    /// `h`, s (> 0). Default 0.002.
+    pub time_step: f64,
+    /// Exact Coulomb or its convex relaxation. Default exact.
+    pub friction: Friction,
+    /// The contact solver's tolerance on Siconos' error measure. Default
+    /// 1e-10.
+    pub tolerance: f64,
+    /// Overlap left at the end of a step beyond which it is projected
+    /// away, m (>= 0). Default 1e-6.
+    pub penetration_tolerance: f64,
+    /// Sampling of the trajectory for the observer, s (> 0). Default
+    /// 0.01.
+    pub output_every: f64,
+    /// The most steps a run may take (duration / time_step, rounded up,
+    /// must not exceed it). Default 10 000 000.
+    pub max_steps: usize,
+}
+
+impl Default for StepSettings {
+    fn default() -> Self {
+        StepSettings {
+            time_step: 0.002,
+            friction: Friction::Exact,
+            tolerance: 1e-10,
+            penetration_tolerance: 1e-6,
+            output_every: 0.01,
+            max_steps: 10_000_000,
+        }
+    }
+}
+
+impl StepSettings {
+    /// Checks the settings for a run of `duration`; the error names the
+    /// setting.
+    pub fn validate(&self, duration: f64) -> Result<(), String> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !positive(duration) {
+            return Err(format!("duration must be > 0, found {duration}"));
+        }
+        if !positive(self.time_step) {
+            return Err(format!("time_step must be > 0, found {}", self.time_step));
+        }
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
+            return Err(format!("tolerance must be >= 0, found {}", self.tolerance));
+        }
+        if !(self.penetration_tolerance.is_finite() && self.penetration_tolerance >= 0.0) {
+            return Err(format!(
+                "penetration_tolerance must be >= 0, found {}",
+                self.penetration_tolerance
+            ));
+        }
+        if !positive(self.output_every) {
+            return Err(format!(
+                "output_every must be > 0, found {}",
+                self.output_every
+            ));
+        }
+        let steps = (duration / self.time_step).ceil();
+        if steps > self.max_steps as f64 {
+            return Err(format!(
+                "time_step {} makes {steps} steps for {duration} s, above max_steps {}",
+                self.time_step, self.max_steps
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why a time stepper could not be made or could not step.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    /// A setting is out of range.
+    #[error("{0}")]
+    Settings(String),
+    /// The model cannot be stepped so (yet): joints, a mass that is not
+    /// diagonal.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The model failed (a degenerate contact, forces that are not finite).
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The contact solver refused its problem (not finite).
+    #[error("the contact problem: {0}")]
+    Contact(#[from] zwang_contact::ProblemError),
+}
+
+/// A velocity-level time stepper of a planar model and its working
+/// memory.
+pub struct TimeStepper<'m> {
+    model: &'m PlanarModel,
+    settings: StepSettings,
+    t: f64,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    /// The diagonal of `M^-1`.
+    minv: Vec<f64>,
+    /// Each coordinate's body's bounding radius (0 for particles without
+    /// a shape) and its body's first coordinate, for the margin.
+    reach: Vec<(usize, f64)>,
+    /// The instant `Q` is read from (every contact open).
+    instant: Instant,
+    modes: Vec<ContactState>,
+    v_star: Vec<f64>,
+    collide: Collide,
+    assemble: Assemble,
+    correct: Correct,
+    solver: ContactSolver,
+    solver_settings: SolverSettings,
+    warm: WarmStarts,
+    contacts: Vec<StepContact>,
+    ids: Vec<u64>,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    /// Whether `contacts` and `W` are those of the current positions.
+    fresh: bool,
+    /// The last step's contact solve.
+    last: StepReport,
+    max_penetration: f64,
+    max_drift: f64,
+    stages: StageTimes,
+    steps: usize,
+    corrections: usize,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepReport {
+    /// Contacts in the step's problem.
+    pub contacts: usize,
+    /// The contact solver's error measure, and its status.
+    pub error: f64,
+    /// Whether the solver met its tolerance.
+    pub solved: bool,
+    /// Islands of the contact problem.
+    pub islands: usize,
+    /// Outer (proximal) iterations and Newton steps of the solve.
+    pub iterations: usize,
+    /// Newton steps (sparse factorizations), over the islands.
+    pub newton_steps: usize,
+    /// Whether overlap was projected away after the step.
+    pub corrected: bool,
+}
+
+/// The bounding radius of a shape about its body's origin.
+fn radius(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Circle { radius } => *radius,
+        Shape::Box {
+            half_extents: [a, b],
+        } => a.hypot(*b),
+        Shape::Polygon { vertices } => vertices
+            .iter()
+            .map(|p| p[0].hypot(p[1]))
+            .fold(0.0, f64::max),
+        Shape::Capsule {
+            half_length,
+            radius,
+        } => half_length + radius,
+        Shape::HalfPlane { .. } => 0.0,
+    }
+}
+
+impl<'m> TimeStepper<'m> {
+    /// A stepper at the model's initial state.
+    pub fn new(model: &'m PlanarModel, settings: StepSettings) -> Result<Self, StepError> {
+        if !model.joint_list().is_empty() {
+            return Err(StepError::Unsupported(
+                "joint[0]: the time stepper does not run joints yet; use stepping = \"event\""
+                    .into(),
+            ));
+        }
+        let (n, nq) = (model.nv(), model.nq());
+        let (mut q, mut v) = (vec![0.0; nq], vec![0.0; n]);
+        model.initial_state(&mut q, &mut v);
+        let modes = vec![ContactState::OPEN; model.contacts()];
+        let (instant, _) = model.build_instant(0.0, &q, &v, &modes)?;
+        let mass = instant.mass();
+        let mut minv = vec![0.0; n];
+        for (value, (row, col)) in mass.iter() {
+            if row != col {
+                return Err(StepError::Unsupported(
+                    "the time stepper needs a diagonal mass matrix".into(),
+                ));
+            }
+            minv[row] = 1.0 / value;
+        }
+        let mut reach = vec![(0, 0.0); n];
+        for (b, body) in model.body_list().iter().enumerate() {
+            let o = model.offset(b);
+            let r = body.shape.as_ref().map_or(0.0, radius);
+            let dofs = if body.is_rigid() { 3 } else { 2 };
+            reach[o..o + dofs].fill((o, r));
+        }
+        let solver_settings = SolverSettings {
+            tolerance: settings.tolerance,
+            friction: settings.friction,
+            ..SolverSettings::default()
+        };
+        Ok(TimeStepper {
+            collide: Collide::new(model)?,
+            model,
+            t: 0.0,
+            v_star: vec![0.0; n],
+            q,
+            v,
+            minv,
+            reach,
+            instant,
+            modes,
+            assemble: Assemble::default(),
+            correct: Correct::default(),
+            solver: ContactSolver::new(),
+            solver_settings,
+            warm: WarmStarts::new(),
+            contacts: Vec::new(),
+            ids: Vec::new(),
+            r: Vec::new(),
+            u: Vec::new(),
+            fresh: false,
+            last: StepReport::default(),
+            max_penetration: 0.0,
+            max_drift: 0.0,
+            stages: StageTimes::default(),
+            steps: 0,
+            corrections: 0,
+            settings,
+        })
+    }
+
+    /// Time, positions and velocities now.
+    pub fn state(&self) -> (f64, &[f64], &[f64]) {
+        (self.t, &self.q, &self.v)
+    }
+
+    /// The distance the bodies may close within a step of `h` at the
+    /// current velocities (twice the fastest point's travel, and the free
+    /// acceleration's): contacts farther apart stay out of the problem.
+    fn margin(&self, h: f64) -> f64 {
+        let mut speed = 0.0f64;
+        for (c, &(o, r)) in self.reach.iter().enumerate() {
+            // A body's linear speed bound and its turning, counted at its
+            // first coordinate.
+            if c == o {
+                let rigid = self.reach.get(o + 2).is_some_and(|&(p, _)| p == o);
+                let w = if rigid { self.v[o + 2].abs() } else { 0.0 };
+                speed = speed.max(self.v[o].hypot(self.v[o + 1]) + w * r);
+            }
+        }
+        let accel = self
+            .instant
+            .force()
+            .iter()
+            .zip(&self.minv)
+            .fold(0.0f64, |m, (f, mi)| m.max((f * mi).abs()));
+        2.0 * h * (speed + h * accel) + 1e-9
+    }
+
+    /// One step of `h` (the last one of a run may be shorter).
+    pub fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
+        let model = self.model;
+        // 1. collide (unless the last step's end already did, at these
+        //    positions).
+        let clock = Clock::now();
+        if !self.fresh {
+            self.collide
+                .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
+        }
+        self.stages.collide += clock.elapsed();
+        // 2. assemble.
+        let clock = Clock::now();
+        if !self.fresh {
+            self.assemble.delassus(&self.contacts, &self.minv);
+        }
+        self.fresh = false;
+        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+        for ((vs, v), (f, mi)) in self
+            .v_star
+            .iter_mut()
+            .zip(&self.v)
+            .zip(self.instant.force().iter().zip(&self.minv))
+        {
+            *vs = v + h * mi * f;
+        }
+        let problem = self.assemble.free(&self.contacts, &self.v, &self.v_star, h);
+        self.stages.assemble += clock.elapsed();
+        // 3. solve, from the last impulses of the same contacts.
+        let clock = Clock::now();
+        let m = 2 * self.contacts.len();
+        self.ids.clear();
+        self.ids.extend(self.contacts.iter().map(|c| c.id));
+        self.r.resize(m, 0.0);
+        self.u.resize(m, 0.0);
+        self.warm.fill(&self.ids, &mut self.r);
+        let report = if m > 0 {
+            Some(self.solver.solve_in_place(
+                problem,
+                &self.solver_settings,
+                &mut self.r,
+                &mut self.u,
+            )?)
+        } else {
+            None
+        };
+        self.warm.store(&self.ids, &self.r);
+        self.stages.solve += clock.elapsed();
+        // 4. integrate.
+        let clock = Clock::now();
+        self.v.copy_from_slice(&self.v_star);
+        integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v);
+        integrate::positions(&mut self.q, &self.v, h);
+        self.t += h;
+        self.stages.integrate += clock.elapsed();
+        self.last = StepReport {
+            contacts: self.contacts.len(),
+            error: report.map_or(0.0, |r| r.error),
+            solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
+            islands: report.map_or(0, |r| r.islands),
+            iterations: report.map_or(0, |r| r.iterations),
+            newton_steps: report.map_or(0, |r| r.newton_steps),
+            corrected: false,
+        };
+        self.end_of_step(h)?;
+        self.steps += 1;
+        Ok(self.last)
+    }
+
+    /// The contacts at the new positions (kept for the next step), and
+    /// 5. correct: overlap beyond the tolerance projected away.
+    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        let clock = Clock::now();
+        let margin = self.margin(h);
+        self.collide
+            .contacts(model, &self.q, margin, &mut self.contacts)?;
+        self.stages.collide += clock.elapsed();
+        let clock = Clock::now();
+        let w = self.assemble.delassus(&self.contacts, &self.minv);
+        let corrected = self.correct.displacement(
+            &self.contacts,
+            w,
+            &self.minv,
+            self.settings.penetration_tolerance,
+        )?;
+        if corrected {
+            self.corrections += 1;
+            self.last.corrected = true;
+            let before = model.energy(self.t, &self.q, &self.v);
+            let dq = self.correct.dq();
+            for (x, d) in self.q.iter_mut().zip(dq) {
+                *x += d;
+            }
+            let raised = model.energy(self.t, &self.q, &self.v) - before;
+            if raised > 0.0 {
+                self.pay_for(raised);
+            }
+            self.collide
+                .contacts(model, &self.q, margin, &mut self.contacts)?;
+            self.assemble.delassus(&self.contacts, &self.minv);
+        }
+        self.fresh = true;
+        for c in &self.contacts {
+            let overlap = (-c.gap).max(0.0);
+            if c.shapes {
+                self.max_penetration = self.max_penetration.max(overlap);
+            } else {
+                self.max_drift = self.max_drift.max(overlap);
+            }
+        }
+        self.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    /// Takes `energy` from the kinetic energy of the bodies the last
+    /// correction moved (all of it, when they have less).
+    fn pay_for(&mut self, energy: f64) {
+        let dq = self.correct.dq();
+        let moved = |c: usize| {
+            let o = self.reach[c].0;
+            (o..self.reach.len())
+                .take_while(|&k| self.reach[k].0 == o)
+                .any(|k| dq[k] != 0.0)
+        };
+        let kinetic: f64 = (0..self.v.len())
+            .filter(|&c| moved(c))
+            .map(|c| 0.5 * self.v[c] * self.v[c] / self.minv[c])
+            .sum();
+        let s = if kinetic > energy {
+            (1.0 - energy / kinetic).sqrt()
+        } else {
+            0.0
+        };
+        for c in 0..self.v.len() {
+            if moved(c) {
+                self.v[c] *= s;
+            }
+        }
+    }
+
+    /// The `[[contact]]` points' forces and modes over the last step (the
+    /// impulses over its length), for the CSV.
+    fn contact_samples(&self, h: f64, out: &mut Vec<ContactSample>) {
+        out.clear();
+        out.resize(
+            self.model.contacts(),
+            ContactSample {
+                normal_force: 0.0,
+                friction_force: 0.0,
+                mode: Mode::Open,
+            },
+        );
+        // The impulses belong to the contacts of the step that made them;
+        // the ids say which.
+        for (k, id) in self.ids.iter().enumerate() {
+            let Some(c) = self.point_of(*id) else {
+                continue;
+            };
+            let (rn, rt) = (self.r[2 * k], self.r[2 * k + 1]);
+            let ut = self.u.get(2 * k + 1).copied().unwrap_or(0.0);
+            out[c] = ContactSample {
+                normal_force: rn / h,
+                friction_force: rt / h,
+                mode: if rn <= 0.0 {
+                    Mode::Open
+                } else if ut.abs() <= 1e-9 {
+                    Mode::Stick
+                } else {
+                    Mode::Slide
+                },
+            };
+        }
+    }
+
+    /// The `[[contact]]` index an id stands for.
+    fn point_of(&self, id: u64) -> Option<usize> {
+        (id & (1 << 63) != 0).then_some((id & !(1 << 63)) as usize)
+    }
+}
+
+/// Runs `model` from its initial state to `duration` with the time
+/// stepper: steps of `settings.time_step` (the last one shorter to end at
+/// `duration`), samples every `output_every` on the motion within the
+/// steps, no events. A stepper that cannot start, or a step that fails,
+/// ends the run as [`Status::Failed`] with the reason.
+pub fn simulate_steps(
+    model: &PlanarModel,
+    duration: f64,
+    settings: &StepSettings,
+    observer: &mut dyn Observer,
+) -> Outcome {
+    let wall = Clock::now();
+    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>, e: f64| Outcome {
+        status: Status::Failed,
+        reason: Some(reason),
+        time: 0.0,
+        steps: 0,
+        events: Vec::new(),
+        q,
+        v,
+        modes: vec![ContactState::OPEN; model.contacts()],
+        energy_initial: e,
+        start_projection: None,
+        energy_final: e,
+        max_constraint_drift: 0.0,
+        max_penetration: 0.0,
+        stats: Stats::default(),
+    };
+    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    model.initial_state(&mut q0, &mut v0);
+    let e0 = model.energy(0.0, &q0, &v0);
+    if let Err(reason) = settings.validate(duration) {
+        return failed(reason, q0, v0, e0);
+    }
+    let mut stepper = match TimeStepper::new(model, settings.clone()) {
+        Ok(s) => s,
+        Err(e) => return failed(e.to_string(), q0, v0, e0),
+    };
+    let h = settings.time_step;
+    let wants = observer.wants_samples();
+    let mut samples = Vec::new();
+    let mut q_at = q0.clone();
+    if wants {
+        stepper.contact_samples(h, &mut samples);
+        observer.sample(0.0, &q0, &v0, &samples);
+    }
+    let mut next_sample = 1usize;
+    let mut reason = None;
+    let mut q_before = q0.clone();
+    while stepper.t < duration {
+        // The last step ends on `duration` (no sliver of a step after it).
+        let left = duration - stepper.t;
+        let step = if left < 1.5 * h { left } else { h };
+        q_before.copy_from_slice(&stepper.q);
+        let t_before = stepper.t;
+        if let Err(e) = stepper.step(step) {
+            reason = Some(format!("at t = {t_before}: {e}"));
+            break;
+        }
+        if wants {
+            // Samples within the step lie on `q + s v+`.
+            loop {
+                let ts = next_sample as f64 * settings.output_every;
+                if ts > stepper.t || ts > duration {
+                    break;
+                }
+                let s = ts - t_before;
+                for ((x, q), v) in q_at.iter_mut().zip(&q_before).zip(&stepper.v) {
+                    *x = q + s * v;
+                }
+                stepper.contact_samples(step, &mut samples);
+                observer.sample(ts, &q_at, &stepper.v, &samples);
+                next_sample += 1;
+            }
+        }
+        observer.progress(stepper.t, duration);
+    }
+    if wants && reason.is_none() {
+        let last = (next_sample - 1) as f64 * settings.output_every;
+        if last < stepper.t {
+            stepper.contact_samples(h, &mut samples);
+            observer.sample(stepper.t, &stepper.q, &stepper.v, &samples);
+        }
+    }
+    let mut modes = vec![ContactState::OPEN; model.contacts()];
+    stepper.contact_samples(h, &mut samples);
+    for (m, s) in modes.iter_mut().zip(&samples) {
+        m.mode = s.mode;
+    }
+    let stats = Stats {
+        evaluations: stepper.steps,
+        solves: stepper.steps + stepper.corrections,
+        rejected: 0,
+        projections: stepper.corrections,
+        solve_time: stepper.stages.solve,
+        wall_time: wall.elapsed(),
+        stages: Some(stepper.stages),
+    };
+    let (t, q, v) = stepper.state();
+    Outcome {
+        status: if reason.is_some() {
+            Status::Failed
+        } else {
+            Status::Finished
+        },
+        reason,
+        time: t,
+        steps: stepper.steps,
+        events: Vec::new(),
+        q: q.to_vec(),
+        v: v.to_vec(),
+        modes,
+        energy_initial: e0,
+        start_projection: None,
+        energy_final: model.energy(t, q, v),
+        max_constraint_drift: stepper.max_drift,
+        max_penetration: stepper.max_penetration,
+        stats,
+    }
+}
