@@ -675,3 +675,27 @@ fn off_centre_shapes_with_given_inertia() {
     assert!(scene.bodies[1].shape.is_some());
     assert_eq!(scene.solver.stepping, Stepping::TimeStep);
 }
+
+/// The whole scenes of the user's documentation are valid (its fragments
+/// are left out); the one of shapes has the inertia its comment states.
+#[test]
+fn documented_examples_parse() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scene-format.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let examples: Vec<&str> = doc
+        .split("```toml\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .filter(|example| example.contains("[scene]"))
+        .collect();
+    assert!(examples.len() >= 2, "{} examples", examples.len());
+    for example in &examples {
+        if let Err(e) = parse_scene(example) {
+            panic!("{e}\n{example}");
+        }
+    }
+    let shapes = parse_scene(examples[1]).unwrap();
+    assert_eq!(shapes.solver.stepping, Stepping::TimeStep);
+    assert!(close(shapes.bodies[0].inertia, 1.0 / 6.0));
+    assert_eq!(shapes.joints[0].bodies[0], BodyRef::Ground);
+}
