@@ -5,12 +5,16 @@
 //! duration, sampling), optionally the moving frame it is described in
 //! (`[frame]`: a constant or sinusoidal acceleration of the origin and
 //! angular velocity), its bodies (`[[body]]`: particles and rigid bodies
-//! with their initial state), two-sided joints (`[[joint]]`: pin, distance,
-//! slider, slot, weld, and the nonholonomic knife edge), one-sided contacts of a body point against a fixed
-//! line or circle (`[[contact]]`, with Coulomb and viscous friction and
-//! restitution), applied forces (`[[force]]`: springs, dampers, constant
-//! forces and torques) and the integrator settings (`[solver]`). The format
-//! is documented for users in `docs/scene-format.md`.
+//! with their initial state, and fixed bodies that never move, each with
+//! an optional shape that collides with the others' and the friction and
+//! restitution of its surface), two-sided joints (`[[joint]]`: pin,
+//! distance, slider, slot, weld, and the nonholonomic knife edge),
+//! one-sided contacts of a body point against a fixed line or circle
+//! (`[[contact]]`, with Coulomb and viscous friction and restitution),
+//! applied forces (`[[force]]`: springs, dampers, constant forces and
+//! torques) and the solver settings (`[solver]`: event-driven integration
+//! or, the default when shapes collide, time stepping). The format is
+//! documented for users in `docs/scene-format.md`.
 //!
 //! Use this crate to turn such a file into a [`Scene`] with
 //! [`parse_scene`]: every number is finite and in range, every body name
@@ -18,8 +22,9 @@
 //! normalized, so a model that builds equations from it needs no further
 //! checks. A malformed file is refused with a [`SceneError`] that names the
 //! key at fault on one line (`body[1].mass: must be > 0`), which is what
-//! `zwang simulate` prints before it exits with code 2. The crate knows
-//! nothing of mechanics solvers and depends on no other zwang crate.
+//! `zwang simulate` prints before it exits with code 2. The description
+//! types are those of `zwang_model::planar` (shapes those of
+//! `zwang_geometry`); the crate runs nothing.
 //!
 //! ```
 //! use zwang_scene::{parse_scene, BodyRef, JointKind};

@@ -7,20 +7,32 @@
 
 use std::collections::HashMap;
 use toml::{Table, Value};
-use zwang_model::planar::inertia_tensor_problem;
+use zwang_model::planar::{inertia_tensor_problem, DEFAULT_FRICTION};
 
 use crate::error::SceneError;
 use crate::types::{
-    Body, BodyKind, BodyRef, Contact, Force, Frame, Joint, JointKind, Method, Scene, Sinusoid,
-    SolverSettings, Surface,
+    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
+    Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 
 type Result<T> = std::result::Result<T, SceneError>;
 
-/// Indices by name (of the bodies, of the contacts): a reference or a
-/// duplicate is found by a lookup, not by a scan, so that a scene of many
-/// bodies parses in linear time.
+/// Indices by name (of the contacts; the bodies have [`BodyNames`]): a
+/// reference or a duplicate is found by a lookup, not by a scan, so that
+/// a scene of many bodies parses in linear time.
 type Names = HashMap<String, usize>;
+
+/// What a body name stands for: a moving body (an index of
+/// [`Scene::bodies`]) or a fixed one (an index of [`Scene::fixed`]).
+#[derive(Clone, Copy)]
+enum Named {
+    Moving(usize),
+    Fixed(usize),
+}
+
+/// The bodies by name: the index of their `[[body]]` table in the file
+/// (which the errors name) and what the name stands for.
+type BodyNames = HashMap<String, (usize, Named)>;
 
 /// The dimension of the planar form, the only one supported.
 const DIM: usize = 2;
@@ -56,7 +68,30 @@ const BODY_KEYS: &[&str] = &[
     "velocity",
     "angular_velocity",
     "inertia_tensor",
+    "shape",
+    "friction",
+    "restitution",
 ];
+/// The keys of [`BODY_KEYS`] a fixed body does not have.
+const NOT_FIXED_KEYS: &[&str] = &[
+    "mass",
+    "inertia",
+    "velocity",
+    "angular_velocity",
+    "inertia_tensor",
+];
+/// The keys of a body's `shape` table, `kind` first.
+const SHAPE_KEYS: &[&str] = &[
+    "kind",
+    "radius",
+    "half_extents",
+    "vertices",
+    "half_length",
+    "normal",
+];
+/// How far a polygon's centroid may lie from the origin when the
+/// inertia is computed from it, relative to the polygon's size.
+const CENTROID_TOLERANCE: f64 = 1e-9;
 const RIGID_ONLY_KEYS: &[&str] = &["inertia", "angle", "angular_velocity", "inertia_tensor"];
 const JOINT_KEYS: &[&str] = &[
     "kind", "bodies", "anchors", "length", "axis", "body", "point",
@@ -82,7 +117,19 @@ const FORCE_KEYS: &[&str] = &[
     "force",
     "torque",
 ];
-const SOLVER_KEYS: &[&str] = &["method", "tolerance", "absolute_tolerance", "max_steps"];
+const SOLVER_KEYS: &[&str] = &[
+    "stepping",
+    "time_step",
+    "friction",
+    "method",
+    "tolerance",
+    "absolute_tolerance",
+    "max_steps",
+];
+/// The `[solver]` keys of the event-driven integration only.
+const EVENT_KEYS: &[&str] = &["method", "tolerance", "absolute_tolerance"];
+/// The `[solver]` keys of the time stepper only.
+const TIME_STEP_KEYS: &[&str] = &["time_step", "friction"];
 
 /// Reads and validates a scene file.
 ///
@@ -137,15 +184,33 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         .is_some_and(|f| f.turns_in_plane() == Some(true));
 
     let mut bodies: Vec<Body> = Vec::new();
-    let mut names = Names::new();
+    let mut fixed: Vec<FixedBody> = Vec::new();
+    let mut names = BodyNames::new();
     let body_tables = root.array_of_tables("body")?;
     if body_tables.is_empty() {
         return Err(SceneError::new("body", "at least one body is required"));
     }
-    for t in &body_tables {
-        let body = read_body(t, &names, needs_tensor)?;
-        names.insert(body.name.clone(), bodies.len());
-        bodies.push(body);
+    for (i, t) in body_tables.iter().enumerate() {
+        let (name, named) = match read_any_body(t, &names, needs_tensor)? {
+            AnyBody::Moving(body) => {
+                bodies.push(body);
+                (
+                    &bodies[bodies.len() - 1].name,
+                    Named::Moving(bodies.len() - 1),
+                )
+            }
+            AnyBody::Fixed(body) => {
+                fixed.push(body);
+                (&fixed[fixed.len() - 1].name, Named::Fixed(fixed.len() - 1))
+            }
+        };
+        names.insert(name.clone(), (i, named));
+    }
+    if bodies.is_empty() {
+        return Err(SceneError::new(
+            "body",
+            "at least one moving body (particle or rigid) is required",
+        ));
     }
     let mut scene_out = Scene {
         name,
@@ -158,7 +223,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         joints: Vec::new(),
         contacts: Vec::new(),
         forces: Vec::new(),
-        fixed: Vec::new(),
+        fixed,
         solver: SolverSettings::default(),
     };
 
@@ -176,9 +241,12 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         let force = read_force(t, &scene_out, &names)?;
         scene_out.forces.push(force);
     }
-    if let Some(v) = root.get("solver") {
-        scene_out.solver = read_solver(&root.table_of(v, "solver")?)?;
-    }
+    let no_solver = Table::new();
+    let solver = match root.get("solver") {
+        Some(v) => root.table_of(v, "solver")?,
+        None => Tab::new(&no_solver, "solver".to_string()),
+    };
+    scene_out.solver = read_solver(&solver, &scene_out)?;
     Ok(scene_out)
 }
 
@@ -292,7 +360,22 @@ impl<'a> Tab<'a> {
     /// Refuses the first of `keys` present here: they do not apply to
     /// `what` (`"a particle"`, `"a pin joint"`).
     fn not_allowed(&self, keys: &[&str], what: &str) -> Result<()> {
+        self.not_of_kind(keys, &[], what)
+    }
+
+    /// Refuses the first of `keys` present here with `message(key)`.
+    fn refuse(&self, keys: &[&str], message: impl Fn(&str) -> String) -> Result<()> {
         match keys.iter().find(|k| self.has(k)) {
+            Some(k) => Err(self.err(k, message(k))),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the first of `keys` present here that is not one of
+    /// `allowed`, the keys of `what` (`"a slider joint"`, `"a box
+    /// shape"`).
+    fn not_of_kind(&self, keys: &[&str], allowed: &[&str], what: &str) -> Result<()> {
+        match keys.iter().find(|k| self.has(k) && !allowed.contains(k)) {
             Some(k) => Err(self.err(k, format!("not allowed on {what}"))),
             None => Ok(()),
         }
@@ -414,6 +497,16 @@ fn vector(value: &Value, key: &str) -> Result<[f64; DIM]> {
     Ok(out)
 }
 
+/// A number for a message: as written where that is short, else in
+/// scientific notation (`1e-300`, not 300 zeros).
+fn show(x: f64) -> String {
+    if x == 0.0 || (1e-5..1e15).contains(&x.abs()) || !x.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// `v / |v|`, refusing the zero vector.
 fn unit(v: [f64; DIM], key: &str) -> Result<[f64; DIM]> {
     let norm = v[0].hypot(v[1]);
@@ -474,11 +567,11 @@ fn read_frame(t: &Tab) -> Result<Frame> {
     match t.string("kind")? {
         "constant" => {
             let acceleration = match t.get("acceleration") {
-                Some(v) => vector3(v, &t.key("acceleration"), Shape::Acceleration)?,
+                Some(v) => vector3(v, &t.key("acceleration"), Form::Acceleration)?,
                 None => [0.0; 3],
             };
             let angular_velocity = match t.get("angular_velocity") {
-                Some(v) => vector3(v, &t.key("angular_velocity"), Shape::AngularVelocity)?,
+                Some(v) => vector3(v, &t.key("angular_velocity"), Form::AngularVelocity)?,
                 None => [0.0; 3],
             };
             Ok(Frame::Constant {
@@ -488,12 +581,12 @@ fn read_frame(t: &Tab) -> Result<Frame> {
         }
         "sinusoid" => {
             let mut parts = [Sinusoid::default(); 2];
-            for (part, (key, shape)) in parts.iter_mut().zip([
-                ("acceleration", Shape::Acceleration),
-                ("angular_velocity", Shape::AngularVelocity),
+            for (part, (key, form)) in parts.iter_mut().zip([
+                ("acceleration", Form::Acceleration),
+                ("angular_velocity", Form::AngularVelocity),
             ]) {
                 if let Some(v) = t.get(key) {
-                    *part = read_sinusoid(&t.table_of(v, key)?, shape)?;
+                    *part = read_sinusoid(&t.table_of(v, key)?, form)?;
                 }
             }
             let [acceleration, angular_velocity] = parts;
@@ -509,9 +602,9 @@ fn read_frame(t: &Tab) -> Result<Frame> {
     }
 }
 
-/// The shapes a frame's vectors may take besides 3 numbers.
+/// The forms a frame's vectors may take besides 3 numbers.
 #[derive(Clone, Copy)]
-enum Shape {
+enum Form {
     /// Also 2 numbers (`z = 0`).
     Acceleration,
     /// Also one number (about `z`).
@@ -519,10 +612,10 @@ enum Shape {
 }
 
 /// A 3-vector of a frame, or its planar shorthand.
-fn vector3(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
-    let (scalar, two, what) = match shape {
-        Shape::Acceleration => (false, true, "an array of 2 or 3 numbers"),
-        Shape::AngularVelocity => (true, false, "a number (about z) or an array of 3 numbers"),
+fn vector3(value: &Value, key: &str, form: Form) -> Result<[f64; 3]> {
+    let (scalar, two, what) = match form {
+        Form::Acceleration => (false, true, "an array of 2 or 3 numbers"),
+        Form::AngularVelocity => (true, false, "a number (about z) or an array of 3 numbers"),
     };
     match value {
         Value::Array(items) if items.len() == 3 || (two && items.len() == 2) => {
@@ -543,13 +636,13 @@ fn vector3(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
 
 /// A sinusoid's frequency or phase: one number for every component, or
 /// one per component (shaped as the offsets).
-fn per_component(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
+fn per_component(value: &Value, key: &str, form: Form) -> Result<[f64; 3]> {
     match value {
         Value::Float(_) | Value::Integer(_) => Ok([number(value, key)?; 3]),
-        _ => match shape {
-            Shape::Acceleration => vector3(value, key, shape),
-            Shape::AngularVelocity => match value {
-                Value::Array(_) => vector3(value, key, shape),
+        _ => match form {
+            Form::Acceleration => vector3(value, key, form),
+            Form::AngularVelocity => match value {
+                Value::Array(_) => vector3(value, key, form),
                 _ => Err(SceneError::new(
                     key,
                     "expected a number or an array of 3 numbers",
@@ -561,19 +654,19 @@ fn per_component(value: &Value, key: &str, shape: Shape) -> Result<[f64; 3]> {
 
 /// `{ offset, amplitude, frequency, phase }`: each component
 /// `offset + amplitude sin(2 pi frequency t + phase)`.
-fn read_sinusoid(t: &Tab, shape: Shape) -> Result<Sinusoid> {
+fn read_sinusoid(t: &Tab, form: Form) -> Result<Sinusoid> {
     t.only(SINUSOID_KEYS)?;
     let offset = match t.get("offset") {
-        Some(v) => vector3(v, &t.key("offset"), shape)?,
+        Some(v) => vector3(v, &t.key("offset"), form)?,
         None => [0.0; 3],
     };
-    let amplitude = vector3(t.required("amplitude")?, &t.key("amplitude"), shape)?;
-    let frequency = per_component(t.required("frequency")?, &t.key("frequency"), shape)?;
+    let amplitude = vector3(t.required("amplitude")?, &t.key("amplitude"), form)?;
+    let frequency = per_component(t.required("frequency")?, &t.key("frequency"), form)?;
     if frequency.iter().any(|&f| f < 0.0) {
         return Err(t.err("frequency", "must be >= 0"));
     }
     let phase = match t.get("phase") {
-        Some(v) => per_component(v, &t.key("phase"), shape)?,
+        Some(v) => per_component(v, &t.key("phase"), form)?,
         None => [0.0; 3],
     };
     Ok(Sinusoid {
@@ -584,7 +677,15 @@ fn read_sinusoid(t: &Tab, shape: Shape) -> Result<Sinusoid> {
     })
 }
 
-fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
+/// A `[[body]]` table: a moving body or a fixed one.
+enum AnyBody {
+    Moving(Body),
+    Fixed(FixedBody),
+}
+
+/// A `[[body]]` table, moving or fixed (`earlier`: the bodies of the
+/// tables before it).
+fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<AnyBody> {
     t.only(BODY_KEYS)?;
     let name = t.string("name")?;
     if name.is_empty() {
@@ -593,12 +694,13 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
     if name == "ground" {
         return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
     }
-    if let Some(j) = earlier.get(name) {
+    if let Some((j, _)) = earlier.get(name) {
         return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
     }
     let kind = match t.string("kind")? {
         "particle" => BodyKind::Particle,
         "rigid" => BodyKind::Rigid,
+        "fixed" => return read_fixed(t, name).map(AnyBody::Fixed),
         other => {
             return Err(t.err(
                 "kind",
@@ -606,13 +708,21 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
             ))
         }
     };
+    read_body(t, name, kind, needs_tensor).map(AnyBody::Moving)
+}
+
+/// A moving body (its name and kind read already).
+fn read_body(t: &Tab, name: &str, kind: BodyKind, needs_tensor: bool) -> Result<Body> {
     if kind == BodyKind::Particle {
         t.not_allowed(RIGID_ONLY_KEYS, "a particle")?;
     }
     let mass = within(t, "mass", t.number("mass")?, MASS, " kg")?;
-    let inertia = match kind {
-        BodyKind::Rigid => within(t, "inertia", t.number("inertia")?, INERTIA, " kg m²")?,
-        BodyKind::Particle => 0.0,
+    let shape = read_shape(t, false)?;
+    let inertia = match (kind, t.opt_number("inertia")?, &shape) {
+        (BodyKind::Particle, _, _) => 0.0,
+        (BodyKind::Rigid, Some(inertia), _) => within(t, "inertia", inertia, INERTIA, " kg m²")?,
+        (BodyKind::Rigid, None, Some(shape)) => shape_inertia(t, shape, mass)?,
+        (BodyKind::Rigid, None, None) => return Err(t.err("inertia", "missing required key")),
     };
     let position = t.vec("position")?;
     let angle = t.opt_number("angle")?.unwrap_or(0.0);
@@ -639,6 +749,7 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
         }
         None => None,
     };
+    let (friction, restitution) = read_surface_coefficients(t, DEFAULT_FRICTION)?;
     Ok(Body {
         name: name.to_string(),
         kind,
@@ -649,51 +760,274 @@ fn read_body(t: &Tab, earlier: &Names, needs_tensor: bool) -> Result<Body> {
         velocity,
         angular_velocity,
         inertia_tensor,
-        ..Body::particle(name, mass)
+        shape,
+        friction,
+        restitution,
     })
 }
 
-/// A body name at `key`: `ground` or one of the bodies.
-fn body_ref(names: &Names, value: &Value, key: &str) -> Result<BodyRef> {
-    match string(value, key)? {
-        "ground" => Ok(BodyRef::Ground),
-        name => names
-            .get(name)
-            .map(|&i| BodyRef::Body(i))
-            .ok_or_else(|| SceneError::new(key, format!("unknown body {name:?}"))),
+/// A fixed body (`kind = "fixed"`; its name read already).
+fn read_fixed(t: &Tab, name: &str) -> Result<FixedBody> {
+    t.refuse(NOT_FIXED_KEYS, |k| format!("a fixed body has no {k}"))?;
+    let position = t.opt_vec("position")?.unwrap_or([0.0; DIM]);
+    let angle = t.opt_number("angle")?.unwrap_or(0.0);
+    let shape = read_shape(t, true)?;
+    let (friction, restitution) = read_surface_coefficients(t, DEFAULT_FRICTION)?;
+    Ok(FixedBody {
+        name: name.to_string(),
+        position,
+        angle,
+        shape,
+        friction,
+        restitution,
+    })
+}
+
+/// `friction` (`>= 0`, default `friction`) and `restitution` (in
+/// `[0, 1]`, default 0) of a body's surface or of a contact.
+fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, f64)> {
+    let friction = non_negative(t, "friction", t.opt_number("friction")?.unwrap_or(friction))?;
+    let restitution = t.opt_number("restitution")?.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&restitution) {
+        return Err(t.err("restitution", "must be in [0, 1]"));
+    }
+    Ok((friction, restitution))
+}
+
+/// A body's `shape`, if any: `{ kind, ... }` with that kind's keys, the
+/// numbers checked by [`Shape::validate`] and a half-plane's normal
+/// normalized. A half-plane only on a `fixed` body.
+fn read_shape(body: &Tab, fixed: bool) -> Result<Option<Shape>> {
+    let Some(value) = body.get("shape") else {
+        return Ok(None);
+    };
+    let t = body.table_of(value, "shape")?;
+    t.only(SHAPE_KEYS)?;
+    let kind = t.string("kind")?;
+    let (what, keys): (&str, &[&str]) = match kind {
+        "circle" => ("a circle shape", &["radius"]),
+        "box" => ("a box shape", &["half_extents"]),
+        "polygon" => ("a polygon shape", &["vertices"]),
+        "capsule" => ("a capsule shape", &["half_length", "radius"]),
+        "halfplane" => ("a halfplane shape", &["normal"]),
+        other => {
+            return Err(t.err(
+                "kind",
+                format!(
+                    "unknown kind {other:?} (expected circle, box, polygon, capsule or halfplane)"
+                ),
+            ))
+        }
+    };
+    t.not_of_kind(SHAPE_KEYS, &[&["kind"], keys].concat(), what)?;
+    let shape = match kind {
+        "circle" => Shape::Circle {
+            radius: t.number("radius")?,
+        },
+        "box" => Shape::Box {
+            half_extents: t.vec("half_extents")?,
+        },
+        "polygon" => Shape::Polygon {
+            vertices: points(t.required("vertices")?, &t.key("vertices"))?,
+        },
+        "capsule" => Shape::Capsule {
+            half_length: t.number("half_length")?,
+            radius: t.number("radius")?,
+        },
+        _ => Shape::HalfPlane {
+            normal: t.vec("normal")?,
+        },
+    };
+    shape.validate().map_err(|e| t.err(e.key, e.message))?;
+    match shape {
+        Shape::HalfPlane { .. } if !fixed => Err(body.err(
+            "shape",
+            "a half-plane is for fixed bodies only (kind = \"fixed\")",
+        )),
+        Shape::HalfPlane { normal } => Ok(Some(Shape::HalfPlane {
+            normal: unit(normal, &t.key("normal"))?,
+        })),
+        shape => Ok(Some(shape)),
     }
 }
 
-/// A body at `key` that is not ground.
-fn proper_body(names: &Names, t: &Tab, key: &str) -> Result<usize> {
-    match body_ref(names, t.required(key)?, &t.key(key))? {
-        BodyRef::Body(i) => Ok(i),
-        BodyRef::Ground => Err(t.err(key, "must be a body, not ground")),
+/// An array of points (a polygon's vertices), any number of them.
+fn points(value: &Value, key: &str) -> Result<Vec<[f64; DIM]>> {
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| vector(item, &format!("{key}[{i}]")))
+            .collect(),
+        _ => Err(SceneError::new(key, "expected an array of points")),
     }
+}
+
+/// The inertia of a uniform rigid body of `shape` and `mass`, for a body
+/// that gives none: the shape's centroid must then be at the body's
+/// origin (within [`CENTROID_TOLERANCE`] of the shape's size), and the
+/// inertia within the bounds of a given one.
+fn shape_inertia(t: &Tab, shape: &Shape, mass: f64) -> Result<f64> {
+    let Some(properties) = shape.mass_properties(mass) else {
+        return Err(t.err("inertia", "missing required key (the shape has no inertia)"));
+    };
+    let [x, y] = properties.centroid;
+    let (shown_x, shown_y) = (show(x), show(y));
+    // NaN (a polygon whose moments overflow) is not at the origin.
+    let at_origin = x.hypot(y) <= CENTROID_TOLERANCE * size(shape);
+    if !at_origin {
+        return Err(t.err(
+            "shape",
+            format!(
+                "its centroid [{shown_x}, {shown_y}] must be at the body's origin (its centre of mass) when \
+                 the inertia is computed from it: move the shape or give inertia"
+            ),
+        ));
+    }
+    let inertia = properties.inertia;
+    let (lo, hi) = INERTIA;
+    if (lo..=hi).contains(&inertia) {
+        Ok(inertia)
+    } else {
+        Err(t.err(
+            "shape",
+            format!(
+                "the inertia of a uniform body of this shape and mass, {inertia:e} kg m², must \
+                 be in [{lo:e}, {hi:e}] kg m²: give inertia"
+            ),
+        ))
+    }
+}
+
+/// The largest width of a bounded shape (0 for a half-plane).
+fn size(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Circle { radius } => 2.0 * radius,
+        Shape::Box { half_extents } => 2.0 * half_extents[0].max(half_extents[1]),
+        Shape::Capsule {
+            half_length,
+            radius,
+        } => 2.0 * (half_length + radius),
+        Shape::Polygon { vertices } => (0..DIM)
+            .map(|axis| {
+                let along = vertices.iter().map(|v| v[axis]);
+                let max = along.clone().fold(f64::NEG_INFINITY, f64::max);
+                let min = along.fold(f64::INFINITY, f64::min);
+                max - min
+            })
+            .fold(0.0, f64::max),
+        Shape::HalfPlane { .. } => 0.0,
+    }
+}
+
+/// The body name at `key` and what it stands for (`None`: ground).
+fn named<'a>(names: &BodyNames, value: &'a Value, key: &str) -> Result<(&'a str, Option<Named>)> {
+    match string(value, key)? {
+        "ground" => Ok(("ground", None)),
+        name => match names.get(name) {
+            Some(&(_, named)) => Ok((name, Some(named))),
+            None => Err(SceneError::new(key, format!("unknown body {name:?}"))),
+        },
+    }
+}
+
+/// A moving body at `key`: not ground, not a fixed body.
+fn proper_body(names: &BodyNames, t: &Tab, key: &str) -> Result<usize> {
+    match named(names, t.required(key)?, &t.key(key))? {
+        (_, Some(Named::Moving(i))) => Ok(i),
+        (name, Some(Named::Fixed(_))) => {
+            Err(t.err(key, format!("must be a moving body ({name:?} is fixed)")))
+        }
+        (_, None) => Err(t.err(key, "must be a body, not ground")),
+    }
+}
+
+/// The two ends of a joint, spring or damper, a fixed body's end made
+/// ground.
+struct Pair {
+    bodies: [BodyRef; 2],
+    /// In each body's frame (ground: the world; a fixed body's anchor
+    /// taken to the world by its pose).
+    anchors: [[f64; DIM]; 2],
+    /// The angle that takes a direction in the first named body's frame
+    /// to the frame of `bodies[0]`: a fixed body's angle, else 0.
+    turn: f64,
 }
 
 /// `bodies` and `anchors` of a joint, spring or damper: two different
-/// bodies (ground at most once), and anchors at the centre of particles.
-fn read_pair(scene: &Scene, names: &Names, t: &Tab) -> Result<([BodyRef; 2], [[f64; DIM]; 2])> {
+/// bodies, not both fixed (ground or `kind = "fixed"`), and anchors at
+/// the centre of particles. A fixed body is ground, its anchor taken to
+/// the world.
+fn read_pair(scene: &Scene, names: &BodyNames, t: &Tab) -> Result<Pair> {
     let key = t.key("bodies");
     let pair = array(t.required("bodies")?, &key, 2, "body names")?;
-    let bodies = [
-        body_ref(names, &pair[0], &format!("{key}[0]"))?,
-        body_ref(names, &pair[1], &format!("{key}[1]"))?,
+    let ends = [
+        named(names, &pair[0], &format!("{key}[0]"))?,
+        named(names, &pair[1], &format!("{key}[1]"))?,
     ];
-    if bodies[0] == bodies[1] {
-        let name = scene.body_name(bodies[0]);
-        return Err(t.err("bodies", format!("joins {name:?} to itself")));
+    let moves = |end: Option<Named>| matches!(end, Some(Named::Moving(_)));
+    match ends {
+        [(a, _), (b, _)] if a == b => {
+            return Err(t.err("bodies", format!("joins {a:?} to itself")));
+        }
+        [(a, ra), (b, rb)] if !moves(ra) && !moves(rb) => {
+            return Err(t.err(
+                "bodies",
+                format!("joins {a:?} to {b:?}, both fixed (one must be a moving body)"),
+            ));
+        }
+        _ => {}
     }
     let key = t.key("anchors");
     let points = array(t.required("anchors")?, &key, 2, "points")?;
-    let mut anchors = [[0.0; DIM]; 2];
-    for i in 0..2 {
+    let mut out = Pair {
+        bodies: [BodyRef::Ground; 2],
+        anchors: [[0.0; DIM]; 2],
+        turn: 0.0,
+    };
+    for (i, (_, end)) in ends.into_iter().enumerate() {
         let point_key = format!("{key}[{i}]");
-        anchors[i] = vector(&points[i], &point_key)?;
-        at_particle_centre(scene, bodies[i], anchors[i], &point_key)?;
+        let anchor = vector(&points[i], &point_key)?;
+        out.anchors[i] = match end {
+            None => anchor,
+            Some(Named::Moving(b)) => {
+                out.bodies[i] = BodyRef::Body(b);
+                at_particle_centre(scene, out.bodies[i], anchor, &point_key)?;
+                anchor
+            }
+            Some(Named::Fixed(f)) => {
+                let f = &scene.fixed[f];
+                if i == 0 {
+                    out.turn = f.angle;
+                }
+                let world = plus(f.position, turned(anchor, f.angle));
+                finite_vector(world, &point_key)?
+            }
+        };
     }
-    Ok((bodies, anchors))
+    Ok(out)
+}
+
+/// `v` turned counter-clockwise by `angle`.
+fn turned(v: [f64; DIM], angle: f64) -> [f64; DIM] {
+    let (s, c) = angle.sin_cos();
+    [c * v[0] - s * v[1], s * v[0] + c * v[1]]
+}
+
+fn plus(a: [f64; DIM], b: [f64; DIM]) -> [f64; DIM] {
+    [a[0] + b[0], a[1] + b[1]]
+}
+
+/// Refuses a computed vector that overflowed.
+fn finite_vector(v: [f64; DIM], key: &str) -> Result<[f64; DIM]> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(v)
+    } else {
+        Err(SceneError::new(
+            key,
+            "must be finite in the world (the fixed body's position plus the turned anchor)",
+        ))
+    }
 }
 
 /// Refuses a point off the centre of a particle.
@@ -729,7 +1063,7 @@ fn initial_distance(
     }
 }
 
-fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
+fn read_joint(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
     let kind_name = t.string("kind")?;
     let pair: &[&str] = &["bodies", "anchors"];
@@ -750,15 +1084,19 @@ fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
             ))
         }
     };
-    let extra: Vec<&str> = ["bodies", "anchors", "length", "axis", "body", "point"]
-        .into_iter()
-        .filter(|k| !allowed.contains(k))
-        .collect();
-    t.not_allowed(&extra, what)?;
+    t.not_of_kind(
+        &["bodies", "anchors", "length", "axis", "body", "point"],
+        allowed,
+        what,
+    )?;
     if kind_name == "knife_edge" {
         return read_knife_edge(t, scene, names);
     }
-    let (bodies, anchors) = read_pair(scene, names, t)?;
+    let Pair {
+        bodies,
+        anchors,
+        turn,
+    } = read_pair(scene, names, t)?;
 
     // Slider and weld keep the relative angle, a slot's line turns with its
     // first body: those bodies need an angle.
@@ -800,10 +1138,10 @@ fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
             JointKind::Distance { length }
         }
         "slider" => JointKind::Slider {
-            axis: unit(t.vec("axis")?, &t.key("axis"))?,
+            axis: turned(unit(t.vec("axis")?, &t.key("axis"))?, turn),
         },
         "slot" => JointKind::Slot {
-            axis: unit(t.vec("axis")?, &t.key("axis"))?,
+            axis: turned(unit(t.vec("axis")?, &t.key("axis"))?, turn),
         },
         _ => JointKind::Weld,
     };
@@ -816,7 +1154,7 @@ fn read_joint(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
 
 /// A knife edge: `body` (rigid) on the plane, the blade at `point` along
 /// `axis` (both in the body's frame).
-fn read_knife_edge(t: &Tab, scene: &Scene, names: &Names) -> Result<Joint> {
+fn read_knife_edge(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Joint> {
     let body = proper_body(names, t, "body")?;
     if !scene.bodies[body].is_rigid() {
         return Err(t.err(
@@ -836,7 +1174,7 @@ fn read_contact(
     t: &Tab,
     index: usize,
     scene: &Scene,
-    names: &Names,
+    names: &BodyNames,
     earlier: &Names,
 ) -> Result<Contact> {
     t.only(CONTACT_KEYS)?;
@@ -858,12 +1196,8 @@ fn read_contact(
         None => return Err(t.err("surface", "missing required key")),
         Some(v) => read_surface(&t.table_of(v, "surface")?)?,
     };
-    let friction = non_negative(t, "friction", t.opt_number("friction")?.unwrap_or(0.0))?;
+    let (friction, restitution) = read_surface_coefficients(t, 0.0)?;
     let viscous = non_negative(t, "viscous", t.opt_number("viscous")?.unwrap_or(0.0))?;
-    let restitution = t.opt_number("restitution")?.unwrap_or(0.0);
-    if !(0.0..=1.0).contains(&restitution) {
-        return Err(t.err("restitution", "must be in [0, 1]"));
-    }
     Ok(Contact {
         name,
         body,
@@ -897,12 +1231,14 @@ fn read_surface(t: &Tab) -> Result<Surface> {
     }
 }
 
-fn read_force(t: &Tab, scene: &Scene, names: &Names) -> Result<Force> {
+fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
     t.only(FORCE_KEYS)?;
     match t.string("kind")? {
         "spring" => {
             t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
-            let (bodies, anchors) = read_pair(scene, names, t)?;
+            let Pair {
+                bodies, anchors, ..
+            } = read_pair(scene, names, t)?;
             let stiffness = non_negative(t, "stiffness", t.number("stiffness")?)?;
             let rest_length = match t.opt_number("rest_length")? {
                 Some(l) => non_negative(t, "rest_length", l)?,
@@ -920,7 +1256,9 @@ fn read_force(t: &Tab, scene: &Scene, names: &Names) -> Result<Force> {
                 &["stiffness", "rest_length", "body", "force", "torque"],
                 "a damper",
             )?;
-            let (bodies, anchors) = read_pair(scene, names, t)?;
+            let Pair {
+                bodies, anchors, ..
+            } = read_pair(scene, names, t)?;
             let damping = non_negative(t, "damping", t.number("damping")?)?;
             Ok(Force::Damper {
                 bodies,
@@ -958,26 +1296,28 @@ fn read_force(t: &Tab, scene: &Scene, names: &Names) -> Result<Force> {
     }
 }
 
-fn read_solver(t: &Tab) -> Result<SolverSettings> {
+/// `[solver]` (`t` empty when the file has none): the stepping, by
+/// default time stepping when a body has a shape, and the keys of that
+/// stepping only.
+fn read_solver(t: &Tab, scene: &Scene) -> Result<SolverSettings> {
     t.only(SOLVER_KEYS)?;
     let defaults = SolverSettings::default();
-    let method = match t.opt_string("method")?.as_deref() {
-        None | Some("dop853") => Method::Dop853,
-        Some("dopri5") => Method::Dopri5,
-        Some(other) => {
+    let shapes = scene.bodies.iter().any(|b| b.shape.is_some())
+        || scene.fixed.iter().any(|f| f.shape.is_some());
+    let stepping = match choice(
+        t,
+        "stepping",
+        &[("event", Stepping::Event), ("timestep", Stepping::TimeStep)],
+    )? {
+        None if shapes => Stepping::TimeStep,
+        None => Stepping::Event,
+        Some(Stepping::Event) if shapes => {
             return Err(t.err(
-                "method",
-                format!("unknown method {other:?} (expected dop853 or dopri5)"),
+                "stepping",
+                "shapes collide only under stepping = \"timestep\" (a body has a shape)",
             ))
         }
-    };
-    let tolerance = match t.opt_number("tolerance")? {
-        Some(x) => within(t, "tolerance", x, TOLERANCE, "")?,
-        None => defaults.tolerance,
-    };
-    let absolute_tolerance = match t.opt_number("absolute_tolerance")? {
-        Some(x) => within(t, "absolute_tolerance", x, ABSOLUTE_TOLERANCE, "")?,
-        None => tolerance * 1e-3,
+        Some(stepping) => stepping,
     };
     let max_steps = if t.has("max_steps") {
         let n = t.integer("max_steps")?;
@@ -988,11 +1328,130 @@ fn read_solver(t: &Tab) -> Result<SolverSettings> {
     } else {
         defaults.max_steps
     };
+    let settings = SolverSettings {
+        stepping,
+        max_steps,
+        ..defaults
+    };
+    // Where the stepping is the default, the error says why.
+    let why = match (t.has("stepping"), shapes) {
+        (true, _) => "",
+        (false, true) => " (the default in a scene with shapes is \"timestep\")",
+        (false, false) => " (the default in a scene without shapes is \"event\")",
+    };
+    match stepping {
+        Stepping::Event => {
+            t.refuse(TIME_STEP_KEYS, |_| {
+                format!("only with stepping = \"timestep\"{why}")
+            })?;
+            read_event_keys(t, settings)
+        }
+        Stepping::TimeStep => {
+            t.refuse(EVENT_KEYS, |_| {
+                format!("only with stepping = \"event\"{why}")
+            })?;
+            read_time_step_keys(t, scene.duration, settings)
+        }
+    }
+}
+
+/// The value named by the string at `key` (`None` when absent), one of
+/// `choices`; anything else is an "unknown `key`".
+fn choice<T: Copy>(t: &Tab, key: &str, choices: &[(&str, T)]) -> Result<Option<T>> {
+    let Some(name) = t.opt_string(key)? else {
+        return Ok(None);
+    };
+    match choices.iter().find(|(n, _)| *n == name) {
+        Some(&(_, value)) => Ok(Some(value)),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|&(n, _)| n).collect();
+            let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+            Err(t.err(
+                key,
+                format!(
+                    "unknown {key} {name:?} (expected {} or {last})",
+                    rest.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// The keys of the event-driven integration: `method`, `tolerance`,
+/// `absolute_tolerance`.
+fn read_event_keys(t: &Tab, settings: SolverSettings) -> Result<SolverSettings> {
+    let method = choice(
+        t,
+        "method",
+        &[("dop853", Method::Dop853), ("dopri5", Method::Dopri5)],
+    )?
+    .unwrap_or(settings.method);
+    let tolerance = match t.opt_number("tolerance")? {
+        Some(x) => within(t, "tolerance", x, TOLERANCE, "")?,
+        None => settings.tolerance,
+    };
+    let absolute_tolerance = match t.opt_number("absolute_tolerance")? {
+        Some(x) => within(t, "absolute_tolerance", x, ABSOLUTE_TOLERANCE, "")?,
+        None if t.has("tolerance") => tolerance * 1e-3,
+        None => settings.absolute_tolerance,
+    };
     Ok(SolverSettings {
         method,
         tolerance,
         absolute_tolerance,
-        max_steps,
-        ..defaults
+        ..settings
+    })
+}
+
+/// The keys of the time stepper: `time_step` (at most `duration`, and at
+/// most `max_steps` steps in it) and `friction`.
+fn read_time_step_keys(t: &Tab, duration: f64, settings: SolverSettings) -> Result<SolverSettings> {
+    let time_step = match t.opt_number("time_step")? {
+        Some(h) => positive(t, "time_step", h)?,
+        None => settings.time_step,
+    };
+    if time_step > duration {
+        let given = if t.has("time_step") {
+            ""
+        } else {
+            "the default "
+        };
+        return Err(t.err(
+            "time_step",
+            format!(
+                "{given}{} s must be <= scene.duration ({} s)",
+                show(time_step),
+                show(duration)
+            ),
+        ));
+    }
+    let steps = duration / time_step;
+    let max_steps = settings.max_steps;
+    // As floats: max_steps may be beyond what a float holds exactly, and
+    // is then far beyond any step count that fits in a run.
+    if steps > max_steps as f64 {
+        return Err(t.err(
+            "time_step",
+            format!(
+                "{} s makes {} steps over {} s, more than max_steps = {max_steps}",
+                show(time_step),
+                show(steps.ceil()),
+                show(duration)
+            ),
+        ));
+    }
+    let friction = choice(
+        t,
+        "friction",
+        &[
+            ("exact", FrictionLaw::Exact),
+            ("convex", FrictionLaw::Convex),
+        ],
+    )?
+    .unwrap_or(settings.friction);
+    Ok(SolverSettings {
+        time_step,
+        friction,
+        ..settings
     })
 }

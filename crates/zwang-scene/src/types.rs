@@ -29,7 +29,10 @@ pub struct Scene {
     /// frame's); `None` for a fixed frame. Never [`Frame::Custom`] from a
     /// file.
     pub frame: Option<Frame>,
-    /// The `[[body]]` tables, in file order; [`BodyRef::Body`] indexes this.
+    /// The moving bodies (`[[body]]` tables of kind `particle` or
+    /// `rigid`), in file order; [`BodyRef::Body`] indexes this. Fixed
+    /// bodies are in [`Scene::fixed`], so an index here may differ from
+    /// the table's index in the file (which errors name).
     pub bodies: Vec<Body>,
     /// The `[[joint]]` tables (two-sided constraints), in file order.
     pub joints: Vec<Joint>,
@@ -38,7 +41,10 @@ pub struct Scene {
     /// The `[[force]]` tables (applied forces besides gravity), in file order.
     pub forces: Vec<Force>,
     /// The `[[body]]` tables of `kind = "fixed"`, in file order: they have
-    /// no coordinates and are not in [`Scene::bodies`].
+    /// no coordinates and are not in [`Scene::bodies`]. A joint, spring or
+    /// damper that names one is to [`BodyRef::Ground`], its anchor (and a
+    /// slider's or slot's axis) taken to the world by the fixed body's
+    /// pose.
     pub fixed: Vec<FixedBody>,
     /// The `[solver]` table, defaults filled in.
     pub solver: SolverSettings,
@@ -102,20 +108,23 @@ pub struct SolverSettings {
     /// `stepping` (default: [`Stepping::TimeStep`] when a body has a
     /// shape, else [`Stepping::Event`]).
     pub stepping: Stepping,
-    /// `time_step`, s, for [`Stepping::TimeStep`] (> 0; default 0.002).
+    /// `time_step`, s, for [`Stepping::TimeStep`] (> 0 and at most the
+    /// duration; default 0.002).
     pub time_step: f64,
     /// `friction`, for [`Stepping::TimeStep`] (default
     /// [`FrictionLaw::Exact`]).
     pub friction: FrictionLaw,
-    /// `method` (default [`Method::Dop853`]).
+    /// `method`, for [`Stepping::Event`] (default [`Method::Dop853`]).
     pub method: Method,
-    /// Relative tolerance of the integrator (in `[1e-14, 1e-2]`; default
-    /// 1e-9).
+    /// Relative tolerance of the integrator, for [`Stepping::Event`] (in
+    /// `[1e-14, 1e-2]`; default 1e-9).
     pub tolerance: f64,
-    /// Absolute tolerance (in `[1e-17, 1e-2]`; default `tolerance * 1e-3`).
+    /// Absolute tolerance, for [`Stepping::Event`] (in `[1e-17, 1e-2]`;
+    /// default `tolerance * 1e-3`).
     pub absolute_tolerance: f64,
     /// The most integration steps before the run fails (> 0; default
-    /// 1 000 000).
+    /// 1 000 000). Under [`Stepping::TimeStep`] the parser has checked
+    /// that `duration / time_step` does not exceed it.
     pub max_steps: usize,
 }
 
@@ -153,8 +162,8 @@ impl Scene {
         }
     }
 
-    /// The reference of the body called `name` (`"ground"` is
-    /// [`BodyRef::Ground`]), or `None`.
+    /// The reference of the moving body called `name` (`"ground"` is
+    /// [`BodyRef::Ground`]), or `None` (a fixed body's name included).
     pub fn body_index(&self, name: &str) -> Option<BodyRef> {
         if name == "ground" {
             return Some(BodyRef::Ground);

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use zwang_scene::{parse_scene, BodyRef, Force, JointKind, Scene, Surface};
+use zwang_scene::{parse_scene, BodyRef, Force, JointKind, Scene, Shape, Stepping, Surface};
 
 mod common;
 
@@ -60,6 +60,18 @@ const VALUES: &[&str] = &[
     "{}",
     "{ kind = \"circle\", center = [0, 0], radius = 1 }",
     "{ kind = \"line\", point = [0, 0], normal = [0, 0] }",
+    "\"fixed\"",
+    "\"floor\"",
+    "\"wall\"",
+    "\"event\"",
+    "\"timestep\"",
+    "\"convex\"",
+    "{ kind = \"halfplane\", normal = [1, 1] }",
+    "{ kind = \"box\", half_extents = [1, 0.5] }",
+    "{ kind = \"capsule\", half_length = 0, radius = 1 }",
+    "{ kind = \"polygon\", vertices = [[0, 0], [1, 0], [0, 1]] }",
+    "{ kind = \"polygon\", vertices = [[-1, -1], [1, -1], [1, 1], [-1, 1]] }",
+    "[[-1, -1], [1, -1], [1, 1e300]]",
 ];
 
 /// Lines that may be inserted anywhere.
@@ -97,6 +109,17 @@ const LINES: &[&str] = &[
     "acceleration = [1, 2]",
     "acceleration = { amplitude = [1, 0], frequency = 1 }",
     "angular_velocity = { offset = [1, 0, 0], amplitude = 2, frequency = 0.5, phase = 1 }",
+    "kind = \"fixed\"",
+    "shape = { kind = \"circle\", radius = 0.5 }",
+    "shape = { kind = \"halfplane\", normal = [0, 1] }",
+    "friction = 0.1",
+    "restitution = 0.5",
+    "stepping = \"timestep\"",
+    "stepping = \"event\"",
+    "time_step = 0.01",
+    "friction = \"exact\"",
+    "max_steps = 10",
+    "bodies = [\"wall\", \"pill\"]",
 ];
 
 /// Every key of the format, to rename keys with.
@@ -141,6 +164,12 @@ const KEYS: &[&str] = &[
     "amplitude",
     "frequency",
     "phase",
+    "shape",
+    "half_extents",
+    "vertices",
+    "half_length",
+    "stepping",
+    "time_step",
 ];
 
 fn seeds() -> Vec<String> {
@@ -152,7 +181,11 @@ fn seeds() -> Vec<String> {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    let mut texts = vec![common::FULL.to_string(), common::FRAMED.to_string()];
+    let mut texts = vec![
+        common::FULL.to_string(),
+        common::FRAMED.to_string(),
+        common::SHAPES.to_string(),
+    ];
     texts.extend(files.iter().map(|f| fs::read_to_string(f).unwrap()));
     texts
 }
@@ -250,6 +283,14 @@ fn check_invariants(s: &Scene, text: &str) {
             b.angle.is_finite() && b.angular_velocity.is_finite(),
             "{text}"
         );
+        check_surface(b.shape.as_ref(), b.friction, b.restitution, false, text);
+    }
+    for (i, f) in s.fixed.iter().enumerate() {
+        assert!(!f.name.is_empty() && f.name != "ground", "{text}");
+        assert!(s.bodies.iter().all(|b| b.name != f.name), "{text}");
+        assert!(s.fixed[..i].iter().all(|o| o.name != f.name), "{text}");
+        assert!(finite(f.position) && f.angle.is_finite(), "{text}");
+        check_surface(f.shape.as_ref(), f.friction, f.restitution, true, text);
     }
     for j in &s.joints {
         assert!(j.bodies.iter().all(|&r| ok(r)) && j.bodies[0] != j.bodies[1]);
@@ -309,10 +350,33 @@ fn check_invariants(s: &Scene, text: &str) {
     assert!(s.solver.tolerance > 0.0 && s.solver.tolerance.is_finite());
     assert!(s.solver.absolute_tolerance > 0.0 && s.solver.absolute_tolerance.is_finite());
     assert!(s.solver.max_steps > 0);
+    let shapes =
+        s.bodies.iter().any(|b| b.shape.is_some()) || s.fixed.iter().any(|f| f.shape.is_some());
+    if shapes {
+        assert_eq!(s.solver.stepping, Stepping::TimeStep, "{text}");
+    }
+    if s.solver.stepping == Stepping::TimeStep {
+        let h = s.solver.time_step;
+        assert!(h > 0.0 && h <= s.duration, "{text}");
+        assert!(s.duration / h <= s.solver.max_steps as f64, "{text}");
+    }
     // The parser checks all the model checks: a parsed scene builds.
     if let Err(e) = s.model() {
         panic!("parsed but the model refuses it: {e}\n{text}");
     }
+}
+
+/// A body's shape and surface: valid, a half-plane (unit normal) only on
+/// a fixed body.
+fn check_surface(shape: Option<&Shape>, friction: f64, restitution: f64, fixed: bool, text: &str) {
+    if let Some(shape) = shape {
+        assert!(shape.validate().is_ok(), "{text}");
+        if let Shape::HalfPlane { normal } = shape {
+            assert!(fixed && unit(*normal), "{text}");
+        }
+    }
+    assert!(friction >= 0.0 && friction.is_finite(), "{text}");
+    assert!((0.0..=1.0).contains(&restitution), "{text}");
 }
 
 #[test]
@@ -323,7 +387,7 @@ fn mutated_scenes_never_panic_and_errors_are_one_line() {
     for _ in 0..40_000 {
         // Half from the valid scene, lightly mutated, so that many survive.
         let (mut text, rounds) = if rng.gen_bool(0.5) {
-            (seeds[rng.gen_range(0..2)].clone(), rng.gen_range(1..=2))
+            (seeds[rng.gen_range(0..3)].clone(), rng.gen_range(1..=2))
         } else {
             (
                 seeds.choose(&mut rng).unwrap().clone(),

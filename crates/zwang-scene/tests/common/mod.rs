@@ -161,3 +161,83 @@ body = "rod"
 point = [-0.5, 0]
 axis = [3, 4]
 "#;
+
+/// Shapes of every kind, fixed bodies (a floor and a turned wall, between
+/// the moving bodies), surfaces, a joint and a spring to fixed bodies and
+/// the time stepper's keys.
+pub const SHAPES: &str = r#"
+[scene]
+name = "pile"
+dimension = 2
+duration = 1
+
+[[body]]
+name = "floor"
+kind = "fixed"
+shape = { kind = "halfplane", normal = [0, 2] }
+friction = 0.8
+
+[[body]]
+name = "box"
+kind = "rigid"
+mass = 3
+position = [0, 0.5]
+shape = { kind = "box", half_extents = [0.5, 0.25] }
+friction = 0.6
+restitution = 0.2
+
+[[body]]
+name = "disk"
+kind = "rigid"
+mass = 2
+inertia = 0.7
+position = [2, 1]
+shape = { kind = "circle", radius = 0.3 }
+
+[[body]]
+name = "tri"
+kind = "rigid"
+mass = 1
+position = [-2, 1]
+shape = { kind = "polygon", vertices = [[-1, -1], [2, -1], [-1, 2]] }
+
+[[body]]
+name = "pill"
+kind = "rigid"
+mass = 1
+position = [0, 3]
+angle = 0.3
+shape = { kind = "capsule", half_length = 0.5, radius = 0.1 }
+
+[[body]]
+name = "pebble"
+kind = "particle"
+mass = 0.1
+position = [1, 2]
+shape = { kind = "circle", radius = 0.05 }
+restitution = 1
+
+[[body]]
+name = "wall"
+kind = "fixed"
+position = [3, 1]
+angle = 0.5
+shape = { kind = "box", half_extents = [0.1, 2] }
+restitution = 0.5
+
+[[joint]]
+kind = "pin"
+bodies = ["wall", "pill"]
+anchors = [[0, 2], [0.5, 0]]
+
+[[force]]
+kind = "spring"
+bodies = ["disk", "floor"]
+anchors = [[0, 0], [1, 0]]
+stiffness = 10
+rest_length = 1
+
+[solver]
+time_step = 0.001
+friction = "convex"
+"#;
