@@ -165,7 +165,17 @@ impl Collision {
             let start = out.len();
             for manifold in &pair.manifolds {
                 let normal = pose_i.rotation * manifold.local_n1;
-                for contact in manifold.points.iter().filter(|c| c.dist <= margin) {
+                for (k, contact) in manifold.points.iter().enumerate() {
+                    if contact.dist > margin {
+                        continue;
+                    }
+                    // The points before it with the same features (a
+                    // cuboid's vertex ids can coincide, below) tell it
+                    // apart, in the manifold's stable order.
+                    let same = manifold.points[..k]
+                        .iter()
+                        .filter(|c| c.fid1 == contact.fid1 && c.fid2 == contact.fid2)
+                        .count();
                     let p1 = pose_i * contact.local_p1;
                     let p2 = pose_j * contact.local_p2;
                     let point = (p1 + p2) * 0.5;
@@ -174,7 +184,7 @@ impl Collision {
                         point: [point.x, point.y],
                         normal: [normal.x, normal.y],
                         gap: contact.dist,
-                        id: contact_id(i, j, contact.fid1.0, contact.fid2.0),
+                        id: contact_id(i, j, contact.fid1.0, contact.fid2.0, same),
                     });
                 }
             }
@@ -262,13 +272,16 @@ fn parry_shape(collider: &Collider) -> Result<SharedShape, ShapeError> {
     let v = |p: &[f64; 2]| Vector::new(p[0], p[1]);
     Ok(match &collider.shape {
         Shape::Circle { radius } => SharedShape::ball(*radius),
-        // A box as a polygon, not parry's `Cuboid`: in parry2d-f64 0.31
+        // A box as parry's `Cuboid`, whose contacts come from separating
+        // axes: two convex polygons whose faces touch exactly (a row of
+        // boxes side by side) make GJK and EPA report a full overlap along
+        // the wrong axis (the regression test below). In parry2d-f64 0.31
         // a cuboid's vertex ids read bit 31 of each coordinate, a mantissa
-        // bit in f64, not the sign, so two corners of a face can share an
-        // id. A polygon's vertex ids are its vertex indices.
+        // bit in f64, not the sign, so two corners can share an id: the
+        // ids add the rank among equal features.
         Shape::Box {
             half_extents: [a, b],
-        } => polygon(&[[-a, -b], [*a, -b], [*a, *b], [-a, *b]])?,
+        } => SharedShape::cuboid(*a, *b),
         // A capsule of length zero is a disk (parry's segment would be
         // degenerate).
         Shape::Capsule {
@@ -343,10 +356,10 @@ fn may_collide(colliders: &[Collider], excluded: &[[usize; 2]], i: usize, j: usi
     }
 }
 
-/// A contact's id: the pair and the features (parry's packed feature ids)
-/// mixed into 64 bits (splitmix64 steps), the same on every run and
-/// platform.
-fn contact_id(i: usize, j: usize, fid1: u32, fid2: u32) -> u64 {
+/// A contact's id: the pair, the features (parry's packed feature ids) and
+/// the rank among the manifold's points of the same features, mixed into 64
+/// bits (splitmix64 steps), the same on every run and platform.
+fn contact_id(i: usize, j: usize, fid1: u32, fid2: u32, rank: usize) -> u64 {
     let mix = |h: u64, x: u64| {
         let mut z = (h ^ x).wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -354,7 +367,7 @@ fn contact_id(i: usize, j: usize, fid1: u32, fid2: u32) -> u64 {
         z ^ (z >> 31)
     };
     let features = (u64::from(fid1) << 32) | u64::from(fid2);
-    mix(mix(mix(0, i as u64), j as u64), features)
+    mix(mix(mix(mix(0, i as u64), j as u64), features), rank as u64)
 }
 
 #[cfg(test)]
@@ -411,6 +424,31 @@ mod tests {
     fn by_x(mut points: Vec<ContactPoint>) -> Vec<ContactPoint> {
         points.sort_by(|a, b| a.point[0].total_cmp(&b.point[0]));
         points
+    }
+
+    /// Two boxes side by side whose faces touch exactly (a pyramid's row as
+    /// written in a scene): as convex polygons GJK and EPA gave a full
+    /// overlap (gap -1) along the vertical; the contact is the shared face,
+    /// gap 0, normal along x, two points at its ends with distinct ids.
+    #[test]
+    fn boxes_touching_exactly_side_by_side_got_a_full_overlap() {
+        let square = Shape::Box {
+            half_extents: [0.5, 0.5],
+        };
+        for d in [0.0, 1e-12, -1e-12] {
+            let p = by_x(points(
+                vec![on(0, square.clone()), on(1, square.clone())],
+                &[pose(-0.5 - d, 0.5, 0.0), pose(0.5 + d, 0.5, 0.0)],
+                1e-3,
+            ));
+            assert_eq!(p.len(), 2, "{d}: {p:?}");
+            for c in &p {
+                assert_eq!(c.normal, [1.0, 0.0], "{d}");
+                assert!((c.gap - 2.0 * d).abs() < 1e-15, "{d}: {}", c.gap);
+                assert!(c.point[0].abs() < 1e-12);
+            }
+            assert_ne!(p[0].id, p[1].id);
+        }
     }
 
     /// A box sunk 1e-3 into a floor (the floor off the origin, with a
