@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
-    settings_of, simulate_islands, ContactSample, Event, Island, Mechanism, Observer, Settings,
-    Status,
+    settings_of, simulate_islands, simulate_steps, step_settings_of, ContactSample, Event,
+    Mechanism, Observer, Outcome, Settings, Status,
 };
+use zwang_scene::Stepping;
 
 /// The most samples a run writes (`--csv`) or draws (`--plot`): beyond,
 /// the CSV alone would take a gigabyte or more, and the run is refused
@@ -63,17 +64,22 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
                 return EXIT_BAD_INPUT;
             }
         };
-        let settings = Settings::default();
         if !(duration.is_finite() && duration > 0.0) {
             emit(err, "duration: must be a finite number > 0");
             return EXIT_BAD_INPUT;
         }
         let job = Job {
             model: &system,
-            islands: &[],
-            duration,
-            settings,
             title: name,
+            run: Box::new(|observer, sampled| {
+                let mut settings = Settings::default();
+                settings.output_every = if sampled {
+                    settings.output_every
+                } else {
+                    duration
+                };
+                simulate_islands(&system, &[], duration, &settings, observer)
+            }),
         };
         return run_model(&job, args, out, err);
     }
@@ -118,31 +124,58 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         return EXIT_BAD_INPUT;
     }
     let title = scene.name.clone().unwrap_or_else(|| "scene".into());
-    let islands = match model.islands() {
-        Ok(islands) => islands,
-        Err(e) => {
-            emit(err, &one_line("", &e.to_string()));
-            return EXIT_BAD_INPUT;
+    let duration = scene.duration;
+    // Without samples wanted, sample only the ends: a stepper walks
+    // through every sample time even when it has nobody to give it to.
+    let run: Runner<'_> = match scene.solver.stepping {
+        Stepping::TimeStep => {
+            let settings = step_settings_of(&scene);
+            let model = &model;
+            Box::new(move |observer, sampled| {
+                let mut settings = settings.clone();
+                if !sampled {
+                    settings.output_every = duration;
+                }
+                simulate_steps(model, duration, &settings, observer)
+            })
+        }
+        Stepping::Event => {
+            let islands = match model.islands() {
+                Ok(islands) => islands,
+                Err(e) => {
+                    emit(err, &one_line("", &e.to_string()));
+                    return EXIT_BAD_INPUT;
+                }
+            };
+            let settings = settings_of(&scene);
+            let model = &model;
+            Box::new(move |observer, sampled| {
+                let mut settings = settings;
+                if !sampled {
+                    settings.output_every = duration;
+                }
+                simulate_islands(model, &islands, duration, &settings, observer)
+            })
         }
     };
     let job = Job {
         model: &model,
-        islands: &islands,
-        duration: scene.duration,
-        settings: settings_of(&scene),
         title: &title,
+        run,
     };
     run_model(&job, args, out, err)
 }
 
-/// A mechanism to run: its independent parts (none: run it whole), how
-/// long, with which settings, and its title.
+/// A run of a mechanism given an observer and whether it wants samples
+/// between the ends.
+type Runner<'a> = Box<dyn Fn(&mut dyn Observer, bool) -> Outcome + 'a>;
+
+/// A mechanism to run, its title, and how (event-driven, by its
+/// independent parts, or time-stepped, to its duration).
 struct Job<'a, M: Mechanism> {
     model: &'a M,
-    islands: &'a [Island<M>],
-    duration: f64,
-    settings: Settings,
     title: &'a str,
+    run: Runner<'a>,
 }
 
 /// Runs a mechanism, writes the CSV and the plot asked for, prints the
@@ -153,7 +186,7 @@ fn run_model<M: Mechanism>(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let (model, duration, title) = (job.model, job.duration, job.title);
+    let (model, title) = (job.model, job.title);
     let csv = match &args.csv {
         None => None,
         Some(path) => {
@@ -177,13 +210,8 @@ fn run_model<M: Mechanism>(
         trace: args.plot.is_some().then(|| Trace::new(model)),
         bar: bar.clone(),
     };
-    // Without samples wanted, sample only the ends: the stepper walks
-    // through every sample time even when it has nobody to give it to.
-    let mut settings = job.settings;
-    if !outputs.wants_samples() {
-        settings.output_every = duration;
-    }
-    let outcome = simulate_islands(model, job.islands, duration, &settings, &mut outputs);
+    let sampled = outputs.wants_samples();
+    let outcome = (job.run)(&mut outputs, sampled);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

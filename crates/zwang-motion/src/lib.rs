@@ -51,7 +51,7 @@ pub mod timestep;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
-pub use scene::{run_scene, settings_of};
+pub use scene::{run_scene, settings_of, step_settings_of};
 pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,

@@ -115,9 +115,10 @@ fn bodies<M: Mechanism>(model: &M, q: &[f64], v: &[f64]) -> Value {
 }
 
 /// The summary `zwang simulate --json` prints: `status`, `time`, `steps`,
-/// `events`, `final`, `energy`, `max_constraint_drift` (and `reason` when
-/// failed), plus `stats` (the project's addition: evaluations, solves,
-/// rejected steps, projections).
+/// `events`, `final`, `energy`, `max_constraint_drift`, `max_penetration`
+/// (and `reason` when failed), plus `stats` (the project's addition:
+/// evaluations, solves, rejected steps, projections, and the time
+/// stepper's seconds per stage).
 pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
     let events: Vec<Value> = outcome
         .events
@@ -163,16 +164,25 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
         "max_constraint_drift".into(),
         json!(outcome.max_constraint_drift),
     );
+    out.insert("max_penetration".into(), json!(outcome.max_penetration));
     let s = &outcome.stats;
-    out.insert(
-        "stats".into(),
-        json!({
-            "evaluations": s.evaluations,
-            "solves": s.solves,
-            "rejected": s.rejected,
-            "projections": s.projections,
-        }),
-    );
+    let mut stats = json!({
+        "evaluations": s.evaluations,
+        "solves": s.solves,
+        "rejected": s.rejected,
+        "projections": s.projections,
+    });
+    if let Some(st) = &s.stages {
+        // The time stepper's stages, seconds.
+        stats["stages"] = json!({
+            "collide": st.collide.as_secs_f64(),
+            "assemble": st.assemble.as_secs_f64(),
+            "solve": st.solve.as_secs_f64(),
+            "integrate": st.integrate.as_secs_f64(),
+            "correct": st.correct.as_secs_f64(),
+        });
+    }
+    out.insert("stats".into(), stats);
     Value::Object(out)
 }
 
@@ -236,6 +246,12 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
         "  energy {} -> {} J, max constraint drift {:e} m\n",
         outcome.energy_initial, outcome.energy_final, outcome.max_constraint_drift
     ));
+    if outcome.stats.stages.is_some() {
+        s.push_str(&format!(
+            "  deepest overlap of two shapes {:e} m\n",
+            outcome.max_penetration
+        ));
+    }
     s
 }
 

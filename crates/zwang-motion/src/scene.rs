@@ -3,9 +3,11 @@
 
 use crate::islands::simulate_islands;
 use crate::simulate::{Observer, Outcome, Settings};
+use crate::timestep::{simulate_steps, StepSettings};
+use zwang_contact::Friction;
 use zwang_model::planar::PlanarModel;
 use zwang_model::ModelError;
-use zwang_scene::{Method, Scene};
+use zwang_scene::{FrictionLaw, Method, Scene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).
 pub fn settings_of(scene: &Scene) -> Settings {
@@ -21,21 +23,43 @@ pub fn settings_of(scene: &Scene) -> Settings {
     s
 }
 
-/// Builds the scene's model and runs it to its duration, each of its
-/// independent parts (bodies no joint or spring links) on its own steps
-/// and events.
+/// The time stepper's settings a scene asks for (`[solver]` with
+/// `stepping = "timestep"`, `output_every`).
+pub fn step_settings_of(scene: &Scene) -> StepSettings {
+    StepSettings {
+        time_step: scene.solver.time_step,
+        friction: match scene.solver.friction {
+            FrictionLaw::Exact => Friction::Exact,
+            FrictionLaw::Convex => Friction::Convex,
+        },
+        output_every: scene.output_every,
+        max_steps: scene.solver.max_steps,
+        ..StepSettings::default()
+    }
+}
+
+/// Builds the scene's model and runs it to its duration: by its
+/// `stepping`, event-driven (each independent part, bodies no joint or
+/// spring links, on its own steps and events) or time-stepped.
 pub fn run_scene(
     scene: &Scene,
     observer: &mut dyn Observer,
 ) -> Result<(PlanarModel, Outcome), ModelError> {
     let model = scene.model()?;
-    let islands = model.islands()?;
-    let outcome = simulate_islands(
-        &model,
-        &islands,
-        scene.duration,
-        &settings_of(scene),
-        observer,
-    );
+    let outcome = match scene.solver.stepping {
+        Stepping::TimeStep => {
+            simulate_steps(&model, scene.duration, &step_settings_of(scene), observer)
+        }
+        Stepping::Event => {
+            let islands = model.islands()?;
+            simulate_islands(
+                &model,
+                &islands,
+                scene.duration,
+                &settings_of(scene),
+                observer,
+            )
+        }
+    };
     Ok((model, outcome))
 }

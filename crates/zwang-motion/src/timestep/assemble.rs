@@ -106,12 +106,18 @@ impl Assemble {
     /// Writes the free contact velocity of `contacts` at step `h` (`v`
     /// the velocity at the start of the step, `v_star` the free one) and
     /// their friction into the problem, after [`Assemble::delassus`].
+    ///
+    /// Gaps below `slop` count as touching: the gap term turns a position
+    /// into a velocity by `1 / h`, and would feed the round-off a solve
+    /// leaves in the velocities (which moves the positions by a little each
+    /// step) back into every next problem, enlarged.
     pub fn free(
         &mut self,
         contacts: &[StepContact],
         v: &[f64],
         v_star: &[f64],
         h: f64,
+        slop: f64,
     ) -> &LocalProblem {
         let problem = self.problem.as_mut().expect("delassus first");
         problem.q.clear();
@@ -128,7 +134,7 @@ impl Assemble {
             let bias = if closing && c.restitution > 0.0 {
                 c.restitution * un_before
             } else {
-                c.gap.max(0.0) / h
+                (c.gap - slop).max(0.0) / h
             };
             problem.q.extend([un_free + bias, ut_free]);
             problem.mu.push(c.mu);

@@ -46,6 +46,10 @@ use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
 use zwang_model::{ContactState, Mechanism, ModelError};
 
+/// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
+/// count as touching in the gap term (see `assemble`).
+const GAP_SLOP: f64 = 1e-3;
+
 /// Settings of the time stepper.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepSettings {
@@ -178,6 +182,9 @@ pub struct TimeStepper<'m> {
 pub struct StepReport {
     /// Contacts in the step's problem.
     pub contacts: usize,
+    /// Those that started from the impulse of the same contact (by id) in
+    /// the step before.
+    pub warm_started: usize,
     /// The contact solver's error measure, and its status.
     pub error: f64,
     /// Whether the solver met its tolerance.
@@ -332,7 +339,10 @@ impl<'m> TimeStepper<'m> {
         {
             *vs = v + h * mi * f;
         }
-        let problem = self.assemble.free(&self.contacts, &self.v, &self.v_star, h);
+        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        let problem = self
+            .assemble
+            .free(&self.contacts, &self.v, &self.v_star, h, slop);
         self.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
@@ -341,7 +351,7 @@ impl<'m> TimeStepper<'m> {
         self.ids.extend(self.contacts.iter().map(|c| c.id));
         self.r.resize(m, 0.0);
         self.u.resize(m, 0.0);
-        self.warm.fill(&self.ids, &mut self.r);
+        let warm_started = self.warm.fill(&self.ids, &mut self.r);
         let report = if m > 0 {
             Some(self.solver.solve_in_place(
                 problem,
@@ -363,6 +373,7 @@ impl<'m> TimeStepper<'m> {
         self.stages.integrate += clock.elapsed();
         self.last = StepReport {
             contacts: self.contacts.len(),
+            warm_started,
             error: report.map_or(0.0, |r| r.error),
             solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
             islands: report.map_or(0, |r| r.islands),
