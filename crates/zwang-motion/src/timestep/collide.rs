@@ -3,7 +3,7 @@
 //! their surfaces, each with its rows over `v`, its gap, its surface and
 //! an id that persists while the same features touch.
 
-use zwang_geometry::{Collision, ContactPoint, Pose};
+use zwang_geometry::{Collision, ContactPoint, Pose, Shape};
 use zwang_model::planar::{PlanarModel, VelocityRows};
 use zwang_model::{Mechanism, ModelError};
 
@@ -12,6 +12,12 @@ use zwang_model::{Mechanism, ModelError};
 pub(super) struct StepContact {
     /// Persistent id (warm starts).
     pub id: u64,
+    /// The pair of colliders (or the `[[contact]]`) it belongs to, its
+    /// world point, and how far from it a contact of the last step may be
+    /// to count as the same one when the ids differ.
+    pub pair: u64,
+    pub point: [f64; 2],
+    pub reach: f64,
     /// The rows of `u_N` and `u_T` over `v`.
     pub rows: VelocityRows,
     /// Signed distance, m (negative: overlap).
@@ -29,11 +35,37 @@ pub(super) struct StepContact {
 /// here and cleared there).
 const POINT_ID: u64 = 1 << 63;
 
+/// A contact of the last step within this fraction of the smaller
+/// shape's size from a new one of the same pair is the same contact.
+const MATCH_FRACTION: f64 = 0.05;
+
+/// The bounding radius of a shape about its body's origin (a half-plane's
+/// is infinite).
+pub(super) fn bounding_radius(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Circle { radius } => *radius,
+        Shape::Box {
+            half_extents: [a, b],
+        } => a.hypot(*b),
+        Shape::Polygon { vertices } => vertices
+            .iter()
+            .map(|p| p[0].hypot(p[1]))
+            .fold(0.0, f64::max),
+        Shape::Capsule {
+            half_length,
+            radius,
+        } => half_length + radius,
+        Shape::HalfPlane { .. } => f64::INFINITY,
+    }
+}
+
 /// The collision world of a model and the working memory of the stage.
 pub(super) struct Collide {
     collision: Option<Collision>,
     /// `[friction, restitution]` per collider.
     surfaces: Vec<[f64; 2]>,
+    /// Each collider's bounding radius (a half-plane's: infinite).
+    sizes: Vec<f64>,
     poses: Vec<Pose>,
     points: Vec<ContactPoint>,
 }
@@ -42,6 +74,10 @@ impl Collide {
     /// The model's colliders (`None` when it has no shape).
     pub fn new(model: &PlanarModel) -> Result<Collide, ModelError> {
         let (colliders, surfaces) = model.colliders();
+        let sizes = colliders
+            .iter()
+            .map(|c| bounding_radius(&c.shape))
+            .collect();
         let collision = if colliders.is_empty() {
             None
         } else {
@@ -57,6 +93,7 @@ impl Collide {
         Ok(Collide {
             collision,
             surfaces,
+            sizes,
             poses: Vec::new(),
             points: Vec::new(),
         })
@@ -81,6 +118,9 @@ impl Collide {
                 let (si, sj) = (self.surfaces[i], self.surfaces[j]);
                 out.push(StepContact {
                     id: p.id & !POINT_ID,
+                    pair: ((i as u64) << 32) | j as u64,
+                    point: p.point,
+                    reach: MATCH_FRACTION * self.sizes[i].min(self.sizes[j]),
                     rows: model.contact_rows(q, a, b, p.point, p.normal),
                     gap: p.gap,
                     mu: (si[0] * sj[0]).sqrt(),
@@ -94,6 +134,9 @@ impl Collide {
             if gap <= margin {
                 out.push(StepContact {
                     id: POINT_ID | k as u64,
+                    pair: POINT_ID | k as u64,
+                    point: [0.0; 2],
+                    reach: 0.0,
                     rows,
                     gap,
                     mu: model.friction(k),

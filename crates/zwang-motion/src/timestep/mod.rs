@@ -16,7 +16,8 @@
 //!    close exactly by the step's end: `u_N >= -g / h`);
 //! 3. **solve**: Coulomb's law on the impulses `r`, exact (De Saxce's
 //!    modified velocity: a sliding contact keeps `u_N = 0`) or the convex
-//!    relaxation, per island, warm-started by contact id
+//!    relaxation, per island, warm-started by contact id (or by the
+//!    nearest point of the same pair, [`warm`])
 //!    ([`zwang_contact::ContactSolver`]);
 //! 4. **integrate** ([`integrate`]): `v+ = v* + M^-1 J^T r`,
 //!    `q+ = q + h v+`;
@@ -34,14 +35,14 @@ mod assemble;
 mod collide;
 mod correct;
 mod integrate;
+mod warm;
 
 use crate::simulate::{ContactSample, Observer, Outcome, StageTimes, Stats, Status};
 use assemble::Assemble;
 use collide::{Collide, StepContact};
 use correct::Correct;
 use std::time::Instant as Clock;
-use zwang_contact::{ContactSolver, Friction, Mode, SolverSettings, WarmStarts};
-use zwang_geometry::Shape;
+use zwang_contact::{ContactSolver, Friction, Mode, SolverSettings};
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
 use zwang_model::{ContactState, Mechanism, ModelError};
@@ -161,7 +162,7 @@ pub struct TimeStepper<'m> {
     correct: Correct,
     solver: ContactSolver,
     solver_settings: SolverSettings,
-    warm: WarmStarts,
+    warm: warm::Warm,
     contacts: Vec<StepContact>,
     ids: Vec<u64>,
     r: Vec<f64>,
@@ -199,25 +200,6 @@ pub struct StepReport {
     pub corrected: bool,
 }
 
-/// The bounding radius of a shape about its body's origin.
-fn radius(shape: &Shape) -> f64 {
-    match shape {
-        Shape::Circle { radius } => *radius,
-        Shape::Box {
-            half_extents: [a, b],
-        } => a.hypot(*b),
-        Shape::Polygon { vertices } => vertices
-            .iter()
-            .map(|p| p[0].hypot(p[1]))
-            .fold(0.0, f64::max),
-        Shape::Capsule {
-            half_length,
-            radius,
-        } => half_length + radius,
-        Shape::HalfPlane { .. } => 0.0,
-    }
-}
-
 impl<'m> TimeStepper<'m> {
     /// A stepper at the model's initial state.
     pub fn new(model: &'m PlanarModel, settings: StepSettings) -> Result<Self, StepError> {
@@ -245,7 +227,7 @@ impl<'m> TimeStepper<'m> {
         let mut reach = vec![(0, 0.0); n];
         for (b, body) in model.body_list().iter().enumerate() {
             let o = model.offset(b);
-            let r = body.shape.as_ref().map_or(0.0, radius);
+            let r = body.shape.as_ref().map_or(0.0, collide::bounding_radius);
             let dofs = if body.is_rigid() { 3 } else { 2 };
             reach[o..o + dofs].fill((o, r));
         }
@@ -269,7 +251,7 @@ impl<'m> TimeStepper<'m> {
             correct: Correct::default(),
             solver: ContactSolver::new(),
             solver_settings,
-            warm: WarmStarts::new(),
+            warm: warm::Warm::default(),
             contacts: Vec::new(),
             ids: Vec::new(),
             r: Vec::new(),
@@ -351,7 +333,7 @@ impl<'m> TimeStepper<'m> {
         self.ids.extend(self.contacts.iter().map(|c| c.id));
         self.r.resize(m, 0.0);
         self.u.resize(m, 0.0);
-        let warm_started = self.warm.fill(&self.ids, &mut self.r);
+        let warm_started = self.warm.fill(&self.contacts, &mut self.r);
         let report = if m > 0 {
             Some(self.solver.solve_in_place(
                 problem,
@@ -362,7 +344,7 @@ impl<'m> TimeStepper<'m> {
         } else {
             None
         };
-        self.warm.store(&self.ids, &self.r);
+        self.warm.store(&self.contacts, &self.r);
         self.stages.solve += clock.elapsed();
         // 4. integrate.
         let clock = Clock::now();
