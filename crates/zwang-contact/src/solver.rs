@@ -14,6 +14,12 @@ use crate::error::error_for;
 use crate::island::Island;
 use crate::{LocalProblem, ProblemError, UnionFind};
 
+/// Contacts from which the islands are solved on rayon's pool: below,
+/// handing them out costs more than it saves, and rayon's injector (the
+/// queue of work sent from outside the pool) allocates a block every 63
+/// jobs, which a time stepper's steady state would pay every 63 steps.
+const PARALLEL_FROM: usize = 256;
+
 /// Which friction law the solver enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Friction {
@@ -37,7 +43,8 @@ pub struct SolverSettings {
     pub max_iterations: usize,
     /// The friction law. Default [`Friction::Exact`].
     pub friction: Friction,
-    /// Solve islands on rayon's thread pool. Default `true`.
+    /// Solve islands on rayon's thread pool (from 256 contacts on).
+    /// Default `true`.
     pub parallel: bool,
 }
 
@@ -220,7 +227,7 @@ impl ContactSolver {
                 r,
             );
         };
-        if settings.parallel && self.islands.len() > 1 {
+        if settings.parallel && self.islands.len() > 1 && problem.mu.len() >= PARALLEL_FROM {
             self.islands
                 .par_iter_mut()
                 .zip(self.reports.par_iter_mut())

@@ -19,6 +19,13 @@
 //! enumerate whose active set fails): fallbacks, each with its own
 //! allocations.
 //!
+//! The time stepper: a stack of boxes, a rolling disk and a sliding box on
+//! a floor, the same contacts step after step (collision detection with
+//! its kept manifolds, the Delassus operator written in place, the contact
+//! solve warm-started, integration and the overlap check). Not covered:
+//! islands solved in parallel (rayon's injector allocates a block every 63
+//! jobs sent to its pool; the solver goes parallel from 256 contacts on).
+//!
 //! The count is process-wide, so this file holds a single test, and each
 //! count is the least of three runs: the test harness's main thread may
 //! still be allocating (its bookkeeping after spawning the test's thread)
@@ -29,7 +36,8 @@ use std::alloc::System;
 use zwang_model::planar::{
     chain, Body, BodyRef, Contact, Force, Joint, JointKind, PlanarModel, Surface,
 };
-use zwang_motion::{simulate, NoObserver, Settings, Status};
+use zwang_model::planar::{FixedBody, Shape};
+use zwang_motion::{simulate, NoObserver, Settings, Status, StepSettings, TimeStepper};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -214,6 +222,7 @@ fn steps_allocate_nothing() {
     let mut bounded = Settings::default();
     bounded.ode.h_max = 0.02;
     let free = Settings::default();
+    time_steps_allocate_nothing();
     for (name, model, settings) in [
         ("chain", &links, &free),
         ("resting box", &resting, &free),
@@ -234,4 +243,51 @@ fn steps_allocate_nothing() {
             "{name}: {short} allocations in {short_steps} steps, {long} in {long_steps}"
         );
     }
+}
+
+/// The time stepper's steady state (the same contacts step after step:
+/// collision detection, assembly, the contact solve, integration, the
+/// overlap check) allocates nothing: a stack of boxes on a floor beside a
+/// disk rolling on it (two islands, solved in parallel), and a box sliding
+/// on the floor.
+fn time_steps_allocate_nothing() {
+    let (hx, hy) = (0.5, 0.25);
+    let boxed = |name: String, x: f64, y: f64| {
+        Body::rigid(name, 1.0, (hx * hx + hy * hy) / 3.0)
+            .at([x, y])
+            .with_shape(Shape::Box {
+                half_extents: [hx, hy],
+            })
+    };
+    let mut bodies: Vec<Body> = (0..4)
+        .map(|i| boxed(format!("b{i}"), 0.0, hy + 2.0 * hy * i as f64))
+        .collect();
+    bodies.push(
+        Body::rigid("disk", 1.0, 0.02)
+            .at([3.0, 0.2])
+            .moving([1.0, 0.0])
+            .spinning(-5.0)
+            .with_shape(Shape::Circle { radius: 0.2 }),
+    );
+    bodies.push(boxed("slider".into(), -3.0, hy).moving([-50.0, 0.0]));
+    let floor = FixedBody::new("floor", Shape::HalfPlane { normal: [0.0, 1.0] });
+    let model = PlanarModel::new([0.0, -9.81], bodies, vec![], vec![], vec![])
+        .unwrap()
+        .with_fixed(vec![floor])
+        .unwrap();
+    let counts: Vec<usize> = (0..3)
+        .map(|_| {
+            let mut stepper = TimeStepper::new(&model, StepSettings::default()).unwrap();
+            for _ in 0..50 {
+                stepper.step(0.002).unwrap();
+            }
+            let region = Region::new(GLOBAL);
+            for _ in 0..200 {
+                let report = stepper.step(0.002).unwrap();
+                assert!(report.solved && report.contacts == 11, "{report:?}");
+            }
+            region.change().allocations
+        })
+        .collect();
+    assert_eq!(counts.iter().min(), Some(&0), "{counts:?}");
 }
