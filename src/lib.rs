@@ -18,8 +18,10 @@
 //!   model: particles, rigid bodies, joints, contacts, forces);
 //! - [`scene`]: the scene file (TOML, `docs/scene-format.md`);
 //! - [`ode`]: embedded Runge-Kutta pairs with dense output;
+//! - [`geometry`]: shapes on bodies and collision detection (parry);
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
-//!   stick-slip, Painleve), reports;
+//!   stick-slip, Painleve), velocity-level time stepping of contact-rich
+//!   scenes (shapes that collide, exact Coulomb friction), reports;
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
 //!   motion is integrated;
@@ -36,6 +38,7 @@ pub use zwang_contact as contact;
 pub use zwang_coulomb as coulomb;
 pub use zwang_forms as forms;
 pub use zwang_generalized as generalized;
+pub use zwang_geometry as geometry;
 pub use zwang_harness as harness;
 pub use zwang_higher_order as higher_order;
 pub use zwang_instant as instant;
