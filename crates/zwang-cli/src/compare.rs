@@ -12,6 +12,13 @@ use zwang_instant::file::ParseOptions;
 
 /// Run every form on one instant (or a folder of them); report the differences.
 ///
+/// A scene file (`*.toml`): the time stepper's exact Coulomb law and its
+/// convex relaxation from the same start, step by step: a row per output
+/// sample with the largest position difference and the largest normal
+/// velocity of a pushing contact under each law (zero for Coulomb's law;
+/// `mu |u_T|` where the convex form slides: it glides off), a summary,
+/// `--json` for one object, `--csv` for the rows.
+///
 /// The forms: `qp` (the Gauss QP, `auto` backend), `multiplier`,
 /// `udwadia_kalaba` and `null_space` (the variational forms of
 /// `zwang-forms`). These four solve the instant's rows as they stand: they
@@ -160,6 +167,9 @@ pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) 
             return EXIT_BAD_INPUT;
         }
     };
+    if path.extension().is_some_and(|e| e == "toml") {
+        return crate::compare_motion::run(path, args.json, args.csv.as_deref(), out, err);
+    }
     if path.is_dir() {
         let options = ParseOptions {
             allow_unknown: args.allow_unknown,

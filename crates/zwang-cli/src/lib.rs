@@ -55,6 +55,7 @@
 
 mod check;
 mod compare;
+mod compare_motion;
 mod contact;
 mod simulate;
 mod solve;

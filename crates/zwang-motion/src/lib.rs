@@ -56,5 +56,6 @@ pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
+pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
 pub use timestep::{simulate_steps, StepError, StepReport, StepSettings, TimeStepper};
 pub use zwang_model::{ContactState, Island, Mechanism};

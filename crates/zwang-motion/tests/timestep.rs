@@ -6,7 +6,9 @@
 use zwang_contact::Friction;
 use zwang_model::planar::{Body, FixedBody, PlanarModel, Shape};
 use zwang_model::Mechanism;
-use zwang_motion::{simulate_steps, NoObserver, Status, StepSettings, TimeStepper};
+use zwang_motion::{
+    compare_frictions, simulate_steps, NoObserver, Status, StepSettings, TimeStepper,
+};
 
 const G: f64 = 9.81;
 
@@ -243,4 +245,68 @@ fn a_ball_bounces_with_newton_s_restitution() {
             0.8 * impact
         );
     }
+}
+
+/// A particle (a disk that cannot turn) sliding on a rough floor: under
+/// Coulomb's law it slides with `u_N = 0`; the convex relaxation makes it
+/// glide off the floor at `u_N = mu |u_T|`, which after one step from `v0`
+/// is `u_T = (v0 - mu g h) / (1 + mu^2)` (the impulse on the cone's edge
+/// with `u` on the dual cone's): seed 003's non-equivalence in
+/// velocities, and the positions part.
+#[test]
+fn the_convex_form_glides_off_a_rough_floor_exact_coulomb_does_not() {
+    let (v0, mu, h) = (2.0, 0.5, 0.002);
+    let puck = Body::particle("puck", 1.0)
+        .at([0.0, 0.1])
+        .moving([v0, 0.0])
+        .with_shape(Shape::Circle { radius: 0.1 })
+        .with_surface(mu, 0.0);
+    let mut ground = floor();
+    ground.friction = mu;
+    let model = PlanarModel::new([0.0, -G], vec![puck], vec![], vec![], vec![])
+        .unwrap()
+        .with_fixed(vec![ground])
+        .unwrap();
+    for (friction, ut, un) in [
+        (Friction::Exact, v0 - mu * G * h, 0.0),
+        (Friction::Convex, (v0 - mu * G * h) / (1.0 + mu * mu), 0.0),
+    ] {
+        let settings = StepSettings {
+            friction,
+            ..StepSettings::default()
+        };
+        let mut stepper = TimeStepper::new(&model, settings).unwrap();
+        let report = stepper.step(h).unwrap();
+        let v = stepper.state().2;
+        let un = if friction == Friction::Convex {
+            mu * ut
+        } else {
+            un
+        };
+        // To the solver's tolerance (1e-10 on Siconos' measure).
+        assert!((v[0] - ut).abs() < 1e-9, "{friction:?}: {} vs {ut}", v[0]);
+        assert!((v[1] - un).abs() < 1e-9, "{friction:?}: {} vs {un}", v[1]);
+        assert!((report.separation - un).abs() < 1e-9, "{report:?}");
+    }
+    let settings = StepSettings {
+        output_every: 0.01,
+        ..StepSettings::default()
+    };
+    let cmp = compare_frictions(&model, 0.1, &settings).unwrap();
+    let glide = mu * (v0 - mu * G * h) / (1.0 + mu * mu);
+    assert!((cmp.max_separation_convex - glide).abs() < 1e-9);
+    assert!(cmp.max_separation_exact < 1e-9);
+    assert_eq!(cmp.steps, 50);
+    assert_eq!(cmp.rows.len(), 11);
+    // Gliding off at `glide`, the convex puck flies (semi-implicit Euler:
+    // `y_N - y_0 = h (N glide - g h N (N - 1) / 2)`) where the exact one
+    // stays on the floor; the heights differ most.
+    let last = cmp.rows.last().unwrap();
+    assert!((last.t - 0.1).abs() < 1e-12);
+    let n = 50.0;
+    let up = h * (n * glide - G * h * n * (n - 1.0) / 2.0);
+    assert!(
+        (last.position_difference - up).abs() < 1e-9,
+        "{last:?} vs {up}"
+    );
 }

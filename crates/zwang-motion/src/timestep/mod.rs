@@ -33,6 +33,7 @@
 
 mod assemble;
 mod collide;
+pub mod compare;
 mod correct;
 mod integrate;
 mod warm;
@@ -198,6 +199,10 @@ pub struct StepReport {
     pub newton_steps: usize,
     /// Whether overlap was projected away after the step.
     pub corrected: bool,
+    /// The largest normal velocity of a contact that pushes, m/s: zero
+    /// (to the tolerance) under Coulomb's law, `mu |u_T|` on a sliding
+    /// contact of the convex relaxation (seed 003's non-equivalence).
+    pub separation: f64,
 }
 
 impl<'m> TimeStepper<'m> {
@@ -353,9 +358,18 @@ impl<'m> TimeStepper<'m> {
         integrate::positions(&mut self.q, &self.v, h);
         self.t += h;
         self.stages.integrate += clock.elapsed();
+        // The normal velocity of contacts that push: zero under Coulomb's
+        // law; `mu |u_T|` on a sliding contact of the convex relaxation.
+        let separation = self
+            .r
+            .chunks_exact(2)
+            .zip(self.u.chunks_exact(2))
+            .filter(|(r, _)| r[0] > 0.0)
+            .fold(0.0f64, |m, (_, u)| m.max(u[0]));
         self.last = StepReport {
             contacts: self.contacts.len(),
             warm_started,
+            separation,
             error: report.map_or(0.0, |r| r.error),
             solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
             islands: report.map_or(0, |r| r.islands),
