@@ -11,7 +11,7 @@ use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
     settings_of, simulate_islands, simulate_steps, step_settings_of, ContactSample, Event,
-    Mechanism, Observer, Outcome, Settings, Status,
+    Mechanism, Observer, Outcome, Settings, Status, TimeStepper,
 };
 use zwang_scene::Stepping;
 
@@ -130,6 +130,12 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
     let run: Runner<'_> = match scene.solver.stepping {
         Stepping::TimeStep => {
             let settings = step_settings_of(&scene);
+            // What the time stepper cannot run (joints, for now) is refused
+            // up front, as a malformed scene is.
+            if let Err(e) = TimeStepper::new(&model, settings.clone()) {
+                emit(err, &one_line("", &e.to_string()));
+                return EXIT_BAD_INPUT;
+            }
             let model = &model;
             Box::new(move |observer, sampled| {
                 let mut settings = settings.clone();
@@ -286,6 +292,48 @@ impl<M: Mechanism> Observer for Outputs<'_, M> {
 #[cfg(test)]
 mod tests {
     use crate::{run_with, EXIT_BAD_INPUT, EXIT_OK};
+
+    /// A scene the time stepper cannot run (a joint) is refused before it
+    /// starts: one line naming the joint, exit 2, nothing on stdout.
+    #[test]
+    fn a_joint_under_the_time_stepper_is_refused_up_front() {
+        let path = std::env::temp_dir().join(format!("zwang-joint-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"
+            [scene]
+            dimension = 2
+            duration = 1.0
+            [[body]]
+            name = "floor"
+            kind = "fixed"
+            shape = { kind = "halfplane", normal = [0.0, 1.0] }
+            [[body]]
+            name = "bob"
+            kind = "particle"
+            mass = 1.0
+            position = [1.0, 2.0]
+            [[joint]]
+            kind = "distance"
+            bodies = ["ground", "bob"]
+            anchors = [[0.0, 2.0], [0.0, 0.0]]
+            "#,
+        )
+        .unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let args = [
+            "zwang".to_string(),
+            "simulate".into(),
+            path.display().to_string(),
+        ];
+        assert_eq!(run_with(args, &mut out, &mut err), EXIT_BAD_INPUT);
+        let err = String::from_utf8_lossy(&err);
+        assert!(
+            out.is_empty() && err.starts_with("joint[0]: ") && err.lines().count() == 1,
+            "{err}"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
 
     /// Appell-Hamel's particle from the catalog (m = 1, g = 9.81, a = 0.5,
     /// horizontal velocity (3, 4) at the origin): its horizontal speed

@@ -210,7 +210,8 @@ impl<'m> TimeStepper<'m> {
     pub fn new(model: &'m PlanarModel, settings: StepSettings) -> Result<Self, StepError> {
         if !model.joint_list().is_empty() {
             return Err(StepError::Unsupported(
-                "joint[0]: the time stepper does not run joints yet; use stepping = \"event\""
+                "joint[0]: the time stepper (stepping = \"timestep\", the default with \
+                 shapes) does not run joints yet"
                     .into(),
             ));
         }
