@@ -16,7 +16,7 @@ use motion_support::{max_diff, rk4_step};
 
 /// The keys of the JSON summary: those of the contract, `reason` (when
 /// failed) and the project's `stats`.
-const REQUIRED_KEYS: [&str; 7] = [
+const REQUIRED_KEYS: [&str; 8] = [
     "status",
     "time",
     "steps",
@@ -24,6 +24,8 @@ const REQUIRED_KEYS: [&str; 7] = [
     "final",
     "energy",
     "max_constraint_drift",
+    // The spec's section on shapes: always there, 0 without shapes.
+    "max_penetration",
 ];
 const OPTIONAL_KEYS: [&str; 2] = ["reason", "stats"];
 /// The event kinds of the contract.

@@ -310,3 +310,93 @@ fn the_convex_form_glides_off_a_rough_floor_exact_coulomb_does_not() {
         "{last:?} vs {up}"
     );
 }
+
+/// Joints under the time stepper. A rod pinned at one end to ground and
+/// resting on a floor point at the other, horizontal: statics gives the
+/// point `m g / 2` and it stays (no creep, the pin held to 1e-9). A bob
+/// on a rod of length `L` released horizontal passes the bottom at
+/// `sqrt(2 g L)`, to the step's first order, its rod kept.
+#[test]
+fn joints_are_held_by_the_time_stepper() {
+    use zwang_model::planar::{BodyRef, Contact, Joint, JointKind, Surface};
+    use zwang_motion::{ContactSample, Observer};
+    let (m, l) = (2.0, 1.0);
+    let rod = Body::rigid("rod", m, m * l * l / 12.0).at([0.5 * l, 0.0]);
+    let pin = Joint {
+        kind: JointKind::Pin,
+        bodies: [BodyRef::Ground, BodyRef::Body(0)],
+        anchors: [[0.0, 0.0], [-0.5 * l, 0.0]],
+    };
+    let tip = Contact {
+        name: "tip".into(),
+        body: 0,
+        point: [0.5 * l, 0.0],
+        surface: Surface::Line {
+            point: [0.0, 0.0],
+            normal: [0.0, 1.0],
+        },
+        friction: 0.5,
+        viscous: 0.0,
+        restitution: 0.0,
+    };
+    let model = PlanarModel::new([0.0, -G], vec![rod], vec![pin], vec![tip], vec![]).unwrap();
+    /// The last sample's force on the tip.
+    struct Force(f64);
+    impl Observer for Force {
+        fn wants_samples(&self) -> bool {
+            true
+        }
+        fn sample(&mut self, _t: f64, _q: &[f64], _v: &[f64], contacts: &[ContactSample]) {
+            self.0 = contacts[0].normal_force;
+        }
+    }
+    let mut force = Force(0.0);
+    let settings = StepSettings {
+        output_every: 0.1,
+        ..StepSettings::default()
+    };
+    let out = simulate_steps(&model, 1.0, &settings, &mut force);
+    assert_eq!(out.status, Status::Finished, "{:?}", out.reason);
+    assert!((force.0 - m * G / 2.0).abs() < 1e-8, "{}", force.0);
+    assert!(
+        out.q[2].abs() < 1e-9 && out.v.iter().all(|v| v.abs() < 1e-9),
+        "{out:?}"
+    );
+    assert!(
+        out.max_constraint_drift < 1e-9,
+        "{}",
+        out.max_constraint_drift
+    );
+
+    let bob = Body::particle("bob", 1.0).at([l, 0.0]);
+    let string = Joint {
+        kind: JointKind::Distance { length: l },
+        bodies: [BodyRef::Ground, BodyRef::Body(0)],
+        anchors: [[0.0, 0.0], [0.0, 0.0]],
+    };
+    let model = PlanarModel::new([0.0, -G], vec![bob], vec![string], vec![], vec![]).unwrap();
+    let bottom = (2.0 * G * l).sqrt();
+    let mut errors = Vec::new();
+    for h in [1e-3, 1e-4] {
+        let mut stepper = TimeStepper::new(&model, StepSettings::default()).unwrap();
+        // Until it passes below the pivot.
+        let mut speed = 0.0;
+        for _ in 0..(1.0 / h) as usize {
+            let x_before = stepper.state().1[0];
+            stepper.step(h).unwrap();
+            let (_, q, v) = stepper.state();
+            assert!((q[0].hypot(q[1]) - l).abs() < 1e-9, "the rod stretched");
+            if x_before > 0.0 && q[0] <= 0.0 {
+                speed = v[0].hypot(v[1]);
+                break;
+            }
+        }
+        errors.push((speed - bottom).abs());
+    }
+    // First order: about ten times smaller for a ten times smaller step.
+    let ratio = errors[0] / errors[1];
+    assert!(
+        errors[0] < 5e-3 * bottom && (5.0..20.0).contains(&ratio),
+        "{errors:?}"
+    );
+}

@@ -77,7 +77,47 @@ impl Assemble {
                 self.indptr.push(self.indices.len());
             }
         }
-        let m = 2 * contacts.len();
+        self.store(contacts.len())
+    }
+
+    /// `W = J M_E^-1 J^T` of `contacts` from the responses `M_E^-1 J_i^T`
+    /// of their rows (joints held): every pair of contacts may couple
+    /// through the joints, so `W` is stored dense.
+    pub fn delassus_from(
+        &mut self,
+        contacts: &[StepContact],
+        responses: &[Vec<f64>],
+    ) -> &CsMat<f64> {
+        self.indptr.clear();
+        self.indices.clear();
+        self.data.clear();
+        self.indptr.push(0);
+        for ci in contacts {
+            for row in 0..2 {
+                for (col, y) in responses.iter().enumerate() {
+                    let value: f64 = (0..ci.rows.len)
+                        .map(|a| {
+                            let j = if row == 0 {
+                                ci.rows.normal[a]
+                            } else {
+                                ci.rows.tangent[a]
+                            };
+                            j * y[ci.rows.cols[a]]
+                        })
+                        .sum();
+                    self.indices.push(col);
+                    self.data.push(value);
+                }
+                self.indptr.push(self.indices.len());
+            }
+        }
+        self.store(contacts.len())
+    }
+
+    /// The written pattern and values as the problem's `W` (`k` contacts):
+    /// in place when the pattern is the last one's.
+    fn store(&mut self, k: usize) -> &CsMat<f64> {
+        let m = 2 * k;
         let same = self.problem.as_ref().is_some_and(|p| {
             p.w.rows() == m
                 && p.w.indptr().raw_storage() == self.indptr.as_slice()
@@ -93,7 +133,7 @@ impl Assemble {
                     self.data.clone(),
                 ),
                 q: Vec::with_capacity(m),
-                mu: Vec::with_capacity(contacts.len()),
+                mu: Vec::with_capacity(k),
             });
         }
         let problem = self.problem.as_mut().expect("just made");

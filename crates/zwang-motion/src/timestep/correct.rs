@@ -21,13 +21,16 @@ pub(super) struct Correct {
 
 impl Correct {
     /// The displacement that removes the overlaps of `contacts` (rows and
-    /// gaps at the current positions), given `W` of those contacts; into
-    /// `dq` (length `n`). `false` when nothing overlaps beyond `tol`.
+    /// gaps at the current positions), given `W` of those contacts and how
+    /// impulses move the `n` coordinates (`apply(r, dq)` adds
+    /// `M^-1 J^T r`, joints held); into [`Correct::dq`]. `false` when
+    /// nothing overlaps beyond `tol`.
     pub fn displacement(
         &mut self,
         contacts: &[StepContact],
         w: &sprs::CsMat<f64>,
-        minv: &[f64],
+        n: usize,
+        apply: impl Fn(&[f64], &mut [f64]),
         tol: f64,
     ) -> Result<bool, ProblemError> {
         if !contacts.iter().any(|c| c.gap < -tol) {
@@ -67,8 +70,8 @@ impl Correct {
         self.solver
             .solve_in_place(p, &settings, &mut self.r, &mut self.u)?;
         self.dq.clear();
-        self.dq.resize(minv.len(), 0.0);
-        super::integrate::add_impulses(contacts, &self.r, minv, &mut self.dq);
+        self.dq.resize(n, 0.0);
+        apply(&self.r, &mut self.dq);
         Ok(true)
     }
 

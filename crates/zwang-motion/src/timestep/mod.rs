@@ -5,11 +5,13 @@
 //! A step of length `h` from `(q, v)`, in named stages, each timed
 //! ([`StageTimes`]):
 //!
-//! 1. **collide** ([`collide`]): the contacts of the shapes that touch or
+//! 1. **collide** (`collide.rs`): the contacts of the shapes that touch or
 //!    come within a margin (the distance the bodies may close in a step),
 //!    and of the `[[contact]]` points near their surfaces; each with its
 //!    rows over `v`, its gap and an id that persists;
-//! 2. **assemble** ([`assemble`]): the free velocity `v* = v + h M^-1 Q`
+//! 2. **assemble** (`assemble.rs`): the free velocity `v* = v + h M^-1 Q`
+//!    (with joints, moved onto their velocities in Gauss's metric,
+//!    `joints.rs`)
 //!    and the contact problem `u = W r + q` with `W = J M^-1 J^T`, the
 //!    normal part of `q` shifted by restitution (`u_N+ >= -e u_N-` on an
 //!    impact within the step) and by a positive gap (a contact apart may
@@ -17,14 +19,14 @@
 //! 3. **solve**: Coulomb's law on the impulses `r`, exact (De Saxce's
 //!    modified velocity: a sliding contact keeps `u_N = 0`) or the convex
 //!    relaxation, per island, warm-started by contact id (or by the
-//!    nearest point of the same pair, [`warm`])
+//!    nearest point of the same pair, `warm.rs`)
 //!    ([`zwang_contact::ContactSolver`]);
-//! 4. **integrate** ([`integrate`]): `v+ = v* + M^-1 J^T r`,
+//! 4. **integrate** (`integrate.rs`): `v+ = v* + M^-1 J^T r`,
 //!    `q+ = q + h v+`;
-//! 5. **correct** ([`correct`]): overlap left beyond a tolerance (the rows
+//! 5. **correct** (`correct.rs`): overlap left beyond a tolerance (the rows
 //!    are linear, bodies turn) is projected away in Gauss's metric, the
 //!    kinetic energy of the moved bodies paying for the potential energy
-//!    the projection adds.
+//!    the projection adds; the joints' drift too.
 //!
 //! Within a step the motion is `q + s v+` (`0 <= s <= h`): samples between
 //! step ends are taken on it. Impacts, lift-off, sticking and slipping
@@ -36,12 +38,15 @@ mod collide;
 pub mod compare;
 mod correct;
 mod integrate;
+mod joints;
 mod warm;
 
+use crate::projection::Projector;
 use crate::simulate::{ContactSample, Observer, Outcome, StageTimes, Stats, Status};
 use assemble::Assemble;
 use collide::{Collide, StepContact};
 use correct::Correct;
+use joints::Joints;
 use std::time::Instant as Clock;
 use zwang_contact::{ContactSolver, Friction, Mode, SolverSettings};
 use zwang_instant::Instant;
@@ -129,8 +134,8 @@ pub enum StepError {
     /// A setting is out of range.
     #[error("{0}")]
     Settings(String),
-    /// The model cannot be stepped so (yet): joints, a mass that is not
-    /// diagonal.
+    /// The model cannot be stepped so: a mass that is not diagonal, joints
+    /// that cannot be held (redundant or inconsistent rows).
     #[error("{0}")]
     Unsupported(String),
     /// The model failed (a degenerate contact, forces that are not finite).
@@ -154,8 +159,16 @@ pub struct TimeStepper<'m> {
     /// Each coordinate's body's bounding radius (0 for particles without
     /// a shape) and its body's first coordinate, for the margin.
     reach: Vec<(usize, f64)>,
-    /// The instant `Q` is read from (every contact open).
+    /// The instant `Q` is read from (every contact open; its rows are the
+    /// joints').
     instant: Instant,
+    /// The joints held at velocity level, their drift projected away, and
+    /// their velocity targets (none without joints).
+    joints: Option<Joints>,
+    projector: Option<Projector>,
+    targets: Vec<f64>,
+    /// The diagonal of `M`.
+    mass: Vec<f64>,
     modes: Vec<ContactState>,
     v_star: Vec<f64>,
     collide: Collide,
@@ -208,13 +221,6 @@ pub struct StepReport {
 impl<'m> TimeStepper<'m> {
     /// A stepper at the model's initial state.
     pub fn new(model: &'m PlanarModel, settings: StepSettings) -> Result<Self, StepError> {
-        if !model.joint_list().is_empty() {
-            return Err(StepError::Unsupported(
-                "joint[0]: the time stepper (stepping = \"timestep\", the default with \
-                 shapes) does not run joints yet"
-                    .into(),
-            ));
-        }
         let (n, nq) = (model.nv(), model.nq());
         let (mut q, mut v) = (vec![0.0; nq], vec![0.0; n]);
         model.initial_state(&mut q, &mut v);
@@ -237,6 +243,16 @@ impl<'m> TimeStepper<'m> {
             let dofs = if body.is_rigid() { 3 } else { 2 };
             reach[o..o + dofs].fill((o, r));
         }
+        let joints = Joints::new(&instant);
+        let projector = match joints {
+            Some(_) => Some(
+                Projector::new(model, 0.0, &q, &v, &modes)
+                    .map_err(|e| StepError::Unsupported(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let targets = vec![0.0; instant.equalities().len()];
+        let mass = minv.iter().map(|m| 1.0 / m).collect();
         let solver_settings = SolverSettings {
             tolerance: settings.tolerance,
             friction: settings.friction,
@@ -252,6 +268,10 @@ impl<'m> TimeStepper<'m> {
             minv,
             reach,
             instant,
+            joints,
+            projector,
+            targets,
+            mass,
             modes,
             assemble: Assemble::default(),
             correct: Correct::default(),
@@ -314,11 +334,11 @@ impl<'m> TimeStepper<'m> {
         self.stages.collide += clock.elapsed();
         // 2. assemble.
         let clock = Clock::now();
+        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
         if !self.fresh {
-            self.assemble.delassus(&self.contacts, &self.minv);
+            self.delassus()?;
         }
         self.fresh = false;
-        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
         for ((vs, v), (f, mi)) in self
             .v_star
             .iter_mut()
@@ -326,6 +346,11 @@ impl<'m> TimeStepper<'m> {
             .zip(self.instant.force().iter().zip(&self.minv))
         {
             *vs = v + h * mi * f;
+        }
+        if let Some(joints) = self.joints.as_mut() {
+            joints.refresh(&self.instant)?;
+            model.velocity_targets(self.t, &self.q, &self.v, &self.modes, &mut self.targets);
+            joints.project(&self.mass, &self.targets, &mut self.v_star)?;
         }
         let slop = GAP_SLOP * self.settings.penetration_tolerance;
         let problem = self
@@ -355,7 +380,10 @@ impl<'m> TimeStepper<'m> {
         // 4. integrate.
         let clock = Clock::now();
         self.v.copy_from_slice(&self.v_star);
-        integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v);
+        match &self.joints {
+            Some(joints) => joints.add_impulses(&self.r, &mut self.v),
+            None => integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v),
+        }
         integrate::positions(&mut self.q, &self.v, h);
         self.t += h;
         self.stages.integrate += clock.elapsed();
@@ -393,11 +421,20 @@ impl<'m> TimeStepper<'m> {
             .contacts(model, &self.q, margin, &mut self.contacts)?;
         self.stages.collide += clock.elapsed();
         let clock = Clock::now();
-        let w = self.assemble.delassus(&self.contacts, &self.minv);
+        if self.joints.is_some() {
+            model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+        }
+        self.delassus()?;
+        let w = &self.assemble.problem.as_ref().expect("written").w;
+        let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
         let corrected = self.correct.displacement(
-            &self.contacts,
+            contacts,
             w,
-            &self.minv,
+            minv.len(),
+            |r: &[f64], dq: &mut [f64]| match joints {
+                Some(joints) => joints.add_impulses(r, dq),
+                None => integrate::add_impulses(contacts, r, minv, dq),
+            },
             self.settings.penetration_tolerance,
         )?;
         if corrected {
@@ -412,9 +449,24 @@ impl<'m> TimeStepper<'m> {
             if raised > 0.0 {
                 self.pay_for(raised);
             }
+        }
+        // The joints' drift, projected away (Gauss's metric).
+        let mut moved = false;
+        if let Some(p) = self.projector.as_mut() {
+            let tol = GAP_SLOP * self.settings.penetration_tolerance;
+            let drift = p
+                .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
+                .map_err(|e| StepError::Unsupported(e.to_string()))?;
+            self.max_drift = self.max_drift.max(drift);
+            moved = drift > tol;
+        }
+        if corrected || moved {
             self.collide
                 .contacts(model, &self.q, margin, &mut self.contacts)?;
-            self.assemble.delassus(&self.contacts, &self.minv);
+            if self.joints.is_some() {
+                model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+            }
+            self.delassus()?;
         }
         self.fresh = true;
         for c in &self.contacts {
@@ -426,6 +478,23 @@ impl<'m> TimeStepper<'m> {
             }
         }
         self.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    /// `W` of the current contacts at the current positions (the instant
+    /// written there when joints are held: their responses need it).
+    fn delassus(&mut self) -> Result<(), StepError> {
+        match self.joints.as_mut() {
+            Some(joints) => {
+                joints.refresh(&self.instant)?;
+                joints.respond(&self.contacts)?;
+                self.assemble
+                    .delassus_from(&self.contacts, &joints.responses);
+            }
+            None => {
+                self.assemble.delassus(&self.contacts, &self.minv);
+            }
+        }
         Ok(())
     }
 

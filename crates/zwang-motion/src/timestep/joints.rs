@@ -1,0 +1,128 @@
+//! Joints at velocity level. The joint rows `J_E v = c` are held in every
+//! step: the free velocity is Gauss's principle with the joints alone,
+//! `min 1/2 |v - v*|_M` with `J_E v = c`, and a contact's impulse moves the
+//! bodies through `M_E^-1` (the inverse mass the joints leave free), one
+//! response per contact row. Both are solves of the joint system by the
+//! direct backend, whose factors serve every response of a step. What the
+//! rows' linearization leaves of the joints' positions is projected away
+//! at the end of the step.
+
+use super::collide::StepContact;
+use super::StepError;
+use zwang_instant::{Instant, RowSet};
+use zwang_qp::{Backend, DirectBackend, Solution, Status};
+
+/// The joint system and its solver, kept between steps.
+pub(super) struct Joints {
+    system: Instant,
+    direct: DirectBackend,
+    solution: Solution,
+    zeros: Vec<f64>,
+    force: Vec<f64>,
+    /// `M_E^-1 J_i^T` per contact row (normal, tangent per contact).
+    pub responses: Vec<Vec<f64>>,
+}
+
+impl Joints {
+    /// The joint system of an instant written with every contact open
+    /// (its rows are the joints'); `None` without joints.
+    pub fn new(instant: &Instant) -> Option<Joints> {
+        let rows = instant.equalities().len();
+        (rows > 0).then(|| Joints {
+            system: instant.clone(),
+            direct: DirectBackend::new(),
+            solution: Solution::empty(),
+            zeros: vec![0.0; rows],
+            force: vec![0.0; instant.dim()],
+            responses: Vec::new(),
+        })
+    }
+
+    /// Takes the instant's values (the rows move with the bodies).
+    pub fn refresh(&mut self, instant: &Instant) -> Result<(), StepError> {
+        let refused = |e: zwang_instant::InstantError| StepError::Unsupported(e.to_string());
+        if self.system.row_values_id() != instant.row_values_id() {
+            self.system
+                .set_row_values(RowSet::Equalities, instant.equalities().matrix().data())
+                .map_err(refused)?;
+        }
+        if self.system.mass_values_id() != instant.mass_values_id() {
+            self.system
+                .set_mass_values(instant.mass().data())
+                .map_err(refused)?;
+        }
+        Ok(())
+    }
+
+    /// One solve of the joint system under `force` with right-hand sides
+    /// `rhs`, the answer into `out`.
+    fn solve(&mut self, rhs: Option<&[f64]>, out: &mut [f64]) -> Result<(), StepError> {
+        let failed = || {
+            StepError::Unsupported(
+                "the joints cannot be held (redundant or inconsistent rows)".into(),
+            )
+        };
+        let rhs = rhs.unwrap_or(&self.zeros);
+        self.system
+            .set_rhs(RowSet::Equalities, rhs)
+            .and_then(|()| self.system.set_force(&self.force))
+            .map_err(|_| failed())?;
+        self.direct.solve_into(&self.system, &mut self.solution);
+        if self.solution.status != Status::Solved {
+            return Err(failed());
+        }
+        out.copy_from_slice(&self.solution.acceleration);
+        Ok(())
+    }
+
+    /// `v*` moved onto the joints' velocities `J_E v = targets` in Gauss's
+    /// metric (`mass` the diagonal of `M`), in place.
+    pub fn project(
+        &mut self,
+        mass: &[f64],
+        targets: &[f64],
+        v_star: &mut [f64],
+    ) -> Result<(), StepError> {
+        for ((f, m), v) in self.force.iter_mut().zip(mass).zip(v_star.iter()) {
+            *f = m * v;
+        }
+        self.solve(Some(targets), v_star)
+    }
+
+    /// The responses `M_E^-1 J_i^T` of every contact row.
+    pub fn respond(&mut self, contacts: &[StepContact]) -> Result<(), StepError> {
+        let n = self.force.len();
+        self.responses.resize_with(2 * contacts.len(), Vec::new);
+        self.responses.truncate(2 * contacts.len());
+        let mut out = std::mem::take(&mut self.responses);
+        for (c, pair) in contacts.iter().zip(out.chunks_exact_mut(2)) {
+            for (row, y) in pair.iter_mut().enumerate() {
+                self.force.fill(0.0);
+                for k in 0..c.rows.len {
+                    self.force[c.rows.cols[k]] = if row == 0 {
+                        c.rows.normal[k]
+                    } else {
+                        c.rows.tangent[k]
+                    };
+                }
+                y.resize(n, 0.0);
+                let result = self.solve(None, y);
+                if result.is_err() {
+                    self.responses = out;
+                    return result;
+                }
+            }
+        }
+        self.responses = out;
+        Ok(())
+    }
+
+    /// `v += sum_i y_i r_i` over the contact rows.
+    pub fn add_impulses(&self, r: &[f64], v: &mut [f64]) {
+        for (y, &ri) in self.responses.iter().zip(r) {
+            if ri != 0.0 {
+                v.iter_mut().zip(y).for_each(|(x, yi)| *x += yi * ri);
+            }
+        }
+    }
+}
