@@ -4,7 +4,8 @@
 //! friction cone (and sliding just below it), a pyramid and a stack of
 //! alternating masses that stand still, a thrown disk that ends rolling at
 //! two thirds of its speed, Newton's cradle keeping momentum, boxes
-//! settling in a bin without gaining energy.
+//! settling in a bin without gaining energy, and the rod of Yao and Gao
+//! converging to its event-driven run at first order in the time step.
 
 mod motion_support;
 
@@ -14,13 +15,14 @@ use zwang::motion::Status;
 use zwang::scene::{Scene, Stepping};
 
 /// The scenes of `examples/scenes/contact/`, each with a test below.
-const SCENES: [&str; 6] = [
+const SCENES: [&str; 7] = [
     "box_cone_edge",
     "boxes_into_bin",
     "disk_thrown",
     "mass_ratio_stack",
     "newtons_cradle",
     "pyramid",
+    "rod_timestep",
 ];
 
 /// The contact scene `NAME`, parsed.
@@ -432,4 +434,104 @@ fn boxes_dropped_into_a_bin_settle_inside_without_gaining_energy() {
     }
     println!("boxes_into_bin: fastest point at the end {fastest:.1e} m/s, penetration {pen:.1e} m");
     assert!(fastest < 1e-6, "still moving at {fastest:e} m/s");
+}
+
+/// The largest difference of two states `(q, v)`.
+fn state_difference(a: (&[f64], &[f64]), b: (&[f64], &[f64])) -> f64 {
+    a.0.iter()
+        .chain(a.1)
+        .zip(b.0.iter().chain(b.1))
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+}
+
+/// The sample of a run at time `t`.
+fn sample_at(r: &Run, t: f64) -> (&[f64], &[f64]) {
+    let row = samples(&r.rows)
+        .find(|row| (row.t - t).abs() < 1e-9)
+        .unwrap_or_else(|| panic!("no sample at t = {t}"));
+    (&row.q, &row.v)
+}
+
+#[test]
+fn the_time_stepped_rod_converges_at_first_order_to_coulomb_impacts() {
+    // rod_timestep is rod_coulomb's bodies and contacts under the time
+    // stepper. Before the far end lands the two runs are the same motion,
+    // and the time stepper's error there is first order in h. At the
+    // landing they part: the event-driven run's impact is frictionless
+    // (vertical impulses: the rod keeps its vx), the time stepper's
+    // (Moreau's) impact has Coulomb friction, which takes mu times the
+    // normal impulse off vx. Its limit is the closed form below, built
+    // from the event-driven state just before the landing, and its final
+    // state converges to it at first order.
+    let event = scene("rod_coulomb");
+    let stepped = contact_scene("rod_timestep");
+    assert_eq!(event.solver.stepping, Stepping::Event);
+    assert_eq!(
+        (
+            &event.bodies,
+            &event.contacts,
+            event.gravity,
+            event.duration
+        ),
+        (
+            &stepped.bodies,
+            &stepped.contacts,
+            stepped.gravity,
+            stepped.duration
+        )
+    );
+    let reference = run(&event);
+    assert_eq!(reference.outcome.status, Status::Finished);
+    let landing = reference.outcome.events[0].time;
+    // Just before the landing (1e-10 s: the state moves by ~2e-9).
+    let mut before = event.clone();
+    before.duration = landing - 1e-10;
+    let before = run(&before);
+    let [x, y, angle, vx, vy, omega] = final_of(&before, "rod");
+    let rod = &event.bodies[0];
+    let contacts = &event.contacts;
+    let mu = contacts[0].friction;
+    assert!(contacts.iter().all(|c| c.friction == mu));
+    let g = -event.gravity[1];
+    let half = 0.5; // the ends at (-1/2, 0) and (1/2, 0) of the rod's frame
+    assert!(y.abs() < 1e-8 && angle.abs() < 1e-8, "the rod lands flat");
+    // Both ends sliding forward through the impact (e = 0): the normal
+    // impulses P_a + P_b = -m vy stop the fall and P_b - P_a = -I omega /
+    // half the turn; the friction impulses mu (P_a + P_b) slow the slide;
+    // then the flat rod slides to rest over vx+^2 / (2 mu g).
+    let total = -rod.mass * vy;
+    let turn = -rod.inertia * omega / half;
+    let (p_a, p_b) = ((total - turn) / 2.0, (total + turn) / 2.0);
+    assert!(p_a > 0.0 && p_b > 0.0, "both ends push: {p_a}, {p_b}");
+    let vx_after = vx - mu * total / rod.mass;
+    assert!(vx_after > 0.0, "both ends slide on after the impact");
+    let x_end = x + vx_after * vx_after / (2.0 * mu * g);
+    let end_of = |r: &Run| {
+        let [x, y, angle, vx, vy, omega] = final_of(r, "rod");
+        let err = [x - x_end, y, angle, vx, vy, omega]
+            .iter()
+            .fold(0.0f64, |m, e| m.max(e.abs()));
+        (x, err)
+    };
+    let (x_event, _) = end_of(&reference);
+    let mut errors = Vec::new();
+    for h in [2e-3, 2e-4] {
+        let mut s = stepped.clone();
+        s.solver.time_step = h;
+        let r = run_finished(&format!("rod_timestep at h = {h}"), &s);
+        let early = state_difference(sample_at(&r, 0.2), sample_at(&reference, 0.2));
+        let (x, end) = end_of(&r);
+        println!(
+            "rod_timestep at h = {h}: at t = 0.2 {early:.3e} from the event-driven run; ends at x = {x:.9}, {end:.3e} from the Coulomb impact's {x_end:.9} (the frictionless impact's {x_event:.9})"
+        );
+        errors.push((early, end));
+    }
+    let (early, end) = (errors[0].0 / errors[1].0, errors[0].1 / errors[1].1);
+    println!("rod_timestep: error ratios (h = 2e-3 over 2e-4): {early:.2} before the landing, {end:.2} at the end");
+    assert!(
+        (5.0..20.0).contains(&early),
+        "before the landing: ratio {early}"
+    );
+    assert!((5.0..20.0).contains(&end), "at the end: ratio {end}");
+    assert!(errors[1].1 < 1e-3, "{:e}", errors[1].1);
 }
