@@ -1189,3 +1189,374 @@ impl Observer for Film<'_> {
         self.last = Some(frame());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{simulate, Settings};
+    use zwang_model::planar::{Body, Contact, FixedBody, Joint};
+
+    /// A box on a floor (a half-plane through the origin), a wheel hung
+    /// from ground by a rod, a capsule, a triangle, a particle against a
+    /// wall (a `[[contact]]` line at `x = 2.4`).
+    fn model() -> PlanarModel {
+        let bodies = vec![
+            Body::rigid("box", 1.0, 0.1)
+                .at([0.0, 0.25])
+                .with_shape(Shape::Box {
+                    half_extents: [0.5, 0.25],
+                }),
+            Body::rigid("wheel", 1.0, 0.1)
+                .at([2.0, 1.0])
+                .turned(0.7)
+                .with_shape(Shape::Circle { radius: 0.3 }),
+            Body::rigid("pill", 1.0, 0.1)
+                .at([-2.0, 1.0])
+                .with_shape(Shape::Capsule {
+                    half_length: 0.4,
+                    radius: 0.15,
+                }),
+            Body::rigid("triangle", 1.0, 0.1)
+                .at([0.0, 2.0])
+                .with_shape(Shape::Polygon {
+                    vertices: vec![[-0.3, -0.2], [0.3, -0.2], [0.0, 0.4]],
+                }),
+            Body::particle("bob", 1.0).at([-1.0, 2.0]),
+        ];
+        let rod = Joint {
+            kind: JointKind::Distance { length: 1.0 },
+            bodies: [BodyRef::Ground, BodyRef::Body(1)],
+            anchors: [[1.0, 1.0], [0.0, 0.0]],
+        };
+        let wall = Contact {
+            name: "wall".into(),
+            body: 4,
+            point: [0.0, 0.0],
+            surface: Surface::Line {
+                point: [2.4, 0.0],
+                normal: [-1.0, 0.0],
+            },
+            friction: 0.0,
+            viscous: 0.0,
+            restitution: 0.0,
+        };
+        let floor = FixedBody::new("floor", Shape::HalfPlane { normal: [0.0, 1.0] });
+        PlanarModel::new([0.0, -9.81], bodies, vec![rod], vec![wall], vec![])
+            .unwrap()
+            .with_fixed(vec![floor])
+            .unwrap()
+    }
+
+    fn initial(model: &PlanarModel) -> Frame {
+        let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+        model.initial_state(&mut q, &mut v);
+        Frame { t: 0.0, q }
+    }
+
+    /// A folder of the test's own, emptied first.
+    fn scratch(test: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("zwang-draw-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The RGB pixels of a PNG, its width and height.
+    fn decode(path: &Path) -> (Vec<u8>, u32, u32) {
+        let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buffer = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buffer).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        buffer.truncate(info.buffer_size());
+        (buffer, info.width, info.height)
+    }
+
+    /// The colour of world point `p` in a picture of width `w`.
+    fn at(pixels: &[u8], w: u32, view: &View, p: [f64; 2]) -> [u8; 3] {
+        let (x, y) = view.to_pixel(p);
+        assert!(x >= 0 && y >= 0 && (x as u32) < w, "{p:?} is out of view");
+        let i = 3 * (y as usize * w as usize + x as usize);
+        [pixels[i], pixels[i + 1], pixels[i + 2]]
+    }
+
+    #[test]
+    fn a_png_shows_each_shape_where_the_view_puts_it() {
+        let model = model();
+        let frames = vec![initial(&model)];
+        let dir = scratch("png");
+        let path = dir.join("scene.png");
+        write_png(&model, &frames, "shapes", &path).unwrap();
+        let (pixels, w, h) = decode(&path);
+        assert_eq!((w, h), PANEL);
+        let view = view_of(&model, &frames, PANEL);
+        // Equal scales: the box (1 m by 0.5 m) spans 2 : 1 pixels.
+        let (left, top) = view.to_pixel([-0.5, 0.5]);
+        let (right, bottom) = view.to_pixel([0.5, 0.0]);
+        assert!(((right - left) - 2 * (bottom - top)).abs() <= 1);
+        let color = |p| at(&pixels, w, &view, p);
+        assert_eq!(color([0.0, 0.25]), fill_color(0), "the box's centre");
+        assert_eq!(color([2.0, 0.85]), fill_color(1), "the wheel");
+        assert_eq!(color([-2.3, 1.0]), fill_color(2), "the capsule's end");
+        assert_eq!(color([0.0, 2.0]), fill_color(3), "the triangle");
+        assert_eq!(color([-1.0, 2.0]), fill_color(4), "the particle's dot");
+        assert_eq!(color([-1.0, -0.15]), FIXED_FILL, "the floor");
+        assert_eq!(color([2.5, 1.0]), FIXED_FILL, "behind the wall");
+        assert_eq!(color([1.0, 2.3]), BACKGROUND, "the empty sky");
+        let rod = color([1.3, 1.0]);
+        assert!(rod.iter().all(|&c| c < 100), "the rod: {rod:?}");
+        // Every body fits in the panel, inside the margin.
+        for p in [[-2.55, 1.0], [2.3, 1.0], [0.0, 2.4], [0.0, 0.0]] {
+            let (x, y) = view.to_pixel(p);
+            assert!(x >= 30 && y >= 30 && x <= w as i32 - 30 && y <= h as i32 - 30);
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn instants_side_by_side() {
+        let model = model();
+        let mut frames = vec![initial(&model); 3];
+        frames[1].t = 1.0;
+        frames[2].t = 2.0;
+        frames[2].q[0] += 1.0;
+        assert_eq!(grid(1), (1, 1));
+        assert_eq!(grid(3), (2, 2));
+        assert_eq!(grid(5), (2, 3));
+        assert_eq!(grid(16), (4, 4));
+        let dir = scratch("grid");
+        let path = dir.join("grid.png");
+        write_png(&model, &frames, "three", &path).unwrap();
+        let (pixels, w, h) = decode(&path);
+        assert_eq!((w, h), (2 * PANEL.0, 2 * PANEL.1));
+        // The third panel (row 2, column 1) shows the box moved by 1 m.
+        let view = view_of(&model, &frames, PANEL);
+        let (x, y) = view.to_pixel([1.0, 0.25]);
+        let i = 3 * ((y as usize + PANEL.1 as usize) * w as usize + x as usize);
+        assert_eq!(pixels[i..i + 3], fill_color(0));
+        // The fourth panel is empty.
+        let i = 3 * ((h as usize - 100) * w as usize + w as usize - 100);
+        assert_eq!(pixels[i..i + 3], BACKGROUND);
+        let too_many = vec![initial(&model); MAX_STILLS + 1];
+        assert!(write_png(&model, &too_many, "x", &path).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The frames of a GIF, counted by walking its blocks.
+    fn gif_frames(bytes: &[u8]) -> usize {
+        assert!(bytes.starts_with(b"GIF89a"));
+        let table = |flags: u8| {
+            if flags & 0x80 != 0 {
+                3 << ((flags & 7) + 1)
+            } else {
+                0
+            }
+        };
+        let mut i = 13 + table(bytes[10]);
+        let skip_blocks = |mut i: usize| {
+            while bytes[i] != 0 {
+                i += bytes[i] as usize + 1;
+            }
+            i + 1
+        };
+        let mut frames = 0;
+        loop {
+            match bytes[i] {
+                0x21 => i = skip_blocks(i + 2),
+                0x2c => {
+                    frames += 1;
+                    i = skip_blocks(i + 10 + table(bytes[i + 9]) + 1);
+                }
+                0x3b => return frames,
+                b => panic!("block {b:#x} at {i}"),
+            }
+        }
+    }
+
+    /// A ten-second run sampled every millisecond: at most `MAX_FRAMES`
+    /// frames, evenly spaced, the first and the last sample among them.
+    #[test]
+    fn an_animation_keeps_a_bounded_number_of_frames() {
+        let ball = Body::particle("ball", 1.0)
+            .at([0.0, 0.0])
+            .moving([1.0, 20.0]);
+        let model = PlanarModel::new([0.0, -9.81], vec![ball], vec![], vec![], vec![]).unwrap();
+        let settings = Settings {
+            output_every: 1e-3,
+            ..Settings::default()
+        };
+        let mut film = Film::new(&model, Format::Gif, &[]);
+        simulate(&model, 10.0, &settings, &mut film);
+        let frames = film.frames();
+        assert!(frames.len() <= MAX_FRAMES && frames.len() > MAX_FRAMES / 2);
+        assert_eq!(frames[0].t, 0.0);
+        assert!((frames[frames.len() - 1].t - 10.0).abs() < 1e-9);
+        let dt = frames[1].t - frames[0].t;
+        for pair in frames[..frames.len() - 1].windows(2) {
+            assert!((pair[1].t - pair[0].t - dt).abs() < 1e-9);
+        }
+        assert!(frames[frames.len() - 1].t - frames[frames.len() - 2].t <= dt + 1e-9);
+        let dir = scratch("gif");
+        let path = dir.join("run.gif");
+        film.write("a thrown ball", &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(gif_frames(&bytes), frames.len());
+        assert_eq!(
+            (
+                u16::from_le_bytes([bytes[6], bytes[7]]),
+                u16::from_le_bytes([bytes[8], bytes[9]])
+            ),
+            (GIF_SIZE.0 as u16, GIF_SIZE.1 as u16)
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn stills_are_the_samples_nearest_the_instants() {
+        let ball = Body::particle("ball", 1.0)
+            .at([0.0, 0.0])
+            .moving([1.0, 0.0]);
+        let model = PlanarModel::new([0.0, 0.0], vec![ball], vec![], vec![], vec![]).unwrap();
+        let settings = Settings {
+            output_every: 0.1,
+            ..Settings::default()
+        };
+        let mut film = Film::new(&model, Format::Png, &[0.0, 0.33, 0.96]);
+        simulate(&model, 1.0, &settings, &mut film);
+        let times: Vec<f64> = film.frames().iter().map(|f| f.t).collect();
+        assert_eq!(times.len(), 3);
+        for (t, want) in times.iter().zip([0.0, 0.3, 1.0]) {
+            assert!((t - want).abs() < 1e-9, "{times:?}");
+        }
+        // No instants: the final state.
+        let mut film = Film::new(&model, Format::Png, &[]);
+        simulate(&model, 1.0, &settings, &mut film);
+        let frames = film.frames();
+        assert_eq!(frames.len(), 1);
+        assert!((frames[0].q[0] - 1.0).abs() < 1e-9);
+    }
+
+    /// The tags of an XML text balance (a small check, not a parser).
+    fn balanced(text: &str) -> bool {
+        let mut open = Vec::new();
+        let mut rest = text;
+        while let Some(start) = rest.find('<') {
+            let Some(len) = rest[start..].find('>') else {
+                return false;
+            };
+            let tag = &rest[start + 1..start + len];
+            rest = &rest[start + len + 1..];
+            let name = |t: &str| t.split_whitespace().next().unwrap_or("").to_string();
+            if let Some(closing) = tag.strip_prefix('/') {
+                if open.pop() != Some(name(closing)) {
+                    return false;
+                }
+            } else if !tag.ends_with('/') {
+                open.push(name(tag));
+            }
+        }
+        open.is_empty()
+    }
+
+    #[test]
+    fn an_svg_animates_each_body() {
+        let model = model();
+        let mut frames: Vec<Frame> = (0..5).map(|_| initial(&model)).collect();
+        for (i, f) in frames.iter_mut().enumerate() {
+            f.t = 0.5 * i as f64;
+            f.q[2] = 0.3 * i as f64;
+        }
+        let text = svg(
+            &model,
+            &frames,
+            &bounds_of(&model, &frames),
+            "a <test> & more",
+        )
+        .unwrap();
+        assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(text.trim_end().ends_with("</svg>"));
+        assert!(balanced(&text), "{text}");
+        assert_eq!(text.matches("class=\"body\"").count(), 5);
+        assert_eq!(text.matches("class=\"joint\"").count(), 1);
+        // Every body moves; the rigid ones turn; the rod's ends follow.
+        assert_eq!(text.matches("type=\"translate\"").count(), 5);
+        assert_eq!(text.matches("type=\"rotate\"").count(), 4);
+        assert_eq!(text.matches("<animate attributeName").count(), 4);
+        assert!(text.contains("dur=\"2s\" keyTimes=\"0;0.25;0.5;0.75;1\""));
+        assert!(text.contains("a &lt;test&gt; &amp; more"));
+        // One frame: still, no animation.
+        let still = svg(&model, &frames[..1], &bounds_of(&model, &frames), "x").unwrap();
+        assert!(balanced(&still) && !still.contains("animate"));
+        let dir = scratch("svg");
+        let path = dir.join("run.svg");
+        write_svg(&model, &frames, "x", &path).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("<svg"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn formats_by_extension() {
+        assert_eq!(Format::of(Path::new("a/b.PNG")), Ok(Format::Png));
+        assert_eq!(Format::of(Path::new("b.gif")), Ok(Format::Gif));
+        assert_eq!(Format::of(Path::new("b.svg")), Ok(Format::Svg));
+        for bad in ["b.bmpx", "b", "png"] {
+            let e = Format::of(Path::new(bad)).unwrap_err();
+            assert!(e.starts_with("--draw: ") && !e.contains('\n'), "{e}");
+        }
+    }
+
+    /// States far away, not finite or of another model: drawn (quickly) or
+    /// refused, never a panic.
+    #[test]
+    fn odd_states_are_drawn_or_refused() {
+        let model = model();
+        let dir = scratch("odd");
+        let path = dir.join("odd.png");
+        let mut far = initial(&model);
+        far.q[0] = 1e30;
+        far.q[1] = f64::NAN;
+        far.q[3] = 1e8;
+        far.q[5] = f64::INFINITY;
+        let frames = vec![initial(&model), far];
+        write_png(&model, &frames, "far", &path).unwrap();
+        write_gif(&model, &frames, "far", &dir.join("odd.gif")).unwrap();
+        svg(&model, &frames, &bounds_of(&model, &frames), "far").unwrap();
+        assert!(write_png(&model, &[], "none", &path).is_err());
+        let short = Frame {
+            t: 0.0,
+            q: vec![0.0],
+        };
+        assert_eq!(
+            write_png(&model, &[short], "short", &path).unwrap_err(),
+            format!("state 0 has 1 positions, the model {}", model.nq())
+        );
+        assert!(write_png(&model, &frames, "x", &dir.join("no/such/dir.png")).is_err());
+        // A film without samples draws the initial state.
+        let film = Film::new(&model, Format::Png, &[]);
+        film.write("empty", &path).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn views_and_clipping() {
+        let view = View::fit(&Bounds::EMPTY, (100, 100));
+        assert_eq!(view.to_pixel([0.0, 0.0]), (50, 50));
+        assert_eq!(
+            view.to_pixel([1.0, 1.0]).0,
+            50 + (view.scale()).round() as i32
+        );
+        let mut point = Bounds::EMPTY;
+        point.include([3.0, 4.0], 0.0);
+        assert_eq!(View::fit(&point, (100, 100)).to_pixel([3.0, 4.0]), (50, 50));
+        let square = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]];
+        let half = behind(&square, [0.0, 1.0], [0.0, 1.0]);
+        assert_eq!(half, vec![[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.0]]);
+        assert!(behind(&square, [0.0, -1.0], [0.0, 1.0]).is_empty());
+        let rect = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];
+        assert_eq!(
+            clip_segment([[-5.0, 5.0], [15.0, 5.0]], &rect),
+            Some([[0.0, 5.0], [10.0, 5.0]])
+        );
+        assert_eq!(clip_segment([[-5.0, 20.0], [15.0, 20.0]], &rect), None);
+    }
+}
