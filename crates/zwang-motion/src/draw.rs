@@ -368,8 +368,12 @@ enum Mark {
         fill: [u8; 3],
         line: [u8; 3],
     },
-    /// A segment.
-    Line { ends: [[f64; 2]; 2], color: [u8; 3] },
+    /// A segment, `width` pixels wide.
+    Line {
+        ends: [[f64; 2]; 2],
+        color: [u8; 3],
+        width: u32,
+    },
     /// A dot of a radius in pixels.
     Dot {
         at: [f64; 2],
@@ -449,7 +453,8 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
     let mut dots = Vec::new();
     for (i, (body, pose)) in model.body_list().iter().zip(poses).enumerate() {
         if pose.position.iter().all(|x| x.is_finite()) && pose.angle.is_finite() {
-            one_body(body, i, pose, pixel, &mut marks, &mut dots);
+            let spokes = spokes(model, i);
+            one_body(body, i, pose, &spokes, pixel, &mut marks, &mut dots);
         }
     }
     for joint in model.joint_list() {
@@ -459,7 +464,11 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
             };
             let a = poses.get(b).map_or(0.0, |pose| pose.angle) + axis[1].atan2(axis[0]);
             let ends = [toward(p, a, -8.0 * pixel), toward(p, a, 8.0 * pixel)];
-            dots.push(Mark::Line { ends, color: INK });
+            dots.push(Mark::Line {
+                ends,
+                color: INK,
+                width: 2,
+            });
             continue;
         }
         let (Some(a), Some(b)) = (anchor(joint, 0, poses), anchor(joint, 1, poses)) else {
@@ -468,6 +477,7 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
         dots.push(Mark::Line {
             ends: [a, b],
             color: INK,
+            width: 2,
         });
         for at in [a, b] {
             dots.push(Mark::Dot {
@@ -588,12 +598,12 @@ where
                 area.draw(&PathElement::new(closed, rgb(line).stroke_width(2)))
                     .map_err(text_error)?;
             }
-            Mark::Line { ends, color } => {
+            Mark::Line { ends, color, width } => {
                 let px = [view.pixel_of(ends[0]), view.pixel_of(ends[1])];
                 if let Some([a, b]) = clip_segment(px, &rect_px) {
                     area.draw(&PathElement::new(
                         vec![to_i(a), to_i(b)],
-                        rgb(color).stroke_width(2),
+                        rgb(color).stroke_width(width),
                     ))
                     .map_err(text_error)?;
                 }
@@ -789,8 +799,8 @@ fn svg_mark(mark: &Mark, pixel: f64) -> String {
             hex(*fill),
             hex(*line)
         ),
-        Mark::Line { ends, color } => format!(
-            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" {STROKE}/>"#,
+        Mark::Line { ends, color, width } => format!(
+            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{width}" vector-effect="non-scaling-stroke"/>"#,
             num(ends[0][0]),
             num(ends[0][1]),
             num(ends[1][0]),
@@ -927,7 +937,16 @@ fn svg(
         }
         // The body's marks in its own frame.
         let (mut marks, mut dots) = (Vec::new(), Vec::new());
-        one_body(body, i, &Pose::default(), pixel, &mut marks, &mut dots);
+        let spokes = spokes(model, i);
+        one_body(
+            body,
+            i,
+            &Pose::default(),
+            &spokes,
+            pixel,
+            &mut marks,
+            &mut dots,
+        );
         for mark in marks.iter().chain(&dots) {
             let _ = writeln!(s, "{}", svg_mark(mark, pixel));
         }
@@ -976,17 +995,48 @@ fn svg(
     Ok(s)
 }
 
-/// The marks of moving body `i` at `pose`: its shape into `marks`, its
-/// dot or cross (drawn over every shape) into `dots`.
+/// The points of rigid body `i` without a shape that joints and contacts
+/// hold (its frame): drawn as spokes from its centre, so that a rod
+/// pinned at its ends shows as a rod.
+fn spokes(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
+    let body = &model.body_list()[i];
+    if body.shape.is_some() || body.kind != BodyKind::Rigid {
+        return Vec::new();
+    }
+    let joints = model.joint_list().iter().flat_map(|j| {
+        (0..2).filter_map(move |side| (j.bodies[side] == BodyRef::Body(i)).then(|| j.anchors[side]))
+    });
+    let contacts = model
+        .contact_list()
+        .iter()
+        .filter(|c| c.body == i)
+        .map(|c| c.point);
+    joints
+        .chain(contacts)
+        .filter(|p| p != &[0.0, 0.0])
+        .collect()
+}
+
+/// The marks of moving body `i` at `pose`: its shape (or its `spokes`)
+/// into `marks`, its dot or cross (drawn over every shape) into `dots`.
 fn one_body(
     body: &zwang_model::planar::Body,
     i: usize,
     pose: &Pose,
+    spokes: &[[f64; 2]],
     pixel: f64,
     marks: &mut Vec<Mark>,
     dots: &mut Vec<Mark>,
 ) {
     let fill = fill_color(i);
+    for p in spokes {
+        let ends = [pose.position, place(pose, *p)];
+        marks.push(Mark::Line {
+            ends,
+            color: fill,
+            width: 4,
+        });
+    }
     match &body.shape {
         Some(shape) => {
             if let Some(points) = outline(shape) {
@@ -1002,6 +1052,7 @@ fn one_body(
                 marks.push(Mark::Line {
                     ends: [pose.position, end],
                     color: INK,
+                    width: 2,
                 });
             }
         }
@@ -1012,7 +1063,11 @@ fn one_body(
                     toward(pose.position, a, -arm),
                     toward(pose.position, a, arm),
                 ];
-                dots.push(Mark::Line { ends, color: fill });
+                dots.push(Mark::Line {
+                    ends,
+                    color: fill,
+                    width: 2,
+                });
             }
         }
         None => dots.push(Mark::Dot {
