@@ -538,10 +538,19 @@ fn bounds_of(model: &PlanarModel, frames: &[Frame]) -> Bounds {
     bounds
 }
 
-/// Every frame must be of the model.
-fn check_frames(model: &PlanarModel, frames: &[Frame]) -> Result<(), String> {
+/// Every frame must be of the model, and there must be one to `most`
+/// (`what`: in one picture, in one animation).
+fn check_frames(
+    model: &PlanarModel,
+    frames: &[Frame],
+    most: usize,
+    what: &str,
+) -> Result<(), String> {
     if frames.is_empty() {
         return Err("no states to draw".into());
+    }
+    if frames.len() > most {
+        return Err(format!("at most {most} states {what}"));
     }
     match frames.iter().position(|f| f.q.len() != model.nq()) {
         Some(i) => Err(format!(
@@ -671,10 +680,7 @@ pub fn write_png(
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
-    check_frames(model, frames)?;
-    if frames.len() > MAX_STILLS {
-        return Err(format!("at most {MAX_STILLS} instants in one picture"));
-    }
+    check_frames(model, frames, MAX_STILLS, "in one picture")?;
     register_font()?;
     let (rows, cols) = grid(frames.len());
     let size = (PANEL.0 * cols as u32, PANEL.1 * rows as u32);
@@ -731,10 +737,7 @@ fn gif(
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
-    check_frames(model, frames)?;
-    if frames.len() > MAX_FRAMES {
-        return Err(format!("at most {MAX_FRAMES} frames in one animation"));
-    }
+    check_frames(model, frames, MAX_FRAMES, "in one animation")?;
     register_font()?;
     let view = View::fit(bounds, GIF_SIZE);
     let root = BitMapBackend::gif(path, GIF_SIZE, delay_ms(frames))
@@ -838,10 +841,7 @@ fn svg(
     bounds: &Bounds,
     title: &str,
 ) -> Result<String, String> {
-    check_frames(model, frames)?;
-    if frames.len() > MAX_FRAMES {
-        return Err(format!("at most {MAX_FRAMES} frames in one animation"));
-    }
+    check_frames(model, frames, MAX_FRAMES, "in one animation")?;
     let view = View::fit(bounds, PANEL);
     let pixel = 1.0 / view.scale;
     let (w, h) = PANEL;
@@ -1004,7 +1004,9 @@ fn spokes(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
         return Vec::new();
     }
     let joints = model.joint_list().iter().flat_map(|j| {
-        (0..2).filter_map(move |side| (j.bodies[side] == BodyRef::Body(i)).then(|| j.anchors[side]))
+        (0..2)
+            .filter(move |&side| j.bodies[side] == BodyRef::Body(i))
+            .map(move |side| j.anchors[side])
     });
     let contacts = model
         .contact_list()
