@@ -19,7 +19,9 @@
 //! - [`scene`]: the scene file (TOML, `docs/scene-format.md`);
 //! - [`ode`]: embedded Runge-Kutta pairs with dense output;
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
-//!   stick-slip, Painleve), reports;
+//!   stick-slip, Painleve), reports; with the cargo feature `pictures`
+//!   (off by default), its plots and drawings of runs (`motion::plot`,
+//!   `motion::draw`);
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
 //!   motion is integrated;
