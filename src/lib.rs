@@ -21,7 +21,9 @@
 //! - [`geometry`]: shapes on bodies and collision detection (parry);
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
 //!   stick-slip, Painleve), velocity-level time stepping of contact-rich
-//!   scenes (shapes that collide, exact Coulomb friction), reports;
+//!   scenes (shapes that collide, exact Coulomb friction), reports; with
+//!   the cargo feature `pictures` (off by default), its plots and drawings
+//!   of runs (`motion::plot`, `motion::draw`);
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
 //!   motion is integrated;

@@ -1,6 +1,7 @@
 //! `zwang simulate` as a user meets it (the contract of
 //! `docs/scene-format.md`): exit codes, the one-line errors of malformed
-//! scenes, the JSON summary, the CSV trajectory and the PNG plot.
+//! scenes, the JSON summary, the CSV trajectory, the PNG plot and the
+//! pictures of `--draw`.
 
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -576,8 +577,9 @@ fn plot_writes_a_png() {
 #[test]
 fn an_unwritable_output_is_one_line() {
     let missing = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no/such/folder");
-    for flag in ["--csv", "--plot"] {
-        let out = missing.join("out.file");
+    for flag in ["--csv", "--plot", "--draw"] {
+        // `--draw` chooses its format by the extension.
+        let out = missing.join("out.png");
         let o = zwang(&["simulate", &scene("pendulum"), flag, out.to_str().unwrap()]);
         assert_malformed(&o, flag, |line| {
             line.starts_with(&format!("{}: cannot write ", &flag[2..]))
@@ -767,4 +769,114 @@ fn standard_input() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let (_, file) = simulate_json(&scene("bouncing_particle"), &[]);
     assert_eq!(v, file);
+}
+
+/// A scene with shapes (run by the time stepper): a box at rest on a
+/// floor, a ball falling beside it.
+const SHAPES: &str = r#"
+[scene]
+name = "shapes"
+dimension = 2
+duration = 0.5
+output_every = 0.01
+
+[[body]]
+name = "floor"
+kind = "fixed"
+shape = { kind = "halfplane", normal = [0.0, 1.0] }
+
+[[body]]
+name = "crate"
+kind = "rigid"
+mass = 1.0
+position = [0.0, 0.25]
+shape = { kind = "box", half_extents = [0.5, 0.25] }
+
+[[body]]
+name = "ball"
+kind = "rigid"
+mass = 1.0
+position = [1.5, 1.0]
+shape = { kind = "circle", radius = 0.2 }
+"#;
+
+#[test]
+fn draw_writes_pictures_by_extension() {
+    let file = scratch("shapes.toml");
+    std::fs::write(&file, SHAPES).unwrap();
+    let file = file.to_str().unwrap();
+    for (name, magic) in [
+        ("draw.png", &b"\x89PNG"[..]),
+        ("draw.gif", b"GIF89a"),
+        ("draw.svg", b"<svg"),
+    ] {
+        let out = scratch(name);
+        let o = zwang(&["simulate", file, "--draw", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{name}: {}", stderr(&o));
+        assert!(stdout(&o).starts_with("finished"), "{name}");
+        assert!(std::fs::read(&out).unwrap().starts_with(magic), "{name}");
+    }
+    // Instants side by side: four panels of 640 x 480 in a 2 x 2 grid.
+    let out = scratch("draw_at.png");
+    let path = out.to_str().unwrap();
+    let o = zwang(&[
+        "simulate",
+        file,
+        "--draw",
+        path,
+        "--draw-at",
+        "0,0.1,0.2,0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(png_size(&std::fs::read(&out).unwrap()), (1280, 960));
+}
+
+#[test]
+fn draw_refuses_what_it_cannot_draw_in_one_line() {
+    let file = scratch("shapes_bad.toml");
+    std::fs::write(&file, SHAPES).unwrap();
+    let file = file.to_str().unwrap();
+    let out = scratch("never.bmpx");
+    let o = zwang(&["simulate", file, "--draw", out.to_str().unwrap()]);
+    assert_malformed(&o, "extension", |line| line.starts_with("--draw: "));
+    assert!(!out.exists());
+    let png = scratch("never.png");
+    let png = png.to_str().unwrap();
+    let o = zwang(&[
+        "simulate",
+        "--system",
+        "appell_hamel",
+        "--duration",
+        "0.5",
+        "--draw",
+        png,
+    ]);
+    assert_malformed(&o, "--system", |line| line.starts_with("--draw: "));
+    for (at, what) in [
+        ("--draw-at=0,0.7", "after the run"),
+        ("--draw-at=-1", "before the run"),
+        ("--draw-at=nan", "not a number"),
+    ] {
+        let o = zwang(&["simulate", file, "--draw", png, at]);
+        assert_malformed(&o, what, |line| line.starts_with("--draw-at: "));
+    }
+    let gif = scratch("never.gif");
+    let o = zwang(&[
+        "simulate",
+        file,
+        "--draw",
+        gif.to_str().unwrap(),
+        "--draw-at",
+        "0.1",
+    ]);
+    assert_malformed(&o, "an animation at instants", |line| {
+        line == "--draw-at: only with --draw FILE.png"
+    });
+    let many = vec!["0.1"; 17].join(",");
+    let o = zwang(&["simulate", file, "--draw", png, "--draw-at", &many]);
+    assert_malformed(&o, "too many", |line| {
+        line.starts_with("--draw-at: 17 instants")
+    });
+    assert!(!Path::new(png).exists());
 }

@@ -1,5 +1,5 @@
 //! `zwang simulate SCENE|--system NAME --duration T [--json] [--csv FILE]
-//! [--plot FILE.png]`.
+//! [--plot FILE.png] [--draw FILE.png|gif|svg [--draw-at T,...]]`.
 
 use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::Args;
@@ -7,6 +7,8 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use zwang_model::planar::PlanarModel;
+use zwang_motion::draw::{Film, Format, MAX_STILLS};
 use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
@@ -15,7 +17,7 @@ use zwang_motion::{
 };
 use zwang_scene::Stepping;
 
-/// The most samples a run writes (`--csv`) or draws (`--plot`): beyond,
+/// The most samples a run writes (`--csv`) or draws (`--plot`, `--draw`): beyond,
 /// the CSV alone would take a gigabyte or more, and the run is refused
 /// before it starts rather than filling the disk.
 const MAX_SAMPLES: f64 = 1e7;
@@ -53,10 +55,30 @@ pub(crate) struct SimulateArgs {
     /// curve decimated to its extremes, so long runs fit in memory).
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
+    /// Draw the bodies (scene files only), by the file's extension: `.png`
+    /// the final state (or the instants of `--draw-at`, side by side),
+    /// `.gif` or `.svg` an animation of the run (at most 300 frames).
+    #[arg(long, value_name = "FILE")]
+    draw: Option<PathBuf>,
+    /// With `--draw FILE.png`: the instants to draw, s (the sample nearest
+    /// each; at most 16).
+    #[arg(long, value_name = "T,...", value_delimiter = ',', requires = "draw")]
+    draw_at: Vec<f64>,
 }
 
 pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let format = match args.draw.as_deref().map(Format::of).transpose() {
+        Ok(format) => format,
+        Err(e) => {
+            emit(err, &one_line("", &e));
+            return EXIT_BAD_INPUT;
+        }
+    };
     if let (Some(name), Some(duration)) = (&args.system, args.duration) {
+        if args.draw.is_some() {
+            emit(err, "--draw: only for scene files, not --system\n");
+            return EXIT_BAD_INPUT;
+        }
         let system = match zwang_generalized::catalog::by_name(name) {
             Ok(s) => s,
             Err(e) => {
@@ -70,6 +92,7 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         }
         let job = Job {
             model: &system,
+            planar: None,
             title: name,
             run: Box::new(|observer, sampled| {
                 let mut settings = Settings::default();
@@ -111,13 +134,18 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
             return EXIT_BAD_INPUT;
         }
     };
+    if let Err(e) = check_draw_at(format, &args.draw_at, scene.duration) {
+        emit(err, &one_line("", &e));
+        return EXIT_BAD_INPUT;
+    }
     let samples = scene.duration / scene.output_every;
-    if (args.csv.is_some() || args.plot.is_some()) && samples > MAX_SAMPLES {
+    let sampled = args.csv.is_some() || args.plot.is_some() || args.draw.is_some();
+    if sampled && samples > MAX_SAMPLES {
         emit(
             err,
             &format!(
                 "scene.output_every: {:e} s gives {samples:.0e} samples over {} s; \
-                 the most with --csv or --plot is {MAX_SAMPLES:e}\n",
+                 the most with --csv, --plot or --draw is {MAX_SAMPLES:e}\n",
                 scene.output_every, scene.duration
             ),
         );
@@ -167,10 +195,37 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
     };
     let job = Job {
         model: &model,
+        planar: format.map(|format| (&model, format)),
         title: &title,
         run,
     };
     run_model(&job, args, out, err)
+}
+
+/// `--draw-at`: only with a PNG, at most [`MAX_STILLS`] instants, each in
+/// the run.
+fn check_draw_at(format: Option<Format>, times: &[f64], duration: f64) -> Result<(), String> {
+    if times.is_empty() {
+        return Ok(());
+    }
+    if format != Some(Format::Png) {
+        return Err("--draw-at: only with --draw FILE.png".into());
+    }
+    if times.len() > MAX_STILLS {
+        return Err(format!(
+            "--draw-at: {} instants; the most is {MAX_STILLS}",
+            times.len()
+        ));
+    }
+    match times
+        .iter()
+        .find(|t| !(t.is_finite() && (0.0..=duration).contains(*t)))
+    {
+        Some(t) => Err(format!(
+            "--draw-at: {t} s is not in the run, from 0 to {duration} s"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A run of a mechanism given an observer and whether it wants samples
@@ -181,6 +236,8 @@ type Runner<'a> = Box<dyn Fn(&mut dyn Observer, bool) -> Outcome + 'a>;
 /// independent parts, or time-stepped, to its duration).
 struct Job<'a, M: Mechanism> {
     model: &'a M,
+    /// The planar model to draw, and how (`--draw`).
+    planar: Option<(&'a PlanarModel, Format)>,
     title: &'a str,
     run: Runner<'a>,
 }
@@ -215,6 +272,9 @@ fn run_model<M: Mechanism>(
     let mut outputs = Outputs {
         csv,
         trace: args.plot.is_some().then(|| Trace::new(model)),
+        film: job
+            .planar
+            .map(|(planar, format)| Film::new(planar, format, &args.draw_at)),
         bar: bar.clone(),
     };
     let sampled = outputs.wants_samples();
@@ -232,6 +292,11 @@ fn run_model<M: Mechanism>(
             return cannot_write(err, "plot", path, e);
         }
     }
+    if let (Some(path), Some(film)) = (&args.draw, &outputs.film) {
+        if let Err(e) = film.write(title, path) {
+            return cannot_write(err, "draw", path, e);
+        }
+    }
     if args.json {
         let mut line = report::summary(model, &outcome).to_string();
         line.push('\n');
@@ -245,7 +310,7 @@ fn run_model<M: Mechanism>(
     }
 }
 
-/// Reports a file that cannot be written (`what`: `csv`, `plot`) on one
+/// Reports a file that cannot be written (`what`: `csv`, `plot`, `draw`) on one
 /// line; returns the exit code.
 fn cannot_write(err: &mut dyn Write, what: &str, path: &Path, e: impl std::fmt::Display) -> i32 {
     let message = format!("{what}: cannot write {}: {e}", path.display());
@@ -254,17 +319,19 @@ fn cannot_write(err: &mut dyn Write, what: &str, path: &Path, e: impl std::fmt::
 }
 
 /// What `zwang simulate` does with a run as it goes: the CSV written row by
-/// row, the plot's decimated trace, the progress bar. Its memory does not
-/// grow with the run; without `--csv` and `--plot` it wants no samples.
+/// row, the plot's decimated trace, the drawing's frames, the progress
+/// bar. Its memory does not grow with the run; without `--csv`, `--plot`
+/// and `--draw` it wants no samples.
 struct Outputs<'m, M: Mechanism> {
     csv: Option<CsvWriter<'m, M, BufWriter<File>>>,
     trace: Option<Trace<'m, M>>,
+    film: Option<Film<'m>>,
     bar: Option<indicatif::ProgressBar>,
 }
 
 impl<M: Mechanism> Observer for Outputs<'_, M> {
     fn wants_samples(&self) -> bool {
-        self.csv.is_some() || self.trace.is_some()
+        self.csv.is_some() || self.trace.is_some() || self.film.is_some()
     }
     fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
         if let Some(csv) = &mut self.csv {
@@ -272,6 +339,9 @@ impl<M: Mechanism> Observer for Outputs<'_, M> {
         }
         if let Some(trace) = &mut self.trace {
             trace.sample(t, q, v, contacts);
+        }
+        if let Some(film) = &mut self.film {
+            film.sample(t, q, v, contacts);
         }
     }
     fn event(&mut self, event: &Event, contacts: &[ContactSample]) {

@@ -87,16 +87,17 @@ fn a_long_csv_is_written_in_bounded_memory() {
 }
 
 /// More than 1e7 samples to write or draw: refused before the run starts,
-/// on one line, and no file is made. Without `--csv` and `--plot` the same
-/// scene runs, taking no samples.
+/// on one line, and no file is made. Without `--csv`, `--plot` and
+/// `--draw` the same scene runs, taking no samples.
 #[test]
 fn too_many_samples_are_refused_up_front() {
     let dir = scratch("refused");
     let scene = falling_ball("2", "1e-12");
     let csv = dir.join("run.csv");
     let png = dir.join("run.png");
+    let gif = dir.join("run.gif");
     let line = "scene.output_every: 1e-12 s gives 2e12 samples over 2 s; \
-                the most with --csv or --plot is 1e7";
+                the most with --csv, --plot or --draw is 1e7";
     refused(
         &simulate(&dir, scene.as_bytes(), &["--csv", csv.to_str().unwrap()]),
         line,
@@ -105,7 +106,11 @@ fn too_many_samples_are_refused_up_front() {
         &simulate(&dir, scene.as_bytes(), &["--plot", png.to_str().unwrap()]),
         line,
     );
-    assert!(!csv.exists() && !png.exists());
+    refused(
+        &simulate(&dir, scene.as_bytes(), &["--draw", gif.to_str().unwrap()]),
+        line,
+    );
+    assert!(!csv.exists() && !png.exists() && !gif.exists());
     let run = simulate(&dir, scene.as_bytes(), &["--json"]);
     assert_eq!(run.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();

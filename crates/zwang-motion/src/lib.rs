@@ -20,7 +20,9 @@
 //!   [`report::Recorder`] that keeps the trajectory.
 //! - [`run_scene`]: a scene file's description ([`zwang_scene::Scene`])
 //!   run with the settings it asks for.
-//! - [`plot`]: the PNG of `--plot`.
+//! - `plot` and `draw` (with the cargo feature `pictures`, off by
+//!   default; the command line turns it on): the PNG of `--plot`, and the
+//!   pictures and animations of `--draw` (PNG, GIF, SVG).
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
@@ -40,8 +42,11 @@
 //! assert!((outcome.energy_final - outcome.energy_initial).abs() < 1e-8);
 //! ```
 
+#[cfg(feature = "pictures")]
+pub mod draw;
 mod dynamics;
 pub mod islands;
+#[cfg(feature = "pictures")]
 pub mod plot;
 mod projection;
 pub mod report;

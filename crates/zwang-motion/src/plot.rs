@@ -189,7 +189,7 @@ struct Panel {
     empty: &'static str,
 }
 
-fn text_error(e: impl Display) -> String {
+pub(crate) fn text_error(e: impl Display) -> String {
     e.to_string()
 }
 
@@ -381,7 +381,7 @@ impl<'m, M: Mechanism> Trace<'m, M> {
             }
             root.present().map_err(text_error)?;
         }
-        write_rgb_png(&buffer, path)
+        write_rgb_png(&buffer, (WIDTH, HEIGHT), path)
     }
 
     /// The three panels' curves.
@@ -613,11 +613,15 @@ where
     Ok(())
 }
 
-/// Writes an RGB buffer of `WIDTH x HEIGHT` as a PNG, whatever the file's
-/// extension.
-fn write_rgb_png(buffer: &[u8], path: &Path) -> Result<(), String> {
+/// Writes an RGB buffer of `width x height` pixels as a PNG, whatever the
+/// file's extension.
+pub(crate) fn write_rgb_png(
+    buffer: &[u8],
+    (width, height): (u32, u32),
+    path: &Path,
+) -> Result<(), String> {
     let file = std::fs::File::create(path).map_err(text_error)?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), WIDTH, HEIGHT);
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     // Flat colours and thin lines: the adaptive filter and the best
