@@ -400,3 +400,22 @@ fn joints_are_held_by_the_time_stepper() {
         "{errors:?}"
     );
 }
+
+/// Absurd inputs end a run with a reason, never a panic: a body thrown at
+/// 1e300 m/s (its positions overflow within a step), a gravity of 1e308.
+#[test]
+fn absurd_speeds_and_forces_fail_with_a_reason() {
+    for (speed, g) in [(1e300, 9.81), (0.0, 1e308)] {
+        let ball = Body::rigid("ball", 1.0, 0.004)
+            .at([0.0, 0.1])
+            .moving([speed, -speed])
+            .with_shape(Shape::Circle { radius: 0.1 });
+        let model = PlanarModel::new([0.0, -g], vec![ball], vec![], vec![], vec![])
+            .unwrap()
+            .with_fixed(vec![floor()])
+            .unwrap();
+        let out = simulate_steps(&model, 1.0, &StepSettings::default(), &mut NoObserver);
+        assert_eq!(out.status, Status::Failed, "{speed} {g}: {out:?}");
+        assert!(out.reason.is_some());
+    }
+}

@@ -144,6 +144,9 @@ pub enum StepError {
     /// The contact solver refused its problem (not finite).
     #[error("the contact problem: {0}")]
     Contact(#[from] zwang_contact::ProblemError),
+    /// The state stopped being finite (a force or a speed beyond `f64`).
+    #[error("the state is not finite")]
+    NotFinite,
 }
 
 /// A velocity-level time stepper of a planar model and its working
@@ -386,6 +389,10 @@ impl<'m> TimeStepper<'m> {
         }
         integrate::positions(&mut self.q, &self.v, h);
         self.t += h;
+        // Collision detection takes only finite poses.
+        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
+            return Err(StepError::NotFinite);
+        }
         self.stages.integrate += clock.elapsed();
         // The normal velocity of contacts that push: zero under Coulomb's
         // law; `mu |u_T|` on a sliding contact of the convex relaxation.
