@@ -17,7 +17,8 @@ use zwang_instant::file::ParseOptions;
 /// sample with the largest position difference and the largest normal
 /// velocity of a pushing contact under each law (zero for Coulomb's law;
 /// `mu |u_T|` where the convex form slides: it glides off), a summary,
-/// `--json` for one object, `--csv` for the rows.
+/// `--json` for one object, `--csv` for the rows, `--plot` for both
+/// against time.
 ///
 /// The forms: `qp` (the Gauss QP, `auto` backend), `multiplier`,
 /// `udwadia_kalaba` and `null_space` (the variational forms of
@@ -152,6 +153,9 @@ pub(crate) struct CompareArgs {
     /// Also write the table, one row per instant, as CSV to this file.
     #[arg(long, value_name = "OUT")]
     csv: Option<PathBuf>,
+    /// With a scene file: draw the comparison against time (PNG).
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
 }
 
 /// Runs `zwang compare`; returns the exit code.
@@ -168,7 +172,16 @@ pub(crate) fn run(args: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) 
         }
     };
     if path.extension().is_some_and(|e| e == "toml") {
-        return crate::compare_motion::run(path, args.json, args.csv.as_deref(), out, err);
+        let outputs = crate::compare_motion::Outputs {
+            json: args.json,
+            csv: args.csv.as_deref(),
+            plot: args.plot.as_deref(),
+        };
+        return crate::compare_motion::run(path, &outputs, out, err);
+    }
+    if args.plot.is_some() {
+        emit(err, "--plot: only with a scene file (*.toml)\n");
+        return EXIT_BAD_INPUT;
     }
     if path.is_dir() {
         let options = ParseOptions {

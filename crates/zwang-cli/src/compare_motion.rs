@@ -9,15 +9,25 @@ use zwang_motion::{compare_frictions, step_settings_of, Comparison};
 /// The most rows the comparison writes (`duration / output_every`).
 const MAX_ROWS: f64 = 1e7;
 
+/// What to write besides the report.
+pub(crate) struct Outputs<'a> {
+    /// JSON instead of the table.
+    pub json: bool,
+    /// The rows as CSV.
+    pub csv: Option<&'a Path>,
+    /// Both curves against time (PNG).
+    pub plot: Option<&'a Path>,
+}
+
 /// Runs both friction laws on the scene at `path` and reports how far they
-/// part: a table (or JSON), and a CSV when asked.
+/// part: a table (or JSON), a CSV and a plot when asked.
 pub(crate) fn run(
     path: &Path,
-    json: bool,
-    csv: Option<&Path>,
+    outputs: &Outputs<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let (json, csv) = (outputs.json, outputs.csv);
     let fail = |err: &mut dyn Write, message: &str| {
         emit(err, &one_line("", message));
         EXIT_BAD_INPUT
@@ -47,6 +57,12 @@ pub(crate) fn run(
     if let Some(csv) = csv {
         if let Err(e) = write_csv(csv, &cmp) {
             return fail(err, &format!("csv: cannot write {}: {e}", csv.display()));
+        }
+    }
+    if let Some(plot) = outputs.plot {
+        let title = scene.name.as_deref().unwrap_or("scene");
+        if let Err(e) = zwang_motion::plot::write_comparison_png(&cmp, title, plot) {
+            return fail(err, &format!("plot: cannot write {}: {e}", plot.display()));
         }
     }
     let report = if json {
@@ -126,8 +142,8 @@ mod tests {
     /// A puck (a particle with a disk) sliding at 2 m/s on a floor, both
     /// of the default friction 0.5: the convex form glides off at
     /// `mu (v0 - mu g h) / (1 + mu^2)` in its first step, Coulomb's law
-    /// not at all; the rows are written to the CSV, a malformed scene is
-    /// one line and exit 2.
+    /// not at all; the rows are written to the CSV, the curves to a PNG; a
+    /// malformed scene is one line and exit 2.
     #[test]
     fn a_scene_compares_the_two_friction_laws_along_its_motion() {
         let dir = std::env::temp_dir().join(format!("zwang-compare-{}", std::process::id()));
@@ -154,13 +170,16 @@ mod tests {
             "#,
         )
         .unwrap();
-        let csv = dir.join("rows.csv");
+        let (csv, plot) = (dir.join("rows.csv"), dir.join("cmp.png"));
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let args = ["zwang", "compare", "--json", "--csv"];
         let code = run_with(
-            args.iter()
-                .map(|s| s.to_string())
-                .chain([csv.display().to_string(), scene.display().to_string()]),
+            args.iter().map(|s| s.to_string()).chain([
+                csv.display().to_string(),
+                "--plot".into(),
+                plot.display().to_string(),
+                scene.display().to_string(),
+            ]),
             &mut out,
             &mut err,
         );
@@ -174,6 +193,8 @@ mod tests {
         assert_eq!(v["steps"], 50);
         let rows = std::fs::read_to_string(&csv).unwrap();
         assert_eq!(rows.lines().count(), 1 + 3, "{rows}");
+        let png = std::fs::read(&plot).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
         std::fs::write(&scene, "[scene]\ndimension = 2\n").unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run_with(

@@ -213,6 +213,73 @@ pub fn write_png<M: Mechanism>(
     trace.write_png(title, path)
 }
 
+/// Draws a comparison of the time stepper's two friction laws along a
+/// motion ([`crate::compare_frictions`]) into a PNG at `path`: the
+/// largest position difference against time, and the normal velocity of
+/// pushing contacts under each law (zero for Coulomb's law, `mu |u_T|`
+/// where the convex form slides).
+pub fn write_comparison_png(
+    cmp: &crate::Comparison,
+    title: &str,
+    path: &Path,
+) -> Result<(), String> {
+    let finite = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        points
+            .into_iter()
+            .filter(|(t, v)| t.is_finite() && v.is_finite())
+            .collect()
+    };
+    let curve = |label: &str, value: fn(&crate::CompareRow) -> f64| Curve {
+        label: label.to_string(),
+        points: finite(cmp.rows.iter().map(|r| (r.t, value(r))).collect()),
+    };
+    let panels = [
+        Panel {
+            caption: "largest position difference, exact less convex",
+            unit: "m, rad",
+            series: vec![curve("|q_exact - q_convex|", |r| r.position_difference)],
+            empty: "no finite values",
+        },
+        Panel {
+            caption: "normal velocity of pushing contacts",
+            unit: "m/s",
+            series: vec![
+                curve("exact (Coulomb)", |r| r.separation_exact),
+                curve("convex (mu |u_T| gliding)", |r| r.separation_convex),
+            ],
+            empty: "no finite values",
+        },
+    ];
+    let (t_min, t_max) = cmp
+        .rows
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+            (lo.min(r.t), hi.max(r.t))
+        });
+    if t_min > t_max {
+        return Err("no row to draw".into());
+    }
+    let time = time_range(t_min, t_max);
+    register_font()?;
+    let height = 2 * HEIGHT / 3;
+    let mut buffer = vec![0u8; WIDTH as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buffer, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(text_error)?;
+        let title: String = title.chars().take(TITLE_CHARS).collect();
+        let root = root
+            .margin(10, 6, 6, 6)
+            .titled(&title, (FONT, 30))
+            .map_err(text_error)?;
+        let areas = root.split_evenly((panels.len(), 1));
+        for (area, panel) in areas.iter().zip(&panels) {
+            draw_panel(area, panel, time, &[], None)?;
+        }
+        root.present().map_err(text_error)?;
+    }
+    write_rgb_png(&buffer, (WIDTH, height), path)
+}
+
 /// Every row must be of the model: its lengths of `q`, `v` and contacts.
 fn check_rows<M: Mechanism>(model: &M, rows: &[Row]) -> Result<(), String> {
     if rows.is_empty() {
