@@ -32,17 +32,8 @@ pub(crate) fn run(
         emit(err, &one_line("", message));
         EXIT_BAD_INPUT
     };
-    let text = match crate::read_text(path) {
-        Ok(t) => t,
-        Err(e) => return fail(err, &format!("scene: {e}")),
-    };
-    let scene = match zwang_scene::parse_scene(&text) {
-        Ok(s) => s,
-        Err(e) => return fail(err, &e.to_string()),
-    };
-    let model = match scene.model() {
-        Ok(m) => m,
-        Err(e) => return fail(err, &e.to_string()),
+    let Some((scene, model)) = crate::load_scene(path, err) else {
+        return EXIT_BAD_INPUT;
     };
     if scene.duration / scene.output_every > MAX_ROWS {
         return fail(

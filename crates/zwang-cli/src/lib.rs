@@ -211,6 +211,26 @@ fn load(path: &Path, allow_unknown: bool, err: &mut dyn Write) -> Option<Instant
     }
 }
 
+/// Reads a scene file and builds its model; a failure (reading, parsing,
+/// the model's checks) is written to `err` as one line, and `None` means
+/// exit code [`EXIT_BAD_INPUT`].
+fn load_scene(
+    path: &Path,
+    err: &mut dyn Write,
+) -> Option<(zwang_scene::Scene, zwang_model::planar::PlanarModel)> {
+    let loaded = read_text(path)
+        .map_err(|e| format!("scene: {e}"))
+        .and_then(|text| zwang_scene::parse_scene(&text).map_err(|e| e.to_string()))
+        .and_then(|scene| Ok((scene.model().map_err(|e| e.to_string())?, scene)));
+    match loaded {
+        Ok((model, scene)) => Some((scene, model)),
+        Err(e) => {
+            emit(err, &one_line("", &e));
+            None
+        }
+    }
+}
+
 /// The one-line message of a file error; an unknown key also says how to
 /// read the file anyway.
 fn error_message(e: &InstantError) -> String {

@@ -113,26 +113,8 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let text = match crate::read_text(path) {
-        Ok(t) => t,
-        Err(e) => {
-            emit(err, &one_line("", &format!("scene: {e}")));
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let scene = match zwang_scene::parse_scene(&text) {
-        Ok(s) => s,
-        Err(e) => {
-            emit(err, &one_line("", &e.to_string()));
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let model = match scene.model() {
-        Ok(m) => m,
-        Err(e) => {
-            emit(err, &one_line("", &e.to_string()));
-            return EXIT_BAD_INPUT;
-        }
+    let Some((scene, model)) = crate::load_scene(path, err) else {
+        return EXIT_BAD_INPUT;
     };
     if let Err(e) = check_draw_at(format, &args.draw_at, scene.duration) {
         emit(err, &one_line("", &e));
