@@ -76,15 +76,15 @@ impl Joints {
     }
 
     /// `v*` moved onto the joints' velocities `J_E v = targets` in Gauss's
-    /// metric (`mass` the diagonal of `M`), in place.
+    /// metric (`minv` the diagonal of `M^-1`), in place.
     pub fn project(
         &mut self,
-        mass: &[f64],
+        minv: &[f64],
         targets: &[f64],
         v_star: &mut [f64],
     ) -> Result<(), StepError> {
-        for ((f, m), v) in self.force.iter_mut().zip(mass).zip(v_star.iter()) {
-            *f = m * v;
+        for ((f, mi), v) in self.force.iter_mut().zip(minv).zip(v_star.iter()) {
+            *f = v / mi;
         }
         self.solve(Some(targets), v_star)
     }

@@ -159,9 +159,9 @@ pub struct TimeStepper<'m> {
     v: Vec<f64>,
     /// The diagonal of `M^-1`.
     minv: Vec<f64>,
-    /// Each coordinate's body's bounding radius (0 for particles without
-    /// a shape) and its body's first coordinate, for the margin.
-    reach: Vec<(usize, f64)>,
+    /// Each body's coordinates (`first..end`) and bounding radius (0
+    /// without a shape), for the margin and the corrections' energy.
+    bodies: Vec<(std::ops::Range<usize>, f64)>,
     /// The instant `Q` is read from (every contact open; its rows are the
     /// joints').
     instant: Instant,
@@ -170,8 +170,6 @@ pub struct TimeStepper<'m> {
     joints: Option<Joints>,
     projector: Option<Projector>,
     targets: Vec<f64>,
-    /// The diagonal of `M`.
-    mass: Vec<f64>,
     modes: Vec<ContactState>,
     v_star: Vec<f64>,
     collide: Collide,
@@ -239,13 +237,17 @@ impl<'m> TimeStepper<'m> {
             }
             minv[row] = 1.0 / value;
         }
-        let mut reach = vec![(0, 0.0); n];
-        for (b, body) in model.body_list().iter().enumerate() {
-            let o = model.offset(b);
-            let r = body.shape.as_ref().map_or(0.0, collide::bounding_radius);
-            let dofs = if body.is_rigid() { 3 } else { 2 };
-            reach[o..o + dofs].fill((o, r));
-        }
+        let bodies = model
+            .body_list()
+            .iter()
+            .enumerate()
+            .map(|(b, body)| {
+                let o = model.offset(b);
+                let dofs = if body.is_rigid() { 3 } else { 2 };
+                let r = body.shape.as_ref().map_or(0.0, collide::bounding_radius);
+                (o..o + dofs, r)
+            })
+            .collect();
         let joints = Joints::new(&instant);
         let projector = match joints {
             Some(_) => Some(
@@ -255,7 +257,6 @@ impl<'m> TimeStepper<'m> {
             None => None,
         };
         let targets = vec![0.0; instant.equalities().len()];
-        let mass = minv.iter().map(|m| 1.0 / m).collect();
         let solver_settings = SolverSettings {
             tolerance: settings.tolerance,
             friction: settings.friction,
@@ -269,12 +270,11 @@ impl<'m> TimeStepper<'m> {
             q,
             v,
             minv,
-            reach,
+            bodies,
             instant,
             joints,
             projector,
             targets,
-            mass,
             modes,
             assemble: Assemble::default(),
             correct: Correct::default(),
@@ -305,16 +305,12 @@ impl<'m> TimeStepper<'m> {
     /// current velocities (twice the fastest point's travel, and the free
     /// acceleration's): contacts farther apart stay out of the problem.
     fn margin(&self, h: f64) -> f64 {
-        let mut speed = 0.0f64;
-        for (c, &(o, r)) in self.reach.iter().enumerate() {
-            // A body's linear speed bound and its turning, counted at its
-            // first coordinate.
-            if c == o {
-                let rigid = self.reach.get(o + 2).is_some_and(|&(p, _)| p == o);
-                let w = if rigid { self.v[o + 2].abs() } else { 0.0 };
-                speed = speed.max(self.v[o].hypot(self.v[o + 1]) + w * r);
-            }
-        }
+        // A body's linear speed and its turning at its bounding radius.
+        let speed = self.bodies.iter().fold(0.0f64, |m, (dofs, r)| {
+            let v = &self.v[dofs.clone()];
+            let w = v.get(2).map_or(0.0, |w| w.abs());
+            m.max(v[0].hypot(v[1]) + w * r)
+        });
         let accel = self
             .instant
             .force()
@@ -353,7 +349,7 @@ impl<'m> TimeStepper<'m> {
         if let Some(joints) = self.joints.as_mut() {
             joints.refresh(&self.instant)?;
             model.velocity_targets(self.t, &self.q, &self.v, &self.modes, &mut self.targets);
-            joints.project(&self.mass, &self.targets, &mut self.v_star)?;
+            joints.project(&self.minv, &self.targets, &mut self.v_star)?;
         }
         let slop = GAP_SLOP * self.settings.penetration_tolerance;
         let problem = self
@@ -509,14 +505,14 @@ impl<'m> TimeStepper<'m> {
     /// correction moved (all of it, when they have less).
     fn pay_for(&mut self, energy: f64) {
         let dq = self.correct.dq();
-        let moved = |c: usize| {
-            let o = self.reach[c].0;
-            (o..self.reach.len())
-                .take_while(|&k| self.reach[k].0 == o)
-                .any(|k| dq[k] != 0.0)
+        let moved = || {
+            self.bodies
+                .iter()
+                .map(|(dofs, _)| dofs.clone())
+                .filter(|dofs| dq[dofs.clone()].iter().any(|&d| d != 0.0))
         };
-        let kinetic: f64 = (0..self.v.len())
-            .filter(|&c| moved(c))
+        let kinetic: f64 = moved()
+            .flatten()
             .map(|c| 0.5 * self.v[c] * self.v[c] / self.minv[c])
             .sum();
         let s = if kinetic > energy {
@@ -524,9 +520,9 @@ impl<'m> TimeStepper<'m> {
         } else {
             0.0
         };
-        for c in 0..self.v.len() {
-            if moved(c) {
-                self.v[c] *= s;
+        for (dofs, _) in &self.bodies {
+            if dq[dofs.clone()].iter().any(|&d| d != 0.0) {
+                self.v[dofs.clone()].iter_mut().for_each(|x| *x *= s);
             }
         }
     }
