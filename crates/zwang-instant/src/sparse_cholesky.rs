@@ -8,8 +8,10 @@ use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
 use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, LdltRef, LltRef, SymbolicCholesky, SymbolicCholeskyRaw,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky,
+    SymbolicCholeskyRaw,
 };
+use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
 
@@ -51,9 +53,28 @@ impl std::fmt::Debug for SparseCholesky {
 impl SparseCholesky {
     /// Symbolic analysis of the pattern of the upper triangle `upper`.
     pub fn analyze(upper: SymbolicSparseColMatRef<'_, usize>) -> Self {
-        let symbolic =
-            factorize_symbolic_cholesky(upper, Side::Upper, Default::default(), Default::default())
-                .expect("symbolic Cholesky analysis ran out of memory");
+        Self::analyze_with(upper, CholeskySymbolicParams::default())
+    }
+
+    /// Symbolic analysis for the supernodal layout whatever faer's
+    /// flop-ratio heuristic would pick: for patterns of small dense blocks
+    /// (three velocities per body) whose fill makes dense fronts.
+    pub fn analyze_supernodal(upper: SymbolicSparseColMatRef<'_, usize>) -> Self {
+        Self::analyze_with(
+            upper,
+            CholeskySymbolicParams {
+                supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
+                ..Default::default()
+            },
+        )
+    }
+
+    fn analyze_with(
+        upper: SymbolicSparseColMatRef<'_, usize>,
+        params: CholeskySymbolicParams<'_>,
+    ) -> Self {
+        let symbolic = factorize_symbolic_cholesky(upper, Side::Upper, Default::default(), params)
+            .expect("symbolic Cholesky analysis ran out of memory");
         let req = StackReq::any_of(&[
             symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
             symbolic.factorize_numeric_ldlt_scratch::<f64>(Par::Seq, Default::default()),
