@@ -5,7 +5,7 @@
 
 use sprs::{CsMat, TriMat};
 
-use crate::LocalProblem;
+use crate::{ContactRows, LocalProblem, VelocityProblem};
 
 /// Standard gravity.
 pub const G: f64 = 9.81;
@@ -126,6 +126,37 @@ impl Scene {
             dimension: 2,
             w,
             q,
+            mu: self.contacts.iter().map(|c| c.mu).collect(),
+        }
+    }
+
+    /// The step's problem in velocities (`M` diagonal, `f = M (v + h g)`,
+    /// `b = 0`): the same problem as [`Scene::problem`] without `W`.
+    pub fn velocity_problem(&self) -> VelocityProblem {
+        let j = self.jacobian();
+        let n = 3 * self.bodies.len();
+        let mass: Vec<f64> = self.inverse_mass().iter().map(|m| 1.0 / m).collect();
+        let force = self
+            .free_velocity()
+            .iter()
+            .zip(&mass)
+            .map(|(v, m)| m * v)
+            .collect();
+        let mut rows = ContactRows::default();
+        for i in 0..self.contacts.len() {
+            let (normal, tangent) = (j.outer_view(2 * i), j.outer_view(2 * i + 1));
+            let (normal, tangent) = (normal.expect("a row"), tangent.expect("a row"));
+            rows.push(
+                normal
+                    .iter()
+                    .map(|(c, &x)| (c, x, tangent.get(c).copied().unwrap_or(0.0))),
+            );
+        }
+        VelocityProblem {
+            mass: CsMat::new_csc((n, n), (0..=n).collect(), (0..n).collect(), mass),
+            force,
+            rows,
+            b: vec![0.0; 2 * self.contacts.len()],
             mu: self.contacts.iter().map(|c| c.mu).collect(),
         }
     }

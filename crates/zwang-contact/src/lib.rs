@@ -15,13 +15,21 @@
 //! sticking) that the mechanisms, the stepper and the acceleration-level
 //! contact problem share.
 //!
+//! [`PrimalSolver`] solves it in velocities (`M v = f + J^T r`,
+//! `u = J v + b`, `W` never formed): augmented Lagrangian outer iterations,
+//! each Newton's method on the velocities with a sparse Cholesky of
+//! `M + J^T D J`, the dual method finishing where they stall. It is the
+//! time stepper's solver, and the fast one where `W` is much larger than
+//! `M` (piles, pyramids).
+//!
 //! [`ContactSolver`] solves it exactly (or in its convex relaxation) per
-//! island: proximal outer iterations, each a semismooth Newton method on
+//! island, on `W`: proximal outer iterations, each a semismooth Newton method on
 //! Coulomb's law in the cone's edge coordinates (sparse LU), falling back
 //! on De Saxce's fixed point (a bound-constrained QP, sparse Cholesky) where
 //! Newton's method stalls and, for small islands, on Lemke's method. Its
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
+mod delassus;
 pub mod error;
 pub mod generate;
 pub mod global;
@@ -29,16 +37,19 @@ mod island;
 pub mod islands;
 pub mod lemke;
 mod mode;
+pub mod primal;
 pub mod problem;
 pub mod siconos;
 pub mod solver;
 mod sparse_lu;
 pub mod warm;
 
+pub use delassus::Delassus;
 pub use error::{convex_error, error_for, local_error};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use mode::Mode;
+pub use primal::{ContactRows, PrimalSolver, VelocityProblem};
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

@@ -108,6 +108,9 @@ pub struct Report {
     pub newton_steps: usize,
     /// Number of islands.
     pub islands: usize,
+    /// Whether the dual method gave the answer after the primal one
+    /// ([`crate::PrimalSolver`]) stalled (always for [`ContactSolver`]).
+    pub dual: bool,
 }
 
 /// An answer.
@@ -254,6 +257,7 @@ impl ContactSolver {
             iterations: self.reports.iter().map(|r| r.iterations).max().unwrap_or(0),
             newton_steps: self.reports.iter().map(|r| r.newton_steps).sum(),
             islands: self.islands.len(),
+            dual: true,
         })
     }
 

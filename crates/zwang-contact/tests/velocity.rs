@@ -1,12 +1,67 @@
-//! The velocity-level Coulomb solver against closed forms, physical laws
-//! and Clarabel's interior point on the convex form.
+//! The velocity-level Coulomb solvers (the dual method on `W`, the primal
+//! one on `M` and `J`: every scene is run on both) against closed forms,
+//! physical laws and Clarabel's interior point on the convex form.
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_contact::generate::*;
-use zwang_contact::{ContactSolver, Friction, LocalProblem, ProblemError, SolverSettings, Status};
+use zwang_contact::{
+    ContactSolver, Friction, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution,
+    SolverSettings, Status, VelocityProblem,
+};
+
+/// The velocity-level solvers.
+enum Engine {
+    Dual(ContactSolver),
+    Primal(Box<PrimalSolver>),
+}
+
+impl Engine {
+    fn both() -> [Engine; 2] {
+        [
+            Engine::Dual(ContactSolver::new()),
+            Engine::Primal(Box::default()),
+        ]
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Engine::Dual(_) => "dual",
+            Engine::Primal(_) => "primal",
+        }
+    }
+
+    /// The step's answer from `warm` (zeros for none).
+    fn solve(
+        &mut self,
+        scene: &Scene,
+        settings: &SolverSettings,
+        warm: Option<&[f64]>,
+    ) -> Solution {
+        match self {
+            Engine::Dual(s) => s.solve(&scene.problem(), settings, warm).unwrap(),
+            Engine::Primal(s) => {
+                let p = scene.velocity_problem();
+                let k = 2 * scene.contacts.len();
+                let mut r = warm.map_or(vec![0.0; k], <[f64]>::to_vec);
+                let (mut v, mut u) = (vec![0.0; p.force.len()], vec![0.0; k]);
+                let report = s
+                    .solve_in_place(&p, settings, &mut r, &mut v, &mut u)
+                    .unwrap();
+                Solution {
+                    r,
+                    u,
+                    status: report.status,
+                    error: report.error,
+                    iterations: report.iterations,
+                    newton_steps: report.newton_steps,
+                }
+            }
+        }
+    }
+}
 
 fn exact() -> SolverSettings {
     SolverSettings::default()
@@ -36,36 +91,52 @@ fn a_box_at_the_cones_edge_sticks_on_four_redundant_contacts() {
     // mu = 1.01 tan 20: the box must stay; four points under it make W
     // rank deficient (3 velocities, 8 contact rows).
     let h = 0.002;
-    let mut scene = box_on_incline(DEGREES_20, 1.01 * DEGREES_20.tan(), 4, h);
-    let mut solver = ContactSolver::new();
-    let mut r = vec![0.0; 8];
-    let mut position = [0.0; 3];
-    for step in 0..5000 {
-        let problem = scene.problem();
-        let s = solver.solve(&problem, &exact(), Some(&r)).unwrap();
-        assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
-        for i in 0..4 {
+    for mut solver in Engine::both() {
+        let mut scene = box_on_incline(DEGREES_20, 1.01 * DEGREES_20.tan(), 4, h);
+        let mut r = vec![0.0; 8];
+        let mut position = [0.0; 3];
+        let name = solver.name();
+        for step in 0..5000 {
+            let s = solver.solve(&scene, &exact(), Some(&r));
+            assert_eq!(s.status, Status::Solved, "{name} step {step}: {}", s.error);
+            for i in 0..4 {
+                assert!(
+                    s.u[2 * i + 1].abs() <= 1e-12,
+                    "step {step}: u_T {}",
+                    s.u[2 * i + 1]
+                );
+                assert!(s.u[2 * i].abs() <= 1e-12, "step {step}: u_N {}", s.u[2 * i]);
+            }
+            // The impulses carry the weight: m h g, split by the incline.
+            let (sum_n, sum_t) =
+                (0..4).fold((0.0, 0.0), |(n, t), i| (n + s.r[2 * i], t + s.r[2 * i + 1]));
+            // (To the round-off for the dual method, whose Newton steps go
+            // past the tolerance; the primal one stops at it.)
+            let within = match solver {
+                Engine::Dual(_) => 1e-14,
+                Engine::Primal(_) => 1e-12,
+            };
             assert!(
-                s.u[2 * i + 1].abs() <= 1e-12,
-                "step {step}: u_T {}",
-                s.u[2 * i + 1]
+                (sum_n - h * G * DEGREES_20.cos()).abs() < within,
+                "{name} step {step}"
             );
-            assert!(s.u[2 * i].abs() <= 1e-12, "step {step}: u_N {}", s.u[2 * i]);
+            assert!(
+                (sum_t - h * G * DEGREES_20.sin()).abs() < within,
+                "{name} step {step}"
+            );
+            let v = scene.velocity_after(&s.r);
+            for k in 0..3 {
+                position[k] += h * v[k];
+            }
+            scene.velocity[0] = [v[0], v[1], v[2]];
+            r = s.r;
         }
-        // The impulses carry the weight: m h g, split by the incline.
-        let (sum_n, sum_t) =
-            (0..4).fold((0.0, 0.0), |(n, t), i| (n + s.r[2 * i], t + s.r[2 * i + 1]));
-        assert!((sum_n - h * G * DEGREES_20.cos()).abs() < 1e-14);
-        assert!((sum_t - h * G * DEGREES_20.sin()).abs() < 1e-14);
-        let v = scene.velocity_after(&s.r);
-        for k in 0..3 {
-            position[k] += h * v[k];
-        }
-        scene.velocity[0] = [v[0], v[1], v[2]];
-        r = s.r;
+        // Ten seconds: no creep.
+        assert!(
+            position.iter().all(|p| p.abs() < 1e-9),
+            "{name}: {position:?}"
+        );
     }
-    // Ten seconds: no creep.
-    assert!(position.iter().all(|p| p.abs() < 1e-9), "{position:?}");
 }
 
 #[test]
@@ -73,23 +144,21 @@ fn a_box_below_the_cones_edge_slides_with_the_closed_form_acceleration() {
     let h = 0.002;
     let mu = 0.99 * DEGREES_20.tan();
     let scene = box_on_incline(DEGREES_20, mu, 4, h);
-    let problem = scene.problem();
-    let s = ContactSolver::new()
-        .solve(&problem, &precise(), None)
-        .unwrap();
-    assert_eq!(s.status, Status::Solved);
-    let v = scene.velocity_after(&s.r);
-    let expected = -h * G * (DEGREES_20.sin() - mu * DEGREES_20.cos());
-    assert!((v[0] - expected).abs() < 1e-14, "{} vs {expected}", v[0]);
-    // Sliding keeps contact: no normal velocity, no rotation.
-    assert!(v[1].abs() < 1e-14 && v[2].abs() < 1e-12, "{v:?}");
-    // The convex form lifts the sliding box off by mu |u_T| instead.
-    let c = ContactSolver::new()
-        .solve(&problem, &convex(), None)
-        .unwrap();
-    assert_eq!(c.status, Status::Solved);
-    let vc = scene.velocity_after(&c.r);
-    assert!((vc[1] - mu * vc[0].abs()).abs() < 1e-12, "{vc:?}");
+    for mut solver in Engine::both() {
+        let name = solver.name();
+        let s = solver.solve(&scene, &precise(), None);
+        assert_eq!(s.status, Status::Solved, "{name}");
+        let v = scene.velocity_after(&s.r);
+        let expected = -h * G * (DEGREES_20.sin() - mu * DEGREES_20.cos());
+        assert!((v[0] - expected).abs() < 1e-14, "{} vs {expected}", v[0]);
+        // Sliding keeps contact: no normal velocity, no rotation.
+        assert!(v[1].abs() < 1e-14 && v[2].abs() < 1e-12, "{v:?}");
+        // The convex form lifts the sliding box off by mu |u_T| instead.
+        let c = solver.solve(&scene, &convex(), None);
+        assert_eq!(c.status, Status::Solved, "{name}");
+        let vc = scene.velocity_after(&c.r);
+        assert!((vc[1] - mu * vc[0].abs()).abs() < 1e-12, "{name}: {vc:?}");
+    }
 }
 
 /// Ten boxes alternating `light` and `heavy` kg, light at the bottom.
@@ -105,15 +174,22 @@ fn mass_ratio_stack(light: f64, heavy: f64) -> Scene {
 /// `ground` contacts (on the ground) carrying the whole weight; at the end
 /// every body at rest. Returns the most Newton steps of a step from
 /// `warm_from` on.
-fn comes_to_rest(scene: &mut Scene, steps: usize, ground: usize, warm_from: usize) -> usize {
+fn comes_to_rest(
+    solver: &mut Engine,
+    scene: &mut Scene,
+    steps: usize,
+    ground: usize,
+    warm_from: usize,
+) -> usize {
     let total: f64 = scene.bodies.iter().map(|b| b.mass).sum();
-    let mut solver = ContactSolver::new();
     let mut r = vec![0.0; 2 * scene.contacts.len()];
     let mut most_steps = 0;
+    let name = solver.name();
+    let settings = precise();
     for step in 0..steps {
         let problem = scene.problem();
-        let s = solver.solve(&problem, &precise(), Some(&r)).unwrap();
-        assert_eq!(s.status, Status::Solved, "step {step}: {}", s.error);
+        let s = solver.solve(scene, &settings, Some(&r));
+        assert_eq!(s.status, Status::Solved, "{name} step {step}: {}", s.error);
         if step >= warm_from {
             most_steps = most_steps.max(s.newton_steps);
         }
@@ -126,7 +202,7 @@ fn comes_to_rest(scene: &mut Scene, steps: usize, ground: usize, warm_from: usiz
         let weight = total * G * scene.h;
         assert!(
             (carried - weight).abs() < 1e-9 * weight,
-            "step {step}: {carried} vs {weight}"
+            "{name} step {step}: {carried} vs {weight}"
         );
         let v = scene.velocity_after(&s.r);
         for (k, body) in scene.velocity.iter_mut().enumerate() {
@@ -139,21 +215,24 @@ fn comes_to_rest(scene: &mut Scene, steps: usize, ground: usize, warm_from: usiz
         .iter()
         .flatten()
         .fold(0.0f64, |m, v| m.max(v.abs()));
-    assert!(fastest < 1e-10, "{fastest}");
+    assert!(fastest < 1e-10, "{name}: {fastest}");
     most_steps
 }
 
 fn stands(ratio: f64) {
-    let mut scene = mass_ratio_stack(1.0, ratio);
-    // A sideways nudge the friction must absorb.
-    for (i, v) in scene.velocity.iter_mut().enumerate() {
-        v[0] = 1e-3 * (i % 3) as f64;
+    for mut solver in Engine::both() {
+        let mut scene = mass_ratio_stack(1.0, ratio);
+        // A sideways nudge the friction must absorb.
+        for (i, v) in scene.velocity.iter_mut().enumerate() {
+            v[0] = 1e-3 * (i % 3) as f64;
+        }
+        // Every box stuck to the one below, the ground's two contacts
+        // carrying the stack.
+        let most_steps = comes_to_rest(&mut solver, &mut scene, 50, 2, 2);
+        let name = solver.name();
+        eprintln!("{name}, 1:{ratio} stack: at most {most_steps} Newton steps per warm step");
+        assert!(most_steps < 10, "{name}: {most_steps} Newton steps");
     }
-    // Every box stuck to the one below, the ground's two contacts carrying
-    // the stack.
-    let most_steps = comes_to_rest(&mut scene, 50, 2, 2);
-    eprintln!("1:{ratio} stack: at most {most_steps} Newton steps per warm step");
-    assert!(most_steps < 10, "{most_steps} Newton steps");
 }
 
 #[test]
@@ -228,29 +307,42 @@ fn random_pile(rng: &mut ChaCha8Rng, n: usize) -> Scene {
 
 #[test]
 fn random_piles_satisfy_coulombs_law_from_the_data() {
-    let mut rng = ChaCha8Rng::seed_from_u64(15);
-    let mut solver = ContactSolver::new();
-    let (mut solved, mut total, mut worst_iterations) = (0, 0, 0);
-    for case in 0..200 {
-        let n = rng.gen_range(2..20);
-        let scene = random_pile(&mut rng, n);
-        let problem = scene.problem();
-        let settings = SolverSettings {
-            tolerance: 1e-12,
-            ..exact()
-        };
-        let s = solver.solve(&problem, &settings, None).unwrap();
-        total += 1;
-        if s.status == Status::Solved {
-            solved += 1;
-            let sc = scale(&problem.q, &s.r, &s.u);
-            let violation = coulomb_violation(&problem.mu, &s.r, &s.u, sc);
-            assert!(violation < 1e-10, "case {case}: {violation}");
-            worst_iterations = worst_iterations.max(s.iterations);
+    for mut solver in Engine::both() {
+        let mut rng = ChaCha8Rng::seed_from_u64(15);
+        let (mut solved, mut total, mut worst_iterations) = (0, 0, 0);
+        let name = solver.name();
+        for case in 0..200 {
+            let n = rng.gen_range(2..20);
+            let scene = random_pile(&mut rng, n);
+            let problem = scene.problem();
+            let settings = SolverSettings {
+                tolerance: 1e-12,
+                max_iterations: 1000,
+                ..exact()
+            };
+            let s = solver.solve(&scene, &settings, None);
+            total += 1;
+            if s.status == Status::Solved {
+                solved += 1;
+                let sc = scale(&problem.q, &s.r, &s.u);
+                let violation = coulomb_violation(&problem.mu, &s.r, &s.u, sc);
+                assert!(violation < 1e-10, "{name} case {case}: {violation}");
+                // Newton's law, from the data: `u = J v` with `v` from `r`.
+                let v = scene.velocity_after(&s.r);
+                let u = multiply(&scene.jacobian(), &v);
+                let gap = u
+                    .iter()
+                    .zip(&s.u)
+                    .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+                assert!(gap < 1e-10 * sc, "{name} case {case}: {gap}");
+                worst_iterations = worst_iterations.max(s.iterations);
+            }
         }
+        eprintln!(
+            "{name}: {solved}/{total} random piles solved, at most {worst_iterations} outer iterations"
+        );
+        assert_eq!(solved, total, "{name}");
     }
-    eprintln!("{solved}/{total} random piles solved, at most {worst_iterations} outer iterations");
-    assert_eq!(solved, total);
 }
 
 /// The convex form as a second-order cone program for Clarabel:
@@ -394,39 +486,43 @@ fn the_convex_form_tells_unbounded_problems_as_clarabel_does() {
 
 #[test]
 fn the_convex_form_agrees_with_clarabel() {
-    let mut rng = ChaCha8Rng::seed_from_u64(16);
-    let mut solver = ContactSolver::new();
-    let (mut worst, mut compared): (f64, usize) = (0.0, 0);
-    for case in 0..60 {
-        let n = rng.gen_range(2..12);
-        let scene = random_pile(&mut rng, n);
-        let problem = scene.problem();
-        let s = solver.solve(&problem, &convex(), None).unwrap();
-        assert_eq!(s.status, Status::Solved, "case {case}");
-        let reference = clarabel_convex(&problem);
-        let mut u_ref = vec![0.0; reference.len()];
-        problem.velocity(&reference, &mut u_ref);
-        // `W r` is unique at a minimum of a convex quadratic even where
-        // `r` is not: compare the velocities.
-        let sc = scale(&problem.q, &s.r, &s.u);
-        let gap =
-            s.u.iter()
-                .zip(&u_ref)
-                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
-                / sc;
-        // An interior point stops short on some rank-deficient problems
-        // (insufficient progress): compare where it reached the answer.
-        let reference_error =
-            zwang_contact::convex_error(&problem.mu, &problem.q, &reference, &u_ref);
-        if reference_error > 1e-9 {
-            continue;
+    for mut solver in Engine::both() {
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let (mut worst, mut compared): (f64, usize) = (0.0, 0);
+        let name = solver.name();
+        for case in 0..60 {
+            let n = rng.gen_range(2..12);
+            let scene = random_pile(&mut rng, n);
+            let problem = scene.problem();
+            let s = solver.solve(&scene, &convex(), None);
+            assert_eq!(s.status, Status::Solved, "{name} case {case}");
+            let reference = clarabel_convex(&problem);
+            let mut u_ref = vec![0.0; reference.len()];
+            problem.velocity(&reference, &mut u_ref);
+            // `W r` is unique at a minimum of a convex quadratic even where
+            // `r` is not: compare the velocities.
+            let sc = scale(&problem.q, &s.r, &s.u);
+            let gap =
+                s.u.iter()
+                    .zip(&u_ref)
+                    .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+                    / sc;
+            // An interior point stops short on some rank-deficient problems
+            // (insufficient progress): compare where it reached the answer.
+            let reference_error =
+                zwang_contact::convex_error(&problem.mu, &problem.q, &reference, &u_ref);
+            if reference_error > 1e-9 {
+                continue;
+            }
+            compared += 1;
+            worst = worst.max(gap);
+            assert!(gap < 1e-8, "{name} case {case}: {gap}");
         }
-        compared += 1;
-        worst = worst.max(gap);
-        assert!(gap < 1e-8, "case {case}: {gap}");
+        eprintln!(
+            "{name}: {compared}/60 compared, largest relative velocity gap to Clarabel: {worst:e}"
+        );
+        assert!(compared >= 50, "{compared}");
     }
-    eprintln!("{compared}/60 compared, largest relative velocity gap to Clarabel: {worst:e}");
-    assert!(compared >= 50, "{compared}");
 }
 
 #[test]
@@ -437,37 +533,38 @@ fn separate_piles_are_separate_islands_with_the_same_answers() {
     for parallel in [false, true] {
         let settings = SolverSettings {
             parallel,
+            tolerance: 1e-12,
             ..exact()
         };
-        let whole = ContactSolver::new()
-            .solve(&both.problem(), &settings, None)
-            .unwrap();
-        assert_eq!(whole.status, Status::Solved);
-        let sa = ContactSolver::new()
-            .solve(&a.problem(), &settings, None)
-            .unwrap();
-        let sb = ContactSolver::new()
-            .solve(&b.problem(), &settings, None)
-            .unwrap();
-        let joined: Vec<f64> = sa.u.iter().chain(&sb.u).copied().collect();
-        for (x, y) in whole.u.iter().zip(&joined) {
-            assert!((x - y).abs() < 1e-9, "{x} vs {y}");
+        for k in 0..2 {
+            let engine = || Engine::both().into_iter().nth(k).expect("two");
+            let name = engine().name();
+            let whole = engine().solve(&both, &settings, None);
+            assert_eq!(whole.status, Status::Solved, "{name}");
+            let sa = engine().solve(&a, &settings, None);
+            let sb = engine().solve(&b, &settings, None);
+            let joined: Vec<f64> = sa.u.iter().chain(&sb.u).copied().collect();
+            for (x, y) in whole.u.iter().zip(&joined) {
+                assert!((x - y).abs() < 1e-9, "{name}: {x} vs {y}");
+            }
         }
     }
 }
 
 #[test]
 fn a_reused_solver_meets_a_new_pattern() {
-    let mut rng = ChaCha8Rng::seed_from_u64(18);
-    let mut solver = ContactSolver::new();
-    for n in [3, 8, 3, 12, 1] {
-        let problem = random_pile(&mut rng, n).problem();
-        let reused = solver.solve(&problem, &exact(), None).unwrap();
-        let fresh = ContactSolver::new()
-            .solve(&problem, &exact(), None)
-            .unwrap();
-        assert_eq!(reused.status, Status::Solved);
-        assert_eq!(reused.r, fresh.r);
+    for k in 0..2 {
+        let engine = || Engine::both().into_iter().nth(k).expect("two");
+        let mut solver = engine();
+        let name = solver.name();
+        let mut rng = ChaCha8Rng::seed_from_u64(18);
+        for n in [3, 8, 3, 12, 1] {
+            let scene = random_pile(&mut rng, n);
+            let reused = solver.solve(&scene, &exact(), None);
+            let fresh = engine().solve(&scene, &exact(), None);
+            assert_eq!(reused.status, Status::Solved, "{name}");
+            assert_eq!(reused.r, fresh.r, "{name}");
+        }
     }
 }
 
@@ -478,12 +575,21 @@ fn absurd_scales_still_converge() {
         let masses = [mass, 100.0 * mass, mass];
         let scene = stack(&masses, 0.3, h);
         let problem = scene.problem();
-        let s = ContactSolver::new()
-            .solve(&problem, &exact(), None)
-            .unwrap();
-        assert_eq!(s.status, Status::Solved, "mass {mass}, h {h}: {}", s.error);
-        let sc = scale(&problem.q, &s.r, &s.u);
-        assert!(coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10);
+        for mut solver in Engine::both() {
+            let name = solver.name();
+            let s = solver.solve(&scene, &exact(), None);
+            assert_eq!(
+                s.status,
+                Status::Solved,
+                "{name}, mass {mass}, h {h}: {}",
+                s.error
+            );
+            let sc = scale(&problem.q, &s.r, &s.u);
+            assert!(
+                coulomb_violation(&problem.mu, &s.r, &s.u, sc) < 1e-10,
+                "{name}"
+            );
+        }
     }
 }
 
@@ -576,18 +682,19 @@ fn a_long_run_on_one_solver_keeps_its_memory() {
     // Patterns alternate (a reused solver meeting new and old patterns
     // many times): answers stay those of a fresh solver.
     let mut rng = ChaCha8Rng::seed_from_u64(19);
-    let problems: Vec<LocalProblem> = (0..6)
-        .map(|i| random_pile(&mut rng, 2 + 3 * i).problem())
-        .collect();
-    let fresh: Vec<Vec<f64>> = problems
-        .iter()
-        .map(|p| ContactSolver::new().solve(p, &exact(), None).unwrap().r)
-        .collect();
-    let mut solver = ContactSolver::new();
-    for round in 0..200 {
-        let k = (round * 7) % problems.len();
-        let s = solver.solve(&problems[k], &exact(), None).unwrap();
-        assert_eq!(s.r, fresh[k], "round {round}");
+    let scenes: Vec<Scene> = (0..6).map(|i| random_pile(&mut rng, 2 + 3 * i)).collect();
+    for e in 0..2 {
+        let engine = || Engine::both().into_iter().nth(e).expect("two");
+        let fresh: Vec<Vec<f64>> = scenes
+            .iter()
+            .map(|p| engine().solve(p, &exact(), None).r)
+            .collect();
+        let mut solver = engine();
+        for round in 0..200 {
+            let k = (round * 7) % scenes.len();
+            let s = solver.solve(&scenes[k], &exact(), None);
+            assert_eq!(s.r, fresh[k], "{} round {round}", solver.name());
+        }
     }
 }
 
@@ -595,9 +702,12 @@ fn a_long_run_on_one_solver_keeps_its_memory() {
 fn a_pyramid_of_twenty_rows_stands() {
     // 210 boxes, 420 contacts in one island, each box on two below it; the
     // bottom row's 40 contacts carry every box.
-    let mut scene = pyramid(20, 0.5, 0.002);
-    let most_steps = comes_to_rest(&mut scene, 20, 40, 1);
-    eprintln!("pyramid: at most {most_steps} Newton steps per warm step");
+    for mut solver in Engine::both() {
+        let mut scene = pyramid(20, 0.5, 0.002);
+        let most_steps = comes_to_rest(&mut solver, &mut scene, 20, 40, 1);
+        let name = solver.name();
+        eprintln!("{name}, pyramid: at most {most_steps} Newton steps per warm step");
+    }
 }
 
 #[test]
@@ -625,5 +735,137 @@ fn a_problem_without_an_answer_is_reported_unbounded() {
         // The normal impulse grew: the relative measure alone would call it
         // nearly solved.
         assert!(s.r[0] > 1e6, "{:?}", s.r);
+    }
+}
+
+#[test]
+fn the_primal_method_takes_bad_input_as_a_typed_error() {
+    let scene = stack(&[1.0, 2.0], 0.5, 0.01);
+    let good = scene.velocity_problem();
+    let mut solver = PrimalSolver::new();
+    let solve = |solver: &mut PrimalSolver, p: &VelocityProblem, r: &mut [f64]| {
+        let mut v = vec![0.0; p.force.len()];
+        let mut u = vec![0.0; r.len()];
+        solver.solve_in_place(p, &exact(), r, &mut v, &mut u)
+    };
+    let mut r = vec![0.0; 4];
+    assert!(matches!(
+        solve(&mut solver, &good, &mut r),
+        Err(GlobalError::Problem(ProblemError::Size { .. }))
+    ));
+    let mut r = vec![f64::NAN; 8];
+    assert!(matches!(
+        solve(&mut solver, &good, &mut r),
+        Err(GlobalError::Problem(ProblemError::NotFinite { .. }))
+    ));
+    let mut r = vec![0.0; 8];
+    let mut bad = good.clone();
+    bad.rows.cols[0] = 99;
+    assert!(matches!(
+        solve(&mut solver, &bad, &mut r),
+        Err(GlobalError::Problem(ProblemError::Size { .. }))
+    ));
+    let mut bad = good.clone();
+    bad.mu[1] = f64::INFINITY;
+    assert!(matches!(
+        solve(&mut solver, &bad, &mut r),
+        Err(GlobalError::Problem(ProblemError::Friction {
+            contact: 1,
+            ..
+        }))
+    ));
+    let mut bad = good.clone();
+    bad.mass.data_mut()[4] = -1.0;
+    assert!(matches!(
+        solve(&mut solver, &bad, &mut r),
+        Err(GlobalError::MassNotPositiveDefinite { coordinate: 4 })
+    ));
+    let mut bad = good.clone();
+    bad.b[3] = f64::NAN;
+    assert!(matches!(
+        solve(&mut solver, &bad, &mut r),
+        Err(GlobalError::Problem(ProblemError::NotFinite { .. }))
+    ));
+    // And the good one still solves on the same solver.
+    assert_eq!(
+        solve(&mut solver, &good, &mut r).unwrap().status,
+        Status::Solved
+    );
+    // No contacts: the free velocity.
+    let empty = stack(&[], 0.5, 0.01).velocity_problem();
+    let report = solve(&mut solver, &empty, &mut []).unwrap();
+    assert_eq!(report.status, Status::Solved);
+}
+
+#[test]
+fn the_primal_method_takes_a_mass_that_is_not_diagonal() {
+    // `M = A^T A + I` (dense, symmetric positive definite), random rows:
+    // the convex form's velocities are unique; the dual method solves the
+    // same problem through `W = J M^-1 J^T`.
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for case in 0..20 {
+        let (n, k) = (rng.gen_range(2..7), rng.gen_range(1..5));
+        let a: Vec<f64> = (0..n * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let mut m = sprs::TriMat::new((n, n));
+        for i in 0..n {
+            for j in 0..n {
+                let dot: f64 = (0..n).map(|l| a[l * n + i] * a[l * n + j]).sum();
+                m.add_triplet(i, j, dot + if i == j { 1.0 } else { 0.0 });
+            }
+        }
+        let mut rows = zwang_contact::ContactRows::default();
+        let mut h = sprs::TriMat::new((n, 2 * k));
+        for c in 0..k {
+            let entries: Vec<(usize, f64, f64)> = (0..n)
+                .map(|col| (col, rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+                .collect();
+            for &(col, jn, jt) in &entries {
+                h.add_triplet(col, 2 * c, jn);
+                h.add_triplet(col, 2 * c + 1, jt);
+            }
+            rows.push(entries);
+        }
+        let force: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let b: Vec<f64> = (0..2 * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let mu: Vec<f64> = (0..k).map(|_| rng.gen_range(0.0..1.0)).collect();
+        let primal = VelocityProblem {
+            mass: m.to_csc(),
+            force: force.clone(),
+            rows,
+            b: b.clone(),
+            mu: mu.clone(),
+        };
+        let global = zwang_contact::GlobalProblem {
+            dimension: 2,
+            m: m.to_csc(),
+            h: h.to_csc(),
+            q: force,
+            b,
+            mu,
+        };
+        let mut reformulation = global.to_local().unwrap();
+        let dual = ContactSolver::new()
+            .solve(&reformulation.local, &convex(), None)
+            .unwrap();
+        let (mut r, mut v, mut u) = (vec![0.0; 2 * k], vec![0.0; n], vec![0.0; 2 * k]);
+        let report = PrimalSolver::new()
+            .solve_in_place(&primal, &convex(), &mut r, &mut v, &mut u)
+            .unwrap();
+        if dual.status != Status::Solved {
+            // No answer (the rows cannot stop an approach): neither finds one.
+            assert_ne!(report.status, Status::Solved, "case {case}");
+            continue;
+        }
+        assert_eq!(
+            report.status,
+            Status::Solved,
+            "case {case}: {}",
+            report.error
+        );
+        let reference = reformulation.velocity(&dual.r);
+        let scale = reference.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        for (x, y) in v.iter().zip(&reference) {
+            assert!((x - y).abs() < 1e-8 * scale, "case {case}: {x} vs {y}");
+        }
     }
 }

@@ -1,0 +1,1003 @@
+//! The velocity-level contact problem in velocities: Newton's method on
+//! `v`, the Delassus operator never formed.
+//!
+//! `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact (as in
+//! [`crate::LocalProblem`], whose `W` is `J M^-1 J^T`). The method is the
+//! augmented Lagrangian one (a proximal point method on the impulses):
+//! outer iteration `k` minimises over `v`
+//!
+//! `phi(v) = 1/2 v^T M v - f^T v + sum_i |P_K(r_i^k - rho_i w_i(v))|^2 / (2 rho_i)`
+//!
+//! with `w_i = J_i v + b_i + s_i e_N`, `s_i = mu_i |u_T|` frozen at the
+//! outer iterate (De Saxce's fixed point; `s = 0` for the convex form),
+//! then sets `r^(k+1) = P_K(r^k - rho w(v^(k+1)))`. A fixed point is an
+//! answer: `r = P_K(r - rho w)` is Coulomb's law, and `grad phi = 0` is
+//! `M v = f + J^T r`. `phi` is convex, once differentiable and, the planar
+//! cone being polyhedral, piecewise quadratic: Newton's method with the
+//! matrix `M + sum_i rho_i J_i^T D_i J_i` (`D_i` the derivative of the
+//! projection: `I` inside the cone, `e e^T` on an edge, `0` in the polar
+//! cone) and Armijo's line search ends on each piece's minimum in one step.
+//! That matrix is symmetric positive definite whatever the contacts
+//! (`M` is): redundant contacts (four corners of a box) cost nothing. It
+//! is factored by a sparse Cholesky analysed once per pattern, refactored
+//! only when some `D_i` changes, and its size is the number of velocities,
+//! not of contact rows (a pyramid of boxes: three per box against about
+//! eleven). Rockafellar, "Augmented Lagrangians and applications of the
+//! proximal point algorithm in convex programming" (1976); the primal
+//! Newton form as in Todorov, "Convex and analytically-invertible dynamics
+//! with contacts and constraints" (2014), here without regularisation.
+
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use sprs::CsMat;
+use zwang_instant::sparse_cholesky::SparseCholesky;
+
+use crate::error::error_for;
+use crate::problem::{check_finite, check_friction, check_sizes};
+use crate::solver::{Report, Status};
+use crate::{
+    ContactSolver, Delassus, Friction, GlobalError, LocalProblem, ProblemError, SolverSettings,
+    UnionFind,
+};
+
+/// The penalty `rho_i` relative to contact `i`'s inverse effective mass
+/// to start with: an outer iteration contracts the error by about
+/// `1 / (1 + KAPPA lambda)` along each direction the (normalised)
+/// contacts move, `lambda` the normalised Delassus eigenvalue.
+const KAPPA_START: f64 = 1e4;
+/// The largest relative penalty (the Newton matrix stays well
+/// conditioned enough below it: `M` keeps its smallest eigenvalue).
+const KAPPA_MAX: f64 = 1e6;
+/// The penalty grows by this factor when an outer iteration does not
+/// bring the error below [`SLOW`] times the best so far.
+const KAPPA_GROWTH: f64 = 10.0;
+/// See [`KAPPA_GROWTH`].
+const SLOW: f64 = 0.5;
+/// Outer iterations without progress that make a stall (at the largest
+/// penalty).
+const STALL: usize = 5;
+/// The fraction of the tolerance the outer iterations aim at.
+const PAST: f64 = 1e-2;
+/// The error below which the outer iterations stop, the dual method
+/// finishing for smaller tolerances: the penalty turns the round-off of
+/// `J v` into impulses enlarged by `rho`, about `KAPPA_MAX` times the
+/// machine epsilon.
+const FLOOR: f64 = 1e-11;
+/// Velocities from which the Newton matrix is factored supernodal.
+const SUPERNODAL_FROM: usize = 64;
+/// The gradient's cut by a full step on a stale factor that keeps it.
+const STALE_GAIN: f64 = 0.5;
+/// Most Newton steps per outer iteration.
+const MAX_NEWTON: usize = 50;
+/// Most evaluations of the slope along a Newton direction.
+const SEARCH_STEPS: usize = 40;
+/// A step is long enough when the slope along it has fallen to this
+/// fraction of the slope at its start.
+const SEARCH_SLOPE: f64 = 0.1;
+/// An outer iteration's minimum is close enough when its gradient (as
+/// velocities, relative to the velocities it balances) is this fraction of
+/// the error the outer iterations aim at.
+const INNER: f64 = 0.1;
+
+/// Which piece of the projection on the cone a point lies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Piece {
+    /// The polar cone: projects to the apex, `D = 0`.
+    #[default]
+    Apex,
+    /// The cone: `D = I`.
+    Inside,
+    /// The edge `(1, mu)` (tangent positive) or `(1, -mu)`: `D = e e^T`.
+    Upper,
+    /// See [`Piece::Upper`].
+    Lower,
+}
+
+/// `P_K(n, t)` on `|t| <= mu n`, and which piece.
+fn project(mu: f64, n: f64, t: f64) -> ((f64, f64), Piece) {
+    if mu == 0.0 {
+        // The cone is the ray (1, 0): one edge.
+        return if n > 0.0 {
+            ((n, 0.0), Piece::Upper)
+        } else {
+            ((0.0, 0.0), Piece::Apex)
+        };
+    }
+    if t.abs() <= mu * n {
+        return ((n, t), Piece::Inside);
+    }
+    if n <= -mu * t.abs() {
+        return ((0.0, 0.0), Piece::Apex);
+    }
+    let s = t.signum();
+    let along = (n + mu * s * t) / (1.0 + mu * mu);
+    let piece = if s > 0.0 { Piece::Upper } else { Piece::Lower };
+    ((along, mu * s * along), piece)
+}
+
+/// `D` of a piece, `[[nn, nt], [tn, tt]]`.
+fn derivative(mu: f64, piece: Piece) -> [[f64; 2]; 2] {
+    match piece {
+        Piece::Apex => [[0.0; 2]; 2],
+        Piece::Inside => [[1.0, 0.0], [0.0, 1.0]],
+        Piece::Upper | Piece::Lower => {
+            let s = if piece == Piece::Upper { mu } else { -mu };
+            let k = 1.0 / (1.0 + mu * mu);
+            [[k, k * s], [k * s, k * s * s]]
+        }
+    }
+}
+
+/// `J`, two rows per contact (normal, then tangent), stored by contact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactRows {
+    /// Contact `i`'s entries are `start[i] .. start[i + 1]`.
+    pub start: Vec<usize>,
+    /// The entries' columns (entries of `v`), no repeats within a contact.
+    pub cols: Vec<usize>,
+    /// `J_N`'s entries.
+    pub normal: Vec<f64>,
+    /// `J_T`'s entries.
+    pub tangent: Vec<f64>,
+}
+
+impl Default for ContactRows {
+    fn default() -> Self {
+        ContactRows {
+            start: vec![0],
+            cols: Vec::new(),
+            normal: Vec::new(),
+            tangent: Vec::new(),
+        }
+    }
+}
+
+impl ContactRows {
+    /// No contacts (keeping the memory).
+    pub fn clear(&mut self) {
+        self.start.clear();
+        self.start.push(0);
+        self.cols.clear();
+        self.normal.clear();
+        self.tangent.clear();
+    }
+
+    /// Appends a contact of entries `(column, J_N, J_T)`.
+    pub fn push(&mut self, entries: impl IntoIterator<Item = (usize, f64, f64)>) {
+        for (c, n, t) in entries {
+            self.cols.push(c);
+            self.normal.push(n);
+            self.tangent.push(t);
+        }
+        self.start.push(self.cols.len());
+    }
+
+    /// Number of contacts.
+    pub fn contacts(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// `(J_N v, J_T v)` of contact `i`.
+    pub fn velocity(&self, i: usize, v: &[f64]) -> (f64, f64) {
+        (self.start[i]..self.start[i + 1]).fold((0.0, 0.0), |(n, t), k| {
+            let x = v[self.cols[k]];
+            (n + self.normal[k] * x, t + self.tangent[k] * x)
+        })
+    }
+
+    /// `y += J^T r`.
+    pub fn add_transpose(&self, r: &[f64], y: &mut [f64]) {
+        for i in 0..self.contacts() {
+            let (rn, rt) = (r[2 * i], r[2 * i + 1]);
+            for k in self.start[i]..self.start[i + 1] {
+                y[self.cols[k]] += self.normal[k] * rn + self.tangent[k] * rt;
+            }
+        }
+    }
+}
+
+/// `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VelocityProblem {
+    /// The mass matrix (symmetric positive definite; all its entries, or
+    /// its upper triangle only).
+    pub mass: CsMat<f64>,
+    /// The momentum without impulses (`M v*`, `v*` the free velocity).
+    pub force: Vec<f64>,
+    /// The contacts' rows.
+    pub rows: ContactRows,
+    /// The free term of the contact velocities (restitution, gaps).
+    pub b: Vec<f64>,
+    /// One friction coefficient per contact.
+    pub mu: Vec<f64>,
+}
+
+impl VelocityProblem {
+    /// Checks sizes, columns, finiteness and friction coefficients.
+    pub fn validate(&self) -> Result<(), ProblemError> {
+        let n = self.force.len();
+        let k = self.mu.len();
+        check_sizes(&[
+            ("M's rows", self.mass.rows(), n),
+            ("M's columns", self.mass.cols(), n),
+            ("J's contacts", self.rows.contacts(), k),
+            ("b", self.b.len(), 2 * k),
+            (
+                "J's normal entries",
+                self.rows.normal.len(),
+                self.rows.cols.len(),
+            ),
+            (
+                "J's tangent entries",
+                self.rows.tangent.len(),
+                self.rows.cols.len(),
+            ),
+        ])?;
+        let ends = self.rows.start.windows(2).all(|w| w[0] <= w[1])
+            && self.rows.start.first() == Some(&0)
+            && self.rows.start.last() == Some(&self.rows.cols.len());
+        if !ends {
+            return Err(ProblemError::Size {
+                what: "J's contact starts",
+                found: self.rows.start.last().copied().unwrap_or(0),
+                expected: self.rows.cols.len(),
+            });
+        }
+        if let Some(&c) = self.rows.cols.iter().find(|&&c| c >= n) {
+            return Err(ProblemError::Size {
+                what: "a column of J",
+                found: c,
+                expected: n,
+            });
+        }
+        check_friction(&self.mu)?;
+        check_finite("f", &self.force)?;
+        check_finite("b", &self.b)?;
+        check_finite("J's normal rows", &self.rows.normal)?;
+        check_finite("J's tangent rows", &self.rows.tangent)?;
+        crate::problem::check_finite_matrix("M", &self.mass)
+    }
+}
+
+/// The pattern the workspace was built for.
+#[derive(Debug, Default, PartialEq)]
+struct Pattern {
+    csr: bool,
+    mass_indptr: Vec<usize>,
+    mass_indices: Vec<usize>,
+    start: Vec<usize>,
+    cols: Vec<usize>,
+}
+
+/// The Newton matrix's upper triangle (compressed columns) and where each
+/// term lands in it.
+#[derive(Debug, Default)]
+struct Newton {
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    values: Vec<f64>,
+    /// Per stored entry of `M`, its place (`usize::MAX`: below the
+    /// diagonal, counted by its mirror).
+    mass: Vec<usize>,
+    /// Per contact, from `pair_start[i]`, the places of its entry pairs
+    /// `(a, b)`, `a <= b`, in row-major order.
+    pair_start: Vec<usize>,
+    pairs: Vec<usize>,
+    /// Whether `M` is diagonal (its inverse is then applied directly).
+    diagonal: bool,
+    /// `M`'s diagonal.
+    mass_diagonal: Vec<f64>,
+    factor: Option<SparseCholesky>,
+    islands: usize,
+}
+
+impl Newton {
+    fn place(&self, row: usize, col: usize) -> usize {
+        let (row, col) = (row.min(col), row.max(col));
+        let range = self.col_ptr[col]..self.col_ptr[col + 1];
+        range.start
+            + self.row_idx[range]
+                .binary_search(&row)
+                .expect("in the analysed pattern")
+    }
+
+    fn build(problem: &VelocityProblem) -> Newton {
+        let n = problem.force.len();
+        let rows = &problem.rows;
+        let mut sets: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
+        let mut diagonal = true;
+        let mut islands = UnionFind::new(n);
+        for (_, (r, c)) in problem.mass.iter() {
+            if r != c {
+                diagonal = false;
+                islands.union(r, c);
+            }
+            sets[r.max(c)].push(r.min(c));
+        }
+        for i in 0..rows.contacts() {
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+            for &a in cols {
+                for &b in cols {
+                    if a <= b {
+                        sets[b].push(a);
+                    }
+                }
+                islands.union(a, cols[0]);
+            }
+        }
+        let mut col_ptr = Vec::with_capacity(n + 1);
+        let mut row_idx = Vec::new();
+        col_ptr.push(0);
+        for set in &mut sets {
+            set.sort_unstable();
+            set.dedup();
+            row_idx.extend_from_slice(set);
+            col_ptr.push(row_idx.len());
+        }
+        let mut newton = Newton {
+            values: vec![0.0; row_idx.len()],
+            col_ptr,
+            row_idx,
+            diagonal,
+            mass_diagonal: vec![0.0; n],
+            ..Newton::default()
+        };
+        newton.mass = problem
+            .mass
+            .iter()
+            .map(|(_, (r, c))| {
+                if r <= c || !problem_has_both(problem, r, c) {
+                    newton.place(r, c)
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        newton.pair_start.push(0);
+        for i in 0..rows.contacts() {
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+            for a in 0..cols.len() {
+                for b in a..cols.len() {
+                    newton.pairs.push(newton.place(cols[a], cols[b]));
+                }
+            }
+            newton.pair_start.push(newton.pairs.len());
+        }
+        let mut labels = Vec::new();
+        islands.labels(&mut labels);
+        let mut touched = vec![false; n];
+        for &c in &rows.cols {
+            touched[labels[c]] = true;
+        }
+        newton.islands = touched.iter().filter(|&&t| t).count();
+        let symbolic =
+            SymbolicSparseColMatRef::new_checked(n, n, &newton.col_ptr, None, &newton.row_idx);
+        // Three velocities per body, and a fill of dense fronts where bodies
+        // touch in a grid (a pyramid): supernodal pays from a few dozen
+        // bodies on.
+        newton.factor = Some(if n >= SUPERNODAL_FROM {
+            SparseCholesky::analyze_supernodal(symbolic)
+        } else {
+            SparseCholesky::analyze(symbolic)
+        });
+        newton
+    }
+
+    /// Writes `M + sum rho_i J_i^T D_i J_i` and factors it.
+    fn factor(
+        &mut self,
+        problem: &VelocityProblem,
+        rho: &[f64],
+        pieces: &[Piece],
+    ) -> Result<(), GlobalError> {
+        self.values.fill(0.0);
+        for (&place, &value) in self.mass.iter().zip(problem.mass.data()) {
+            if place != usize::MAX {
+                self.values[place] += value;
+            }
+        }
+        let rows = &problem.rows;
+        for (i, &piece) in pieces.iter().enumerate() {
+            if piece == Piece::Apex {
+                continue;
+            }
+            let d = derivative(problem.mu[i], piece);
+            let (s, e) = (rows.start[i], rows.start[i + 1]);
+            let mut p = self.pair_start[i];
+            for a in s..e {
+                let (na, ta) = (rows.normal[a], rows.tangent[a]);
+                let left = [na * d[0][0] + ta * d[1][0], na * d[0][1] + ta * d[1][1]];
+                for b in a..e {
+                    let value = left[0] * rows.normal[b] + left[1] * rows.tangent[b];
+                    self.values[self.pairs[p]] += rho[i] * value;
+                    p += 1;
+                }
+            }
+        }
+        let n = self.col_ptr.len() - 1;
+        let symbolic =
+            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let factor = self.factor.as_mut().expect("analysed");
+        factor
+            .factor_llt(SparseColMatRef::new(symbolic, &self.values))
+            .map_err(|e| GlobalError::MassNotPositiveDefinite {
+                coordinate: e.index,
+            })
+    }
+}
+
+/// Whether `M` stores both `(r, c)` and `(c, r)` (all its entries, not
+/// only a triangle).
+fn problem_has_both(problem: &VelocityProblem, r: usize, c: usize) -> bool {
+    problem.mass.get(c, r).is_some() && problem.mass.get(r, c).is_some()
+}
+
+/// The solver and its working memory.
+#[derive(Debug, Default)]
+pub struct PrimalSolver {
+    pattern: Option<Pattern>,
+    newton: Newton,
+    /// Per contact: penalty, frozen slip, piece at the iterate and the
+    /// pieces the factor holds.
+    rho: Vec<f64>,
+    slip: Vec<f64>,
+    pieces: Vec<Piece>,
+    factored: Vec<Piece>,
+    /// The outer iterate's impulses, their projection at the inner iterate.
+    lambda: Vec<f64>,
+    projected: Vec<f64>,
+    /// `J d` and `M d` of the Newton direction, the free contact velocity
+    /// (the error's scale).
+    jd: Vec<f64>,
+    md: Vec<f64>,
+    free: Vec<f64>,
+    gradient: Vec<f64>,
+    direction: Vec<f64>,
+    mv: Vec<f64>,
+    /// Where the outer iterations stall: the dual method, on `W` built
+    /// from the rows and `M^-1`.
+    dual: ContactSolver,
+    delassus: Delassus,
+    local: Option<LocalProblem>,
+    minv: Vec<f64>,
+}
+
+impl PrimalSolver {
+    /// A solver with empty working memory.
+    pub fn new() -> Self {
+        PrimalSolver::default()
+    }
+
+    /// Solves `problem` from the impulses in `r` (the warm start; zeros
+    /// for none), writing the answer's impulses to `r`, velocities to `v`
+    /// and contact velocities to `u`. Allocates nothing when the pattern
+    /// (`M`'s, and the columns of each contact) is the last solve's.
+    pub fn solve_in_place(
+        &mut self,
+        problem: &VelocityProblem,
+        settings: &SolverSettings,
+        r: &mut [f64],
+        v: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<Report, GlobalError> {
+        problem.validate()?;
+        settings.validate()?;
+        let (n, k) = (problem.force.len(), problem.mu.len());
+        for (what, found, expected) in [
+            ("r", r.len(), 2 * k),
+            ("u", u.len(), 2 * k),
+            ("v", v.len(), n),
+        ] {
+            if found != expected {
+                return Err(ProblemError::Size {
+                    what,
+                    found,
+                    expected,
+                }
+                .into());
+            }
+        }
+        if let Some(index) = r.iter().position(|x| !x.is_finite()) {
+            return Err(ProblemError::NotFinite {
+                what: "the warm start",
+                index,
+            }
+            .into());
+        }
+        if !self.same_pattern(problem) {
+            self.build(problem);
+        }
+        let exact = settings.friction == Friction::Exact;
+        self.mass_diagonal(problem)?;
+        self.free_velocity(problem, v)?;
+        // The free contact velocity, the error's scale.
+        for i in 0..k {
+            let (un, ut) = problem.rows.velocity(i, v);
+            self.free[2 * i] = un + problem.b[2 * i];
+            self.free[2 * i + 1] = ut + problem.b[2 * i + 1];
+        }
+        // The warm start, in the cone, and its velocities.
+        for i in 0..k {
+            let ((pn, pt), _) = project(problem.mu[i], r[2 * i], r[2 * i + 1]);
+            self.lambda[2 * i] = pn;
+            self.lambda[2 * i + 1] = pt;
+        }
+        self.mv.copy_from_slice(&problem.force);
+        problem.rows.add_transpose(&self.lambda, &mut self.mv);
+        self.apply_mass_inverse(v)?;
+        self.contact_velocity(problem, v, u);
+        let mut error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u);
+        let mut report = Report {
+            status: Status::NotConverged,
+            error,
+            iterations: 0,
+            newton_steps: 0,
+            islands: self.newton.islands,
+            dual: false,
+        };
+        let mut kappa = KAPPA_START;
+        self.penalties(problem, kappa);
+        self.factored.fill(Piece::Apex);
+        let (mut fresh, mut slow, mut best) = (false, 0, error);
+        // Past the tolerance by what the outer iterations' cheap steps
+        // (no new factor while the pieces stay) give, as the dual method's
+        // Newton steps go past it: the velocities of resting contacts
+        // come out at `1e-12` of the impulses, not at the tolerance.
+        let enough = (PAST * settings.tolerance).max(FLOOR);
+        while error > enough && report.iterations < settings.max_iterations {
+            report.iterations += 1;
+            for i in 0..k {
+                self.slip[i] = if exact {
+                    problem.mu[i] * u[2 * i + 1].abs()
+                } else {
+                    0.0
+                };
+            }
+            self.minimise(
+                problem,
+                v,
+                u,
+                INNER * enough,
+                &mut fresh,
+                &mut report.newton_steps,
+            )?;
+            std::mem::swap(&mut self.lambda, &mut self.projected);
+            // Coulomb's law, and Newton's (the minimum's gradient).
+            error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u)
+                .max(self.dynamics_residual(problem, v));
+            // Progress is a new best error, by a factor: De Saxce's fixed
+            // point may cycle, not only slow down.
+            if error <= SLOW * best {
+                best = error;
+                slow = 0;
+            } else {
+                slow += 1;
+                if kappa < KAPPA_MAX {
+                    kappa = (kappa * KAPPA_GROWTH).min(KAPPA_MAX);
+                    self.penalties(problem, kappa);
+                    fresh = false;
+                } else if slow >= STALL {
+                    break;
+                }
+            }
+        }
+        r.copy_from_slice(&self.lambda);
+        report.error = error;
+        if error <= settings.tolerance {
+            report.status = Status::Solved;
+        } else if self.newton.diagonal && k > 0 {
+            self.finish_dual(problem, settings, r, v, u, &mut report)?;
+        }
+        Ok(report)
+    }
+
+    /// The dual method ([`ContactSolver`], on `W = J M^-1 J^T`) from the
+    /// impulses in `r`, where the outer iterations stall: De Saxce's fixed
+    /// point cycling, or a contraction too slow for the tolerance (mass
+    /// ratios of 1:10,000, tolerances near the penalty's round-off). Its
+    /// answer, and `v` from it, replace the primal one.
+    fn finish_dual(
+        &mut self,
+        problem: &VelocityProblem,
+        settings: &SolverSettings,
+        r: &mut [f64],
+        v: &mut [f64],
+        u: &mut [f64],
+        report: &mut Report,
+    ) -> Result<(), GlobalError> {
+        for (m, d) in self.minv.iter_mut().zip(&self.newton.mass_diagonal) {
+            *m = 1.0 / d;
+        }
+        let local = self.local.get_or_insert_with(|| LocalProblem {
+            dimension: 2,
+            w: CsMat::zero((0, 0)),
+            q: Vec::new(),
+            mu: Vec::new(),
+        });
+        self.delassus.write(&problem.rows, &self.minv, local);
+        local.q.clear();
+        local.q.extend_from_slice(&self.free);
+        local.mu.clear();
+        local.mu.extend_from_slice(&problem.mu);
+        let dual = self.dual.solve_in_place(local, settings, r, u)?;
+        self.mv.copy_from_slice(&problem.force);
+        problem.rows.add_transpose(r, &mut self.mv);
+        for ((x, m), mi) in v.iter_mut().zip(&self.mv).zip(&self.minv) {
+            *x = m * mi;
+        }
+        report.status = dual.status;
+        report.error = dual.error;
+        report.iterations += dual.iterations;
+        report.newton_steps += dual.newton_steps;
+        report.dual = true;
+        Ok(())
+    }
+
+    /// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`r` the
+    /// outer iterate, `D` the inverse of `M`'s diagonal): Siconos' measure
+    /// of a global answer's dynamics, in velocities so that a light body
+    /// beside a heavy one counts as much.
+    fn dynamics_residual(&mut self, problem: &VelocityProblem, v: &[f64]) -> f64 {
+        let diagonal = &self.newton.mass_diagonal;
+        let norm = |x: &[f64]| {
+            x.iter()
+                .zip(diagonal)
+                .map(|(a, d)| (a / d).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        self.mv.fill(0.0);
+        symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
+        self.md.fill(0.0);
+        problem.rows.add_transpose(&self.lambda, &mut self.md);
+        let scale = norm(&problem.force).max(norm(&self.mv)).max(norm(&self.md));
+        let residual = self
+            .mv
+            .iter()
+            .zip(&problem.force)
+            .zip(&self.md)
+            .zip(diagonal)
+            .map(|(((m, f), j), d)| ((m - f - j) / d).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        if scale > 0.0 {
+            residual / scale
+        } else {
+            residual
+        }
+    }
+
+    /// `M`'s diagonal, which must be positive; the factor of `M` alone
+    /// when it is not diagonal.
+    fn mass_diagonal(&mut self, problem: &VelocityProblem) -> Result<(), GlobalError> {
+        let diagonal = &mut self.newton.mass_diagonal;
+        diagonal.fill(0.0);
+        for (&value, (r, c)) in problem.mass.iter() {
+            if r == c {
+                diagonal[r] = value;
+            }
+        }
+        if let Some(coordinate) = diagonal.iter().position(|&d| d.is_nan() || d <= 0.0) {
+            return Err(GlobalError::MassNotPositiveDefinite { coordinate });
+        }
+        if !self.newton.diagonal {
+            self.factored.fill(Piece::Apex);
+            self.newton.factor(problem, &self.rho, &self.factored)?;
+        }
+        Ok(())
+    }
+
+    /// `v = M^-1 f` (the free velocity).
+    fn free_velocity(
+        &mut self,
+        problem: &VelocityProblem,
+        v: &mut [f64],
+    ) -> Result<(), GlobalError> {
+        self.mv.copy_from_slice(&problem.force);
+        self.apply_mass_inverse(v)
+    }
+
+    /// `v = M^-1 mv`: directly for a diagonal `M`, else by the Newton
+    /// matrix with every contact open (its pattern holds `M`'s).
+    fn apply_mass_inverse(&mut self, v: &mut [f64]) -> Result<(), GlobalError> {
+        if self.newton.diagonal {
+            for ((x, m), d) in v.iter_mut().zip(&self.mv).zip(&self.newton.mass_diagonal) {
+                *x = m / d;
+            }
+            return Ok(());
+        }
+        v.copy_from_slice(&self.mv);
+        self.newton
+            .factor
+            .as_mut()
+            .expect("analysed")
+            .solve_in_place(v);
+        Ok(())
+    }
+
+    /// `rho_i = kappa / w_i`, `w_i` contact `i`'s normal row's inverse
+    /// effective mass by `M`'s diagonal.
+    fn penalties(&mut self, problem: &VelocityProblem, kappa: f64) {
+        let rows = &problem.rows;
+        for (i, rho) in self.rho.iter_mut().enumerate() {
+            let w: f64 = (rows.start[i]..rows.start[i + 1])
+                .map(|a| rows.normal[a].powi(2) / self.newton.mass_diagonal[rows.cols[a]])
+                .sum();
+            *rho = if w > 0.0 { kappa / w } else { kappa };
+        }
+    }
+
+    /// `u = J v + b`.
+    fn contact_velocity(&self, problem: &VelocityProblem, v: &[f64], u: &mut [f64]) {
+        for i in 0..problem.mu.len() {
+            let (un, ut) = problem.rows.velocity(i, v);
+            u[2 * i] = un + problem.b[2 * i];
+            u[2 * i + 1] = ut + problem.b[2 * i + 1];
+        }
+    }
+
+    /// `p(t) . J d` summed over the contacts, `p_i(t)` the projection at
+    /// the contact velocities `u + t J d` (`phi`'s contact part's slope
+    /// along `d`, negated), with the projections and pieces written when
+    /// `keep`.
+    fn contact_slope(&mut self, mu: &[f64], u: &[f64], t: f64, keep: bool) -> f64 {
+        let mut slope = 0.0;
+        for i in 0..mu.len() {
+            let (dn, dt) = (self.jd[2 * i], self.jd[2 * i + 1]);
+            let un = u[2 * i] + t * dn + self.slip[i];
+            let ut = u[2 * i + 1] + t * dt;
+            let rho = self.rho[i];
+            let ((pn, pt), piece) = project(
+                mu[i],
+                self.lambda[2 * i] - rho * un,
+                self.lambda[2 * i + 1] - rho * ut,
+            );
+            slope += pn * dn + pt * dt;
+            if keep {
+                self.projected[2 * i] = pn;
+                self.projected[2 * i + 1] = pt;
+                self.pieces[i] = piece;
+            }
+        }
+        slope
+    }
+
+    /// Newton's method on `phi` from `v` (with `u = J v + b`), to its
+    /// minimum: `v`, `u`, the projections and pieces there.
+    ///
+    /// The step length is found on `phi`'s slope along the direction, not
+    /// on its values: near the minimum `phi` changes by less than its
+    /// round-off, its slope (monotone, piecewise linear in the step) does
+    /// not.
+    fn minimise(
+        &mut self,
+        problem: &VelocityProblem,
+        v: &mut [f64],
+        u: &mut [f64],
+        tolerance: f64,
+        fresh: &mut bool,
+        steps: &mut usize,
+    ) -> Result<(), GlobalError> {
+        self.jd.fill(0.0);
+        self.contact_slope(&problem.mu, u, 0.0, true);
+        self.mv.fill(0.0);
+        symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
+        let (mut refining, mut full, mut last) = (false, false, f64::INFINITY);
+        for _ in 0..MAX_NEWTON {
+            // The gradient `M v - f - J^T p`, and the scale it is zero at,
+            // both as velocities (divided by `M`'s diagonal: a light body
+            // beside a heavy one is held to its own speeds).
+            let diagonal = &self.newton.mass_diagonal;
+            let mut scale = 0.0f64;
+            for (((g, m), f), d) in self
+                .gradient
+                .iter_mut()
+                .zip(&self.mv)
+                .zip(&problem.force)
+                .zip(diagonal)
+            {
+                *g = m - f;
+                scale = scale.max(m.abs() / d).max(f.abs() / d);
+            }
+            let rows = &problem.rows;
+            for i in 0..rows.contacts() {
+                let (pn, pt) = (self.projected[2 * i], self.projected[2 * i + 1]);
+                for a in rows.start[i]..rows.start[i + 1] {
+                    let col = rows.cols[a];
+                    let term = rows.normal[a] * pn + rows.tangent[a] * pt;
+                    self.gradient[col] -= term;
+                    scale = scale.max(term.abs() / diagonal[col]);
+                }
+            }
+            let largest = self
+                .gradient
+                .iter()
+                .zip(diagonal)
+                .fold(0.0f64, |m, (g, d)| m.max(g.abs() / d));
+            // A full step within one piece lands on its minimum but for
+            // the factor's round-off, which more steps on the same factor
+            // refine away while they halve the gradient.
+            if largest <= tolerance * scale || (refining && largest > 0.5 * last) {
+                return Ok(());
+            }
+            // A factor whose pieces are no longer all right still gives a
+            // descent direction: kept while its full steps halve the
+            // gradient (contacts at a kink of the projection, no impulse
+            // and no speed, change piece on round-off).
+            let stale_ok = full && largest <= STALE_GAIN * last;
+            last = largest;
+            if !*fresh || (self.pieces != self.factored && !stale_ok) {
+                self.newton.factor(problem, &self.rho, &self.pieces)?;
+                self.factored.copy_from_slice(&self.pieces);
+                *fresh = true;
+                *steps += 1;
+            }
+            for (d, g) in self.direction.iter_mut().zip(&self.gradient) {
+                *d = -g;
+            }
+            self.newton
+                .factor
+                .as_mut()
+                .expect("analysed")
+                .solve_in_place(&mut self.direction);
+            // Along the direction: `J d`, and the slope of `phi`'s mass
+            // part, linear in the step.
+            for i in 0..rows.contacts() {
+                let (dn, dt) = rows.velocity(i, &self.direction);
+                self.jd[2 * i] = dn;
+                self.jd[2 * i + 1] = dt;
+            }
+            self.md.fill(0.0);
+            symmetric_product(
+                &problem.mass,
+                &self.newton.mass,
+                &self.direction,
+                &mut self.md,
+            );
+            let slope: f64 = self
+                .gradient
+                .iter()
+                .zip(&self.direction)
+                .map(|(g, d)| g * d)
+                .sum();
+            if slope >= 0.0 {
+                // Round-off: no descent left.
+                return Ok(());
+            }
+            let mass_slope: f64 = self
+                .direction
+                .iter()
+                .zip(&self.mv)
+                .zip(&problem.force)
+                .map(|((d, m), f)| d * (m - f))
+                .sum();
+            let curvature: f64 = self
+                .direction
+                .iter()
+                .zip(&self.md)
+                .map(|(d, m)| d * m)
+                .sum();
+            let along = |s: &mut Self, t: f64| {
+                mass_slope + t * curvature - s.contact_slope(&problem.mu, u, t, false)
+            };
+            let mut t = 1.0;
+            let end = along(self, 1.0);
+            if end > 0.0 {
+                // The slope's zero in (0, 1), by regula falsi (Illinois).
+                let (mut a, mut fa, mut b, mut fb) = (0.0, slope, 1.0, end);
+                let mut side = 0;
+                t = 0.0;
+                for _ in 0..SEARCH_STEPS {
+                    let c = a - fa * (b - a) / (fb - fa);
+                    let fc = along(self, c);
+                    if fc <= 0.0 {
+                        t = c;
+                    }
+                    if fc.abs() <= SEARCH_SLOPE * -slope {
+                        // Past the zero by little: `phi` is lower there
+                        // too (convex, its slope small).
+                        t = c;
+                        break;
+                    }
+                    if fc < 0.0 {
+                        (a, fa) = (c, fc);
+                        if side == -1 {
+                            fb /= 2.0;
+                        }
+                        side = -1;
+                    } else {
+                        (b, fb) = (c, fc);
+                        if side == 1 {
+                            fa /= 2.0;
+                        }
+                        side = 1;
+                    }
+                }
+                if t == 0.0 {
+                    t = a;
+                }
+                if t == 0.0 {
+                    return Ok(());
+                }
+            }
+            for (x, d) in v.iter_mut().zip(&self.direction) {
+                *x += t * d;
+            }
+            self.contact_slope(&problem.mu, u, t, true);
+            for (x, d) in u.iter_mut().zip(&self.jd) {
+                *x += t * d;
+            }
+            for (m, d) in self.mv.iter_mut().zip(&self.md) {
+                *m += t * d;
+            }
+            self.jd.fill(0.0);
+            full = t == 1.0;
+            refining = full && self.pieces == self.factored;
+        }
+        Ok(())
+    }
+
+    fn same_pattern(&self, problem: &VelocityProblem) -> bool {
+        let Some(p) = &self.pattern else {
+            return false;
+        };
+        let m = &problem.mass;
+        p.csr == m.is_csr()
+            && p.mass_indptr.as_slice() == m.indptr().raw_storage()
+            && p.mass_indices.as_slice() == m.indices()
+            && p.start == problem.rows.start
+            && p.cols == problem.rows.cols
+    }
+
+    fn build(&mut self, problem: &VelocityProblem) {
+        let (n, k) = (problem.force.len(), problem.mu.len());
+        self.newton = Newton::build(problem);
+        self.pattern = Some(Pattern {
+            csr: problem.mass.is_csr(),
+            mass_indptr: problem.mass.indptr().raw_storage().to_vec(),
+            mass_indices: problem.mass.indices().to_vec(),
+            start: problem.rows.start.clone(),
+            cols: problem.rows.cols.clone(),
+        });
+        for v in [&mut self.rho, &mut self.slip] {
+            v.clear();
+            v.resize(k, 0.0);
+        }
+        for v in [&mut self.pieces, &mut self.factored] {
+            v.clear();
+            v.resize(k, Piece::Apex);
+        }
+        for v in [
+            &mut self.lambda,
+            &mut self.projected,
+            &mut self.jd,
+            &mut self.free,
+        ] {
+            v.clear();
+            v.resize(2 * k, 0.0);
+        }
+        for v in [
+            &mut self.md,
+            &mut self.gradient,
+            &mut self.direction,
+            &mut self.mv,
+            &mut self.minv,
+        ] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+    }
+}
+
+/// `y += M x` from `M`'s stored entries (`places` says which are below the
+/// diagonal with a mirror, and are skipped in favour of it).
+fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
+    for ((&value, (r, c)), &place) in mass.iter().zip(places) {
+        if place == usize::MAX {
+            continue;
+        }
+        y[r] += value * x[c];
+        if r != c {
+            y[c] += value * x[r];
+        }
+    }
+}
