@@ -11,15 +11,18 @@
 //!    rows over `v`, its gap and an id that persists;
 //! 2. **assemble** (`assemble.rs`): the free velocity `v* = v + h M^-1 Q`
 //!    (with joints, moved onto their velocities in Gauss's metric,
-//!    `joints.rs`)
-//!    and the contact problem `u = W r + q` with `W = J M^-1 J^T`, the
-//!    normal part of `q` shifted by restitution (`u_N+ >= -e u_N-` on an
+//!    `joints.rs`) and the contact problem: in velocities, `M v = M v* +
+//!    J^T r`, `u = J v + b`, without joints; in local form `u = W r + q`,
+//!    `W = J M^-1 J^T`, with them (the joints held make `W` dense). The
+//!    normal free term is shifted by restitution (`u_N+ >= -e u_N-` on an
 //!    impact within the step) and by a positive gap (a contact apart may
 //!    close exactly by the step's end: `u_N >= -g / h`);
 //! 3. **solve**: Coulomb's law on the impulses `r`, exact (De Saxce's
 //!    modified velocity: a sliding contact keeps `u_N = 0`) or the convex
-//!    relaxation, per island, warm-started by contact id (or by the
-//!    nearest point of the same pair, `warm.rs`)
+//!    relaxation, warm-started by contact id (or by the nearest point of
+//!    the same pair, `warm.rs`): Newton's method on the velocities
+//!    ([`zwang_contact::PrimalSolver`], the dual method finishing where it
+//!    stalls), or the dual method on `W` per island
 //!    ([`zwang_contact::ContactSolver`]);
 //! 4. **integrate** (`integrate.rs`): `v+ = v* + M^-1 J^T r`,
 //!    `q+ = q + h v+`;
@@ -48,7 +51,7 @@ use collide::{Collide, StepContact};
 use correct::Correct;
 use joints::Joints;
 use std::time::Instant as Clock;
-use zwang_contact::{ContactSolver, Friction, Mode, SolverSettings};
+use zwang_contact::{ContactSolver, Friction, Mode, PrimalSolver, SolverSettings};
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
 use zwang_model::{ContactState, Mechanism, ModelError};
@@ -176,13 +179,17 @@ pub struct TimeStepper<'m> {
     assemble: Assemble,
     correct: Correct,
     solver: ContactSolver,
+    primal: PrimalSolver,
     solver_settings: SolverSettings,
     warm: warm::Warm,
     contacts: Vec<StepContact>,
     ids: Vec<u64>,
     r: Vec<f64>,
     u: Vec<f64>,
-    /// Whether `contacts` and `W` are those of the current positions.
+    /// The primal solver's velocities (the step's are recomputed from the
+    /// impulses, for momentum to hold to round-off).
+    v_new: Vec<f64>,
+    /// Whether `contacts` are those of the current positions.
     fresh: bool,
     /// The last step's contact solve.
     last: StepReport,
@@ -211,6 +218,10 @@ pub struct StepReport {
     pub iterations: usize,
     /// Newton steps (sparse factorizations), over the islands.
     pub newton_steps: usize,
+    /// Whether the dual method (on `W`) gave the answer: scenes with
+    /// joints, and the steps where the primal one (on `M` and `J`, the
+    /// rest) stalled.
+    pub dual: bool,
     /// Whether overlap was projected away after the step.
     pub corrected: bool,
     /// The largest normal velocity of a contact that pushes, m/s: zero
@@ -279,12 +290,14 @@ impl<'m> TimeStepper<'m> {
             assemble: Assemble::default(),
             correct: Correct::default(),
             solver: ContactSolver::new(),
+            primal: PrimalSolver::new(),
             solver_settings,
             warm: warm::Warm::default(),
             contacts: Vec::new(),
             ids: Vec::new(),
             r: Vec::new(),
             u: Vec::new(),
+            v_new: vec![0.0; n],
             fresh: false,
             last: StepReport::default(),
             max_penetration: 0.0,
@@ -334,9 +347,6 @@ impl<'m> TimeStepper<'m> {
         // 2. assemble.
         let clock = Clock::now();
         model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
-        if !self.fresh {
-            self.delassus()?;
-        }
         self.fresh = false;
         for ((vs, v), (f, mi)) in self
             .v_star
@@ -352,9 +362,14 @@ impl<'m> TimeStepper<'m> {
             joints.project(&self.minv, &self.targets, &mut self.v_star)?;
         }
         let slop = GAP_SLOP * self.settings.penetration_tolerance;
-        let problem = self
-            .assemble
-            .free(&self.contacts, &self.v, &self.v_star, h, slop);
+        // Without joints `M` stays diagonal: the primal solver's problem.
+        let primal = self.joints.is_none();
+        if primal {
+            self.assemble
+                .velocities(&self.contacts, &self.v, &self.v_star, &self.minv, h, slop);
+        } else {
+            self.local_problem(h, slop)?;
+        }
         self.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
@@ -364,15 +379,32 @@ impl<'m> TimeStepper<'m> {
         self.r.resize(m, 0.0);
         self.u.resize(m, 0.0);
         let warm_started = self.warm.fill(&self.contacts, &mut self.r);
-        let report = if m > 0 {
+        let report = if m == 0 {
+            None
+        } else if primal {
+            let problem = &self.assemble.velocity;
+            Some(
+                self.primal
+                    .solve_in_place(
+                        problem,
+                        &self.solver_settings,
+                        &mut self.r,
+                        &mut self.v_new,
+                        &mut self.u,
+                    )
+                    .map_err(|e| match e {
+                        zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
+                        other => StepError::Unsupported(other.to_string()),
+                    })?,
+            )
+        } else {
+            let problem = &self.assemble.problem;
             Some(self.solver.solve_in_place(
                 problem,
                 &self.solver_settings,
                 &mut self.r,
                 &mut self.u,
             )?)
-        } else {
-            None
         };
         self.warm.store(&self.contacts, &self.r);
         self.stages.solve += clock.elapsed();
@@ -407,6 +439,7 @@ impl<'m> TimeStepper<'m> {
             islands: report.map_or(0, |r| r.islands),
             iterations: report.map_or(0, |r| r.iterations),
             newton_steps: report.map_or(0, |r| r.newton_steps),
+            dual: report.is_some_and(|r| r.dual),
             corrected: false,
         };
         self.end_of_step(h)?;
@@ -427,19 +460,23 @@ impl<'m> TimeStepper<'m> {
         if self.joints.is_some() {
             model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
         }
-        self.delassus()?;
-        let w = &self.assemble.problem.as_ref().expect("written").w;
+        let tol = self.settings.penetration_tolerance;
+        let overlaps = self.contacts.iter().any(|c| c.gap < -tol);
+        if overlaps {
+            self.delassus()?;
+        }
         let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
-        let corrected = self.correct.displacement(
-            contacts,
-            w,
-            minv.len(),
-            |r: &[f64], dq: &mut [f64]| match joints {
-                Some(joints) => joints.add_impulses(r, dq),
-                None => integrate::add_impulses(contacts, r, minv, dq),
-            },
-            self.settings.penetration_tolerance,
-        )?;
+        let corrected = overlaps
+            && self.correct.displacement(
+                contacts,
+                &self.assemble.problem.w,
+                minv.len(),
+                |r: &[f64], dq: &mut [f64]| match joints {
+                    Some(joints) => joints.add_impulses(r, dq),
+                    None => integrate::add_impulses(contacts, r, minv, dq),
+                },
+                tol,
+            )?;
         if corrected {
             self.corrections += 1;
             self.last.corrected = true;
@@ -469,7 +506,6 @@ impl<'m> TimeStepper<'m> {
             if self.joints.is_some() {
                 model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
             }
-            self.delassus()?;
         }
         self.fresh = true;
         for c in &self.contacts {
@@ -481,6 +517,15 @@ impl<'m> TimeStepper<'m> {
             }
         }
         self.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    /// The step's problem in local form: `W` of the current contacts at the
+    /// current positions and their free velocities.
+    fn local_problem(&mut self, h: f64, slop: f64) -> Result<(), StepError> {
+        self.delassus()?;
+        self.assemble
+            .free(&self.contacts, &self.v, &self.v_star, h, slop);
         Ok(())
     }
 
