@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zwang_contact::{
-    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, Solution,
-    SolverSettings, Status,
+    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, PrimalSolver,
+    Solution, SolverSettings, Status,
 };
 use zwang_harness::json::pretty;
 
@@ -28,9 +28,9 @@ const HDF5: &str = "FCLIB HDF5 files are not read by this build";
 /// Solves Coulomb's law at every contact (impulse `r` in the cone
 /// `|r_T| <= mu r_N`, De Saxce's form, exact by default; `--friction
 /// convex` solves the cone complementarity relaxation) until Siconos'
-/// error measure is at most `--tolerance`. A global problem is solved on
-/// its local form `W = H^T M^-1 H`, `q_local = H^T M^-1 q + b`, and `v`
-/// recovered.
+/// error measure is at most `--tolerance`. A global problem is solved in
+/// velocities (Newton's method on `v`, `W = H^T M^-1 H` never formed; the
+/// dual method on that local form finishing where it stalls).
 ///
 /// `error` is Siconos' measure: local form
 /// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`;
@@ -42,8 +42,7 @@ const HDF5: &str = "FCLIB HDF5 files are not read by this build";
 /// With `--json`, prints one object with the keys `format` (`local` or
 /// `global`), `dimension`, `contacts`, `status` (`solved` when `error` is
 /// at most the tolerance, else `not_converged`), `error`, `iterations` and
-/// `time_us` (the solve, a global problem's reformulation included, not
-/// the reading). `--out FILE` writes `{"r", "u"}` (and `"v"` for the
+/// `time_us` (the solve, not the reading). `--out FILE` writes `{"r", "u"}` (and `"v"` for the
 /// global form) as flat lists, contact by contact, normal first.
 ///
 /// Exit code 0 solved, 1 not converged (still printed), 2 a malformed or
@@ -258,17 +257,27 @@ fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer)
     Ok((report, answer))
 }
 
-/// The global form, solved on its local form; `v` recovered from `r`.
+/// The global form, solved in velocities (Newton's method on `v`, the
+/// dual method on the local form finishing where it stalls).
 fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer), String> {
     let problem = parse_global(text).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let mut local = problem.to_local().map_err(|e| e.to_string())?;
-    let solution = ContactSolver::new()
-        .solve(&local.local, settings, None)
+    let velocity = problem.to_velocity().map_err(|e| e.to_string())?;
+    let k = 2 * problem.contacts();
+    let (mut r, mut v, mut u) = (vec![0.0; k], vec![0.0; problem.q.len()], vec![0.0; k]);
+    let report = PrimalSolver::new()
+        .solve_in_place(&velocity, settings, &mut r, &mut v, &mut u)
         .map_err(|e| e.to_string())?;
-    let v = local.velocity(&solution.r);
     let time_us = micros(start);
-    let error = global_error(&problem, &solution.r, &v, settings.friction);
+    let error = global_error(&problem, &r, &v, settings.friction);
+    let solution = Solution {
+        r,
+        u,
+        status: report.status,
+        error: report.error,
+        iterations: report.iterations,
+        newton_steps: report.newton_steps,
+    };
     let report = Report::new(
         "global",
         (problem.dimension, problem.contacts()),

@@ -9,7 +9,7 @@
 
 use crate::error::natural_map;
 use crate::problem::{check_finite, check_finite_matrix, check_friction, check_sizes};
-use crate::{Friction, LocalProblem, ProblemError};
+use crate::{ContactRows, Friction, LocalProblem, ProblemError, VelocityProblem};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
 use zwang_instant::mass::MassFactor;
@@ -130,6 +130,38 @@ impl GlobalProblem {
                 mu: self.mu.clone(),
             },
             factor,
+        })
+    }
+
+    /// The same problem in velocities, for [`crate::PrimalSolver`]: `M`,
+    /// `f = q`, `J = H^T` by contact, `b`, `mu` (`W` never formed).
+    pub fn to_velocity(&self) -> Result<VelocityProblem, GlobalError> {
+        self.validate()?;
+        self.check_symmetric()?;
+        let h = self.h.to_csc();
+        let mut rows = ContactRows::default();
+        let k = self.contacts();
+        for i in 0..k {
+            // Contact i's columns of H, merged by coordinate.
+            let (normal, tangent) = (h.outer_view(2 * i), h.outer_view(2 * i + 1));
+            let mut entries: Vec<(usize, f64, f64)> = Vec::new();
+            for (c, &x) in normal.iter().flat_map(|v| v.iter()) {
+                entries.push((c, x, 0.0));
+            }
+            for (c, &x) in tangent.iter().flat_map(|v| v.iter()) {
+                match entries.iter_mut().find(|e| e.0 == c) {
+                    Some(e) => e.2 = x,
+                    None => entries.push((c, 0.0, x)),
+                }
+            }
+            rows.push(entries);
+        }
+        Ok(VelocityProblem {
+            mass: self.m.to_csc(),
+            force: self.q.clone(),
+            rows,
+            b: self.b.clone(),
+            mu: self.mu.clone(),
         })
     }
 

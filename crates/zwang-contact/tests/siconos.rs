@@ -178,8 +178,36 @@ fn global_to_local_on_a_hand_made_problem() {
     let local_part =
         local_error(&p.mu, &[], &r, &u) * norm(&r).max(norm(&u)) / norm(&r).max(norm(&u_global));
     assert!((e - local_part).abs() < 1e-12, "{e} {local_part}");
+    // The primal method on the same problem in velocities: the answer of
+    // the dual method on the local form.
+    let settings = zwang_contact::SolverSettings {
+        tolerance: 1e-13,
+        ..Default::default()
+    };
+    let dual = zwang_contact::ContactSolver::new()
+        .solve(&local, &settings, None)
+        .unwrap();
+    let v_dual = reformulation.velocity(&dual.r);
+    let velocity = p.to_velocity().unwrap();
+    let (mut r, mut v, mut u) = (vec![0.0; 4], vec![0.0; 4], vec![0.0; 4]);
+    let report = zwang_contact::PrimalSolver::new()
+        .solve_in_place(&velocity, &settings, &mut r, &mut v, &mut u)
+        .unwrap();
+    assert_eq!(report.status, zwang_contact::Status::Solved);
+    for (a, b) in v.iter().zip(&v_dual) {
+        assert!((a - b).abs() < 1e-12, "{v:?} {v_dual:?}");
+    }
+    assert!(global_error(&p, &r, &v, Friction::Exact) < 1e-12);
     // An M that is not positive definite is an error, not a panic.
     let bad = TWO_BODIES.replacen("2 0 0 0", "-2 0 0 0", 1);
+    assert!(matches!(
+        parse_global(&bad).unwrap().to_velocity().and_then(|b| {
+            zwang_contact::PrimalSolver::new()
+                .solve_in_place(&b, &settings, &mut r, &mut v, &mut u)
+                .map(|_| ())
+        }),
+        Err(zwang_contact::GlobalError::MassNotPositiveDefinite { .. })
+    ));
     assert!(matches!(
         parse_global(&bad).unwrap().to_local(),
         Err(zwang_contact::GlobalError::MassNotPositiveDefinite { .. })
