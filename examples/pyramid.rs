@@ -5,12 +5,13 @@
 //! MuJoCo).
 //!
 //! ```text
-//! cargo run --release --example pyramid -- ROWS DURATION [convex]
+//! cargo run --release --example pyramid -- ROWS DURATION [TIME_STEP] [convex]
 //! ```
 //!
 //! ROWS rows of 1 m boxes of 1 kg, the bottom row ROWS boxes side by side
 //! (touching), each row above offset by half a box, friction 0.6, g = 9.81,
-//! time step 0.002 s.
+//! time step 0.002 s unless given (`benches/box2d_pyramid.py` runs Box2D
+//! at its usual 1/60 s).
 
 use zwang::model::planar::{Body, FixedBody, PlanarModel, Shape};
 use zwang::motion::{simulate_steps, NoObserver, StepSettings};
@@ -19,7 +20,12 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let rows: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
     let duration: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10.0);
-    let convex = args.next().as_deref() == Some("convex");
+    let rest: Vec<String> = args.collect();
+    let convex = rest.iter().any(|a| a == "convex");
+    let time_step = rest
+        .iter()
+        .find_map(|a| a.parse::<f64>().ok())
+        .unwrap_or(0.002);
     let half = 0.5;
     let mut bodies = Vec::new();
     for r in 0..rows {
@@ -44,7 +50,7 @@ fn main() {
         .and_then(|m| m.with_fixed(vec![floor]))
         .expect("a valid pyramid");
     let settings = StepSettings {
-        time_step: 0.002,
+        time_step,
         friction: if convex {
             zwang::contact::Friction::Convex
         } else {
