@@ -18,7 +18,7 @@ use crate::{LocalProblem, ProblemError, UnionFind};
 /// handing them out costs more than it saves, and rayon's injector (the
 /// queue of work sent from outside the pool) allocates a block every 63
 /// jobs, which a time stepper's steady state would pay every 63 steps.
-const PARALLEL_FROM: usize = 256;
+pub(crate) const PARALLEL_FROM: usize = 256;
 
 /// Which friction law the solver enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -869,3 +869,30 @@ fn the_primal_method_takes_a_mass_that_is_not_diagonal() {
         }
     }
 }
+
+#[test]
+fn islands_on_the_pool_give_the_serial_answers() {
+    // 40 piles side by side, 256 contacts or more: solved on rayon's pool
+    // when allowed, island by island either way.
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let piles: Vec<Scene> = (0..40).map(|_| random_pile(&mut rng, 5)).collect();
+    let all = beside(&piles);
+    assert!(all.contacts.len() >= 256, "{}", all.contacts.len());
+    for k in 0..2 {
+        let engine = || Engine::both().into_iter().nth(k).expect("two");
+        let answers: Vec<Solution> = [true, false]
+            .into_iter()
+            .map(|parallel| {
+                let settings = SolverSettings {
+                    parallel,
+                    ..exact()
+                };
+                engine().solve(&all, &settings, None)
+            })
+            .collect();
+        let name = engine().name();
+        assert_eq!(answers[0].status, Status::Solved, "{name}");
+        assert_eq!(answers[0].r, answers[1].r, "{name}");
+        assert_eq!(answers[0].u, answers[1].u, "{name}");
+    }
+}

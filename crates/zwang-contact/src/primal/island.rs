@@ -1,43 +1,15 @@
-//! The velocity-level contact problem in velocities: Newton's method on
-//! `v`, the Delassus operator never formed.
-//!
-//! `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact (as in
-//! [`crate::LocalProblem`], whose `W` is `J M^-1 J^T`). The method is the
-//! augmented Lagrangian one (a proximal point method on the impulses):
-//! outer iteration `k` minimises over `v`
-//!
-//! `phi(v) = 1/2 v^T M v - f^T v + sum_i |P_K(r_i^k - rho_i w_i(v))|^2 / (2 rho_i)`
-//!
-//! with `w_i = J_i v + b_i + s_i e_N`, `s_i = mu_i |u_T|` frozen at the
-//! outer iterate (De Saxce's fixed point; `s = 0` for the convex form),
-//! then sets `r^(k+1) = P_K(r^k - rho w(v^(k+1)))`. A fixed point is an
-//! answer: `r = P_K(r - rho w)` is Coulomb's law, and `grad phi = 0` is
-//! `M v = f + J^T r`. `phi` is convex, once differentiable and, the planar
-//! cone being polyhedral, piecewise quadratic: Newton's method with the
-//! matrix `M + sum_i rho_i J_i^T D_i J_i` (`D_i` the derivative of the
-//! projection: `I` inside the cone, `e e^T` on an edge, `0` in the polar
-//! cone) and Armijo's line search ends on each piece's minimum in one step.
-//! That matrix is symmetric positive definite whatever the contacts
-//! (`M` is): redundant contacts (four corners of a box) cost nothing. It
-//! is factored by a sparse Cholesky analysed once per pattern, refactored
-//! only when some `D_i` changes, and its size is the number of velocities,
-//! not of contact rows (a pyramid of boxes: three per box against about
-//! eleven). Rockafellar, "Augmented Lagrangians and applications of the
-//! proximal point algorithm in convex programming" (1976); the primal
-//! Newton form as in Todorov, "Convex and analytically-invertible dynamics
-//! with contacts and constraints" (2014), here without regularisation.
+//! One island's solver: the augmented Lagrangian outer iterations, each
+//! Newton's method on the island's velocities (the method the module's
+//! documentation describes), and the dual method's finish.
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
+use super::VelocityProblem;
 use crate::error::error_for;
-use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status};
-use crate::{
-    ContactSolver, Delassus, Friction, GlobalError, LocalProblem, ProblemError, SolverSettings,
-    UnionFind,
-};
+use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
 /// The penalty `rho_i` relative to contact `i`'s inverse effective mass
 /// to start with: an outer iteration contracts the error by about
@@ -127,147 +99,6 @@ fn derivative(mu: f64, piece: Piece) -> [[f64; 2]; 2] {
     }
 }
 
-/// `J`, two rows per contact (normal, then tangent), stored by contact.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContactRows {
-    /// Contact `i`'s entries are `start[i] .. start[i + 1]`.
-    pub start: Vec<usize>,
-    /// The entries' columns (entries of `v`), no repeats within a contact.
-    pub cols: Vec<usize>,
-    /// `J_N`'s entries.
-    pub normal: Vec<f64>,
-    /// `J_T`'s entries.
-    pub tangent: Vec<f64>,
-}
-
-impl Default for ContactRows {
-    fn default() -> Self {
-        ContactRows {
-            start: vec![0],
-            cols: Vec::new(),
-            normal: Vec::new(),
-            tangent: Vec::new(),
-        }
-    }
-}
-
-impl ContactRows {
-    /// No contacts (keeping the memory).
-    pub fn clear(&mut self) {
-        self.start.clear();
-        self.start.push(0);
-        self.cols.clear();
-        self.normal.clear();
-        self.tangent.clear();
-    }
-
-    /// Appends a contact of entries `(column, J_N, J_T)`.
-    pub fn push(&mut self, entries: impl IntoIterator<Item = (usize, f64, f64)>) {
-        for (c, n, t) in entries {
-            self.cols.push(c);
-            self.normal.push(n);
-            self.tangent.push(t);
-        }
-        self.start.push(self.cols.len());
-    }
-
-    /// Number of contacts.
-    pub fn contacts(&self) -> usize {
-        self.start.len().saturating_sub(1)
-    }
-
-    /// `(J_N v, J_T v)` of contact `i`.
-    pub fn velocity(&self, i: usize, v: &[f64]) -> (f64, f64) {
-        (self.start[i]..self.start[i + 1]).fold((0.0, 0.0), |(n, t), k| {
-            let x = v[self.cols[k]];
-            (n + self.normal[k] * x, t + self.tangent[k] * x)
-        })
-    }
-
-    /// `y += J^T r`.
-    pub fn add_transpose(&self, r: &[f64], y: &mut [f64]) {
-        for i in 0..self.contacts() {
-            let (rn, rt) = (r[2 * i], r[2 * i + 1]);
-            for k in self.start[i]..self.start[i + 1] {
-                y[self.cols[k]] += self.normal[k] * rn + self.tangent[k] * rt;
-            }
-        }
-    }
-}
-
-/// `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VelocityProblem {
-    /// The mass matrix (symmetric positive definite; all its entries, or
-    /// its upper triangle only).
-    pub mass: CsMat<f64>,
-    /// The momentum without impulses (`M v*`, `v*` the free velocity).
-    pub force: Vec<f64>,
-    /// The contacts' rows.
-    pub rows: ContactRows,
-    /// The free term of the contact velocities (restitution, gaps).
-    pub b: Vec<f64>,
-    /// One friction coefficient per contact.
-    pub mu: Vec<f64>,
-}
-
-impl VelocityProblem {
-    /// Checks sizes, columns, finiteness and friction coefficients.
-    pub fn validate(&self) -> Result<(), ProblemError> {
-        let n = self.force.len();
-        let k = self.mu.len();
-        check_sizes(&[
-            ("M's rows", self.mass.rows(), n),
-            ("M's columns", self.mass.cols(), n),
-            ("J's contacts", self.rows.contacts(), k),
-            ("b", self.b.len(), 2 * k),
-            (
-                "J's normal entries",
-                self.rows.normal.len(),
-                self.rows.cols.len(),
-            ),
-            (
-                "J's tangent entries",
-                self.rows.tangent.len(),
-                self.rows.cols.len(),
-            ),
-        ])?;
-        let ends = self.rows.start.windows(2).all(|w| w[0] <= w[1])
-            && self.rows.start.first() == Some(&0)
-            && self.rows.start.last() == Some(&self.rows.cols.len());
-        if !ends {
-            return Err(ProblemError::Size {
-                what: "J's contact starts",
-                found: self.rows.start.last().copied().unwrap_or(0),
-                expected: self.rows.cols.len(),
-            });
-        }
-        if let Some(&c) = self.rows.cols.iter().find(|&&c| c >= n) {
-            return Err(ProblemError::Size {
-                what: "a column of J",
-                found: c,
-                expected: n,
-            });
-        }
-        check_friction(&self.mu)?;
-        check_finite("f", &self.force)?;
-        check_finite("b", &self.b)?;
-        check_finite("J's normal rows", &self.rows.normal)?;
-        check_finite("J's tangent rows", &self.rows.tangent)?;
-        crate::problem::check_finite_matrix("M", &self.mass)
-    }
-}
-
-/// The pattern the workspace was built for.
-#[derive(Debug, Default, PartialEq)]
-struct Pattern {
-    csr: bool,
-    mass_indptr: Vec<usize>,
-    mass_indices: Vec<usize>,
-    start: Vec<usize>,
-    cols: Vec<usize>,
-}
-
 /// The Newton matrix's upper triangle (compressed columns) and where each
 /// term lands in it.
 #[derive(Debug, Default)]
@@ -287,7 +118,6 @@ struct Newton {
     /// `M`'s diagonal.
     mass_diagonal: Vec<f64>,
     factor: Option<SparseCholesky>,
-    islands: usize,
 }
 
 impl Newton {
@@ -305,11 +135,9 @@ impl Newton {
         let rows = &problem.rows;
         let mut sets: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
         let mut diagonal = true;
-        let mut islands = UnionFind::new(n);
         for (_, (r, c)) in problem.mass.iter() {
             if r != c {
                 diagonal = false;
-                islands.union(r, c);
             }
             sets[r.max(c)].push(r.min(c));
         }
@@ -321,7 +149,6 @@ impl Newton {
                         sets[b].push(a);
                     }
                 }
-                islands.union(a, cols[0]);
             }
         }
         let mut col_ptr = Vec::with_capacity(n + 1);
@@ -362,13 +189,6 @@ impl Newton {
             }
             newton.pair_start.push(newton.pairs.len());
         }
-        let mut labels = Vec::new();
-        islands.labels(&mut labels);
-        let mut touched = vec![false; n];
-        for &c in &rows.cols {
-            touched[labels[c]] = true;
-        }
-        newton.islands = touched.iter().filter(|&&t| t).count();
         let symbolic =
             SymbolicSparseColMatRef::new_checked(n, n, &newton.col_ptr, None, &newton.row_idx);
         // Three velocities per body, and a fill of dense fronts where bodies
@@ -431,10 +251,9 @@ fn problem_has_both(problem: &VelocityProblem, r: usize, c: usize) -> bool {
     problem.mass.get(c, r).is_some() && problem.mass.get(r, c).is_some()
 }
 
-/// The solver and its working memory.
+/// One island's solver and its working memory.
 #[derive(Debug, Default)]
-pub struct PrimalSolver {
-    pattern: Option<Pattern>,
+pub(super) struct Island {
     newton: Newton,
     /// Per contact: penalty, frozen slip, piece at the iterate and the
     /// pieces the factor holds.
@@ -461,16 +280,10 @@ pub struct PrimalSolver {
     minv: Vec<f64>,
 }
 
-impl PrimalSolver {
-    /// A solver with empty working memory.
-    pub fn new() -> Self {
-        PrimalSolver::default()
-    }
-
-    /// Solves `problem` from the impulses in `r` (the warm start; zeros
-    /// for none), writing the answer's impulses to `r`, velocities to `v`
-    /// and contact velocities to `u`. Allocates nothing when the pattern
-    /// (`M`'s, and the columns of each contact) is the last solve's.
+impl Island {
+    /// Solves `problem` (valid, of the pattern the island was built for)
+    /// from the impulses in `r`, writing the answer's impulses to `r`,
+    /// velocities to `v` and contact velocities to `u`; allocates nothing.
     pub fn solve_in_place(
         &mut self,
         problem: &VelocityProblem,
@@ -479,33 +292,7 @@ impl PrimalSolver {
         v: &mut [f64],
         u: &mut [f64],
     ) -> Result<Report, GlobalError> {
-        problem.validate()?;
-        settings.validate()?;
-        let (n, k) = (problem.force.len(), problem.mu.len());
-        for (what, found, expected) in [
-            ("r", r.len(), 2 * k),
-            ("u", u.len(), 2 * k),
-            ("v", v.len(), n),
-        ] {
-            if found != expected {
-                return Err(ProblemError::Size {
-                    what,
-                    found,
-                    expected,
-                }
-                .into());
-            }
-        }
-        if let Some(index) = r.iter().position(|x| !x.is_finite()) {
-            return Err(ProblemError::NotFinite {
-                what: "the warm start",
-                index,
-            }
-            .into());
-        }
-        if !self.same_pattern(problem) {
-            self.build(problem);
-        }
+        let k = problem.mu.len();
         let exact = settings.friction == Friction::Exact;
         self.mass_diagonal(problem)?;
         self.free_velocity(problem, v)?;
@@ -531,7 +318,7 @@ impl PrimalSolver {
             error,
             iterations: 0,
             newton_steps: 0,
-            islands: self.newton.islands,
+            islands: usize::from(k > 0),
             dual: false,
         };
         let mut kappa = KAPPA_START;
@@ -936,28 +723,17 @@ impl PrimalSolver {
         Ok(())
     }
 
-    fn same_pattern(&self, problem: &VelocityProblem) -> bool {
-        let Some(p) = &self.pattern else {
-            return false;
-        };
-        let m = &problem.mass;
-        p.csr == m.is_csr()
-            && p.mass_indptr.as_slice() == m.indptr().raw_storage()
-            && p.mass_indices.as_slice() == m.indices()
-            && p.start == problem.rows.start
-            && p.cols == problem.rows.cols
+    /// The working memory of `problem`'s pattern (an island's, indexed
+    /// from zero).
+    pub fn new(problem: &VelocityProblem) -> Island {
+        let mut island = Island::default();
+        island.build(problem);
+        island
     }
 
     fn build(&mut self, problem: &VelocityProblem) {
         let (n, k) = (problem.force.len(), problem.mu.len());
         self.newton = Newton::build(problem);
-        self.pattern = Some(Pattern {
-            csr: problem.mass.is_csr(),
-            mass_indptr: problem.mass.indptr().raw_storage().to_vec(),
-            mass_indices: problem.mass.indices().to_vec(),
-            start: problem.rows.start.clone(),
-            cols: problem.rows.cols.clone(),
-        });
         for v in [&mut self.rho, &mut self.slip] {
             v.clear();
             v.resize(k, 0.0);

@@ -1,0 +1,436 @@
+//! The velocity-level contact problem in velocities: Newton's method on
+//! `v`, the Delassus operator never formed.
+//!
+//! `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact (as in
+//! [`crate::LocalProblem`], whose `W` is `J M^-1 J^T`). The method is the
+//! augmented Lagrangian one (a proximal point method on the impulses):
+//! outer iteration `k` minimises over `v`
+//!
+//! `phi(v) = 1/2 v^T M v - f^T v + sum_i |P_K(r_i^k - rho_i w_i(v))|^2 / (2 rho_i)`
+//!
+//! with `w_i = J_i v + b_i + s_i e_N`, `s_i = mu_i |u_T|` frozen at the
+//! outer iterate (De Saxce's fixed point; `s = 0` for the convex form),
+//! then sets `r^(k+1) = P_K(r^k - rho w(v^(k+1)))`. A fixed point is an
+//! answer: `r = P_K(r - rho w)` is Coulomb's law, and `grad phi = 0` is
+//! `M v = f + J^T r`. `phi` is convex, once differentiable and, the planar
+//! cone being polyhedral, piecewise quadratic: Newton's method with the
+//! matrix `M + sum_i rho_i J_i^T D_i J_i` (`D_i` the derivative of the
+//! projection: `I` inside the cone, `e e^T` on an edge, `0` in the polar
+//! cone) and a line search ends on each piece's minimum in one step.
+//! That matrix is symmetric positive definite whatever the contacts
+//! (`M` is): redundant contacts (four corners of a box) cost nothing. It
+//! is factored by a sparse Cholesky analysed once per pattern, refactored
+//! only when some `D_i` changes, and its size is the number of velocities,
+//! not of contact rows (a pyramid of boxes: three per box against about
+//! eleven). Rockafellar, "Augmented Lagrangians and applications of the
+//! proximal point algorithm in convex programming" (1976); the primal
+//! Newton form as in Todorov, "Convex and analytically-invertible dynamics
+//! with contacts and constraints" (2014), here without regularisation.
+
+mod island;
+
+use rayon::prelude::*;
+use sprs::CsMat;
+
+use crate::problem::{check_finite, check_friction, check_sizes};
+use crate::solver::{Report, Status, PARALLEL_FROM};
+use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
+use island::Island;
+
+/// `J`, two rows per contact (normal, then tangent), stored by contact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactRows {
+    /// Contact `i`'s entries are `start[i] .. start[i + 1]`.
+    pub start: Vec<usize>,
+    /// The entries' columns (entries of `v`), no repeats within a contact.
+    pub cols: Vec<usize>,
+    /// `J_N`'s entries.
+    pub normal: Vec<f64>,
+    /// `J_T`'s entries.
+    pub tangent: Vec<f64>,
+}
+
+impl Default for ContactRows {
+    fn default() -> Self {
+        ContactRows {
+            start: vec![0],
+            cols: Vec::new(),
+            normal: Vec::new(),
+            tangent: Vec::new(),
+        }
+    }
+}
+
+impl ContactRows {
+    /// No contacts (keeping the memory).
+    pub fn clear(&mut self) {
+        self.start.clear();
+        self.start.push(0);
+        self.cols.clear();
+        self.normal.clear();
+        self.tangent.clear();
+    }
+
+    /// Appends a contact of entries `(column, J_N, J_T)`.
+    pub fn push(&mut self, entries: impl IntoIterator<Item = (usize, f64, f64)>) {
+        for (c, n, t) in entries {
+            self.cols.push(c);
+            self.normal.push(n);
+            self.tangent.push(t);
+        }
+        self.start.push(self.cols.len());
+    }
+
+    /// Number of contacts.
+    pub fn contacts(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// `(J_N v, J_T v)` of contact `i`.
+    pub fn velocity(&self, i: usize, v: &[f64]) -> (f64, f64) {
+        (self.start[i]..self.start[i + 1]).fold((0.0, 0.0), |(n, t), k| {
+            let x = v[self.cols[k]];
+            (n + self.normal[k] * x, t + self.tangent[k] * x)
+        })
+    }
+
+    /// `y += J^T r`.
+    pub fn add_transpose(&self, r: &[f64], y: &mut [f64]) {
+        for i in 0..self.contacts() {
+            let (rn, rt) = (r[2 * i], r[2 * i + 1]);
+            for k in self.start[i]..self.start[i + 1] {
+                y[self.cols[k]] += self.normal[k] * rn + self.tangent[k] * rt;
+            }
+        }
+    }
+}
+
+/// `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VelocityProblem {
+    /// The mass matrix (symmetric positive definite; all its entries, or
+    /// its upper triangle only).
+    pub mass: CsMat<f64>,
+    /// The momentum without impulses (`M v*`, `v*` the free velocity).
+    pub force: Vec<f64>,
+    /// The contacts' rows.
+    pub rows: ContactRows,
+    /// The free term of the contact velocities (restitution, gaps).
+    pub b: Vec<f64>,
+    /// One friction coefficient per contact.
+    pub mu: Vec<f64>,
+}
+
+impl VelocityProblem {
+    /// Checks sizes, columns, finiteness and friction coefficients.
+    pub fn validate(&self) -> Result<(), ProblemError> {
+        let n = self.force.len();
+        let k = self.mu.len();
+        check_sizes(&[
+            ("M's rows", self.mass.rows(), n),
+            ("M's columns", self.mass.cols(), n),
+            ("J's contacts", self.rows.contacts(), k),
+            ("b", self.b.len(), 2 * k),
+            (
+                "J's normal entries",
+                self.rows.normal.len(),
+                self.rows.cols.len(),
+            ),
+            (
+                "J's tangent entries",
+                self.rows.tangent.len(),
+                self.rows.cols.len(),
+            ),
+        ])?;
+        let ends = self.rows.start.windows(2).all(|w| w[0] <= w[1])
+            && self.rows.start.first() == Some(&0)
+            && self.rows.start.last() == Some(&self.rows.cols.len());
+        if !ends {
+            return Err(ProblemError::Size {
+                what: "J's contact starts",
+                found: self.rows.start.last().copied().unwrap_or(0),
+                expected: self.rows.cols.len(),
+            });
+        }
+        if let Some(&c) = self.rows.cols.iter().find(|&&c| c >= n) {
+            return Err(ProblemError::Size {
+                what: "a column of J",
+                found: c,
+                expected: n,
+            });
+        }
+        check_friction(&self.mu)?;
+        check_finite("f", &self.force)?;
+        check_finite("b", &self.b)?;
+        check_finite("J's normal rows", &self.rows.normal)?;
+        check_finite("J's tangent rows", &self.rows.tangent)?;
+        crate::problem::check_finite_matrix("M", &self.mass)
+    }
+}
+
+/// The pattern the workspace was built for.
+#[derive(Debug, Default, PartialEq)]
+struct Pattern {
+    csr: bool,
+    mass_indptr: Vec<usize>,
+    mass_indices: Vec<usize>,
+    start: Vec<usize>,
+    cols: Vec<usize>,
+}
+
+/// An island (velocities coupled through `M` or a contact): where its
+/// velocities and contacts sit in the whole problem, its problem indexed
+/// from zero, its solver, and its share of the answer.
+#[derive(Debug)]
+struct Part {
+    coords: Vec<usize>,
+    contacts: Vec<usize>,
+    /// Per stored entry of the island's `M`, the entry of the whole `M`
+    /// it copies.
+    mass_entries: Vec<usize>,
+    problem: VelocityProblem,
+    island: Island,
+    r: Vec<f64>,
+    v: Vec<f64>,
+    u: Vec<f64>,
+    outcome: Result<Report, GlobalError>,
+}
+
+impl Part {
+    /// Copies the island's numbers from `whole` (and its warm start from
+    /// `r`), solves, and keeps the outcome.
+    fn solve(&mut self, whole: &VelocityProblem, settings: &SolverSettings, r: &[f64]) {
+        let p = &mut self.problem;
+        for (x, &c) in p.force.iter_mut().zip(&self.coords) {
+            *x = whole.force[c];
+        }
+        let data = whole.mass.data();
+        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_entries) {
+            *x = data[e];
+        }
+        for (local, &i) in self.contacts.iter().enumerate() {
+            let (from, to) = (whole.rows.start[i], whole.rows.start[i + 1]);
+            let at = p.rows.start[local];
+            let len = to - from;
+            p.rows.normal[at..at + len].copy_from_slice(&whole.rows.normal[from..to]);
+            p.rows.tangent[at..at + len].copy_from_slice(&whole.rows.tangent[from..to]);
+            p.b[2 * local..2 * local + 2].copy_from_slice(&whole.b[2 * i..2 * i + 2]);
+            p.mu[local] = whole.mu[i];
+            self.r[2 * local..2 * local + 2].copy_from_slice(&r[2 * i..2 * i + 2]);
+        }
+        self.outcome = self
+            .island
+            .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u)
+            .map_err(|e| match e {
+                GlobalError::MassNotPositiveDefinite { coordinate } => {
+                    GlobalError::MassNotPositiveDefinite {
+                        coordinate: self.coords[coordinate],
+                    }
+                }
+                other => other,
+            });
+    }
+}
+
+/// The solver and its working memory: one island solver per island of the
+/// problem, solved on rayon's pool from 256 contacts on.
+#[derive(Debug, Default)]
+pub struct PrimalSolver {
+    pattern: Option<Pattern>,
+    parts: Vec<Part>,
+}
+
+impl PrimalSolver {
+    /// A solver with empty working memory.
+    pub fn new() -> Self {
+        PrimalSolver::default()
+    }
+
+    /// Solves `problem` from the impulses in `r` (the warm start; zeros
+    /// for none), writing the answer's impulses to `r`, velocities to `v`
+    /// and contact velocities to `u`. Allocates nothing when the pattern
+    /// (`M`'s, and the columns of each contact) is the last solve's.
+    pub fn solve_in_place(
+        &mut self,
+        problem: &VelocityProblem,
+        settings: &SolverSettings,
+        r: &mut [f64],
+        v: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<Report, GlobalError> {
+        problem.validate()?;
+        settings.validate()?;
+        let (n, k) = (problem.force.len(), problem.mu.len());
+        for (what, found, expected) in [
+            ("r", r.len(), 2 * k),
+            ("u", u.len(), 2 * k),
+            ("v", v.len(), n),
+        ] {
+            if found != expected {
+                return Err(ProblemError::Size {
+                    what,
+                    found,
+                    expected,
+                }
+                .into());
+            }
+        }
+        if let Some(index) = r.iter().position(|x| !x.is_finite()) {
+            return Err(ProblemError::NotFinite {
+                what: "the warm start",
+                index,
+            }
+            .into());
+        }
+        if !self.same_pattern(problem) {
+            self.build(problem);
+        }
+        let warm: &[f64] = r;
+        if settings.parallel && self.parts.len() > 1 && k >= PARALLEL_FROM {
+            self.parts
+                .par_iter_mut()
+                .for_each(|part| part.solve(problem, settings, warm));
+        } else {
+            for part in &mut self.parts {
+                part.solve(problem, settings, warm);
+            }
+        }
+        let mut report = Report {
+            status: Status::Solved,
+            error: 0.0,
+            iterations: 0,
+            newton_steps: 0,
+            islands: 0,
+            dual: false,
+        };
+        for part in &self.parts {
+            let island = part.outcome.clone()?;
+            for (local, &c) in part.coords.iter().enumerate() {
+                v[c] = part.v[local];
+            }
+            for (local, &i) in part.contacts.iter().enumerate() {
+                r[2 * i..2 * i + 2].copy_from_slice(&part.r[2 * local..2 * local + 2]);
+                u[2 * i..2 * i + 2].copy_from_slice(&part.u[2 * local..2 * local + 2]);
+            }
+            report.status = match (report.status, island.status) {
+                (Status::Unbounded, _) | (_, Status::Unbounded) => Status::Unbounded,
+                (Status::Solved, Status::Solved) => Status::Solved,
+                _ => Status::NotConverged,
+            };
+            report.error = report.error.max(island.error);
+            report.iterations = report.iterations.max(island.iterations);
+            report.newton_steps += island.newton_steps;
+            report.islands += island.islands;
+            report.dual |= island.dual;
+        }
+        Ok(report)
+    }
+
+    fn same_pattern(&self, problem: &VelocityProblem) -> bool {
+        let Some(p) = &self.pattern else {
+            return false;
+        };
+        let m = &problem.mass;
+        p.csr == m.is_csr()
+            && p.mass_indptr.as_slice() == m.indptr().raw_storage()
+            && p.mass_indices.as_slice() == m.indices()
+            && p.start == problem.rows.start
+            && p.cols == problem.rows.cols
+    }
+
+    /// Splits the problem into islands (velocities coupled through `M`'s
+    /// entries or a contact's row) and builds each one's solver.
+    fn build(&mut self, problem: &VelocityProblem) {
+        let (n, k) = (problem.force.len(), problem.mu.len());
+        let rows = &problem.rows;
+        let mut uf = UnionFind::new(n);
+        for (_, (a, b)) in problem.mass.iter() {
+            uf.union(a, b);
+        }
+        for i in 0..k {
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+            for &c in cols {
+                uf.union(c, cols[0]);
+            }
+        }
+        let mut labels = Vec::with_capacity(n);
+        let count = uf.labels(&mut labels).max(1);
+        let mut coords = vec![Vec::new(); count];
+        let mut local = vec![0; n];
+        for (c, &l) in labels.iter().enumerate() {
+            local[c] = coords[l].len();
+            coords[l].push(c);
+        }
+        // A contact touching no velocity sits in the first island.
+        let mut contacts = vec![Vec::new(); count];
+        for i in 0..k {
+            let label = rows.cols[rows.start[i]..rows.start[i + 1]]
+                .first()
+                .map_or(0, |&c| labels[c]);
+            contacts[label].push(i);
+        }
+        // Each island's `M` by compressed columns, and where its entries
+        // come from.
+        let mut entries = vec![Vec::new(); count];
+        for (e, (_, (a, b))) in problem.mass.iter().enumerate() {
+            entries[labels[a]].push((local[b], local[a], e));
+        }
+        self.parts = coords
+            .into_iter()
+            .zip(contacts)
+            .zip(entries)
+            .map(|((coords, contacts), mut entries)| {
+                entries.sort_unstable();
+                let m = coords.len();
+                let mut indptr = vec![0; m + 1];
+                for &(col, _, _) in &entries {
+                    indptr[col + 1] += 1;
+                }
+                for j in 0..m {
+                    indptr[j + 1] += indptr[j];
+                }
+                let indices = entries.iter().map(|&(_, row, _)| row).collect();
+                let data = entries
+                    .iter()
+                    .map(|&(_, _, e)| problem.mass.data()[e])
+                    .collect();
+                let mut sub_rows = ContactRows::default();
+                for &i in &contacts {
+                    sub_rows.push(
+                        (rows.start[i]..rows.start[i + 1])
+                            .map(|a| (local[rows.cols[a]], rows.normal[a], rows.tangent[a])),
+                    );
+                }
+                let c = contacts.len();
+                let sub = VelocityProblem {
+                    mass: CsMat::new_csc((m, m), indptr, indices, data),
+                    force: coords.iter().map(|&x| problem.force[x]).collect(),
+                    rows: sub_rows,
+                    b: contacts
+                        .iter()
+                        .flat_map(|&i| [problem.b[2 * i], problem.b[2 * i + 1]])
+                        .collect(),
+                    mu: contacts.iter().map(|&i| problem.mu[i]).collect(),
+                };
+                Part {
+                    island: Island::new(&sub),
+                    mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
+                    problem: sub,
+                    r: vec![0.0; 2 * c],
+                    v: vec![0.0; m],
+                    u: vec![0.0; 2 * c],
+                    outcome: Err(GlobalError::Problem(ProblemError::Dimension(0))),
+                    coords,
+                    contacts,
+                }
+            })
+            .collect();
+        self.pattern = Some(Pattern {
+            csr: problem.mass.is_csr(),
+            mass_indptr: problem.mass.indptr().raw_storage().to_vec(),
+            mass_indices: problem.mass.indices().to_vec(),
+            start: rows.start.clone(),
+            cols: rows.cols.clone(),
+        });
+    }
+}
