@@ -16,7 +16,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
-use zwang::motion::{settings_of, simulate_islands, NoObserver, Status};
+use zwang::motion::{simulate_islands, NoObserver, Status};
+use zwang::run::settings_of;
 use zwang::scene::{parse_scene, Scene};
 
 const HEADER: &str = "[scene]\ndimension = 2\ngravity = [0.0, -9.81]\nduration = 0.5\n";

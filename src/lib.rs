@@ -24,6 +24,9 @@
 //!   scenes (shapes that collide, exact Coulomb friction), reports; with
 //!   the cargo feature `pictures` (off by default), its plots and drawings
 //!   of runs (`motion::plot`, `motion::draw`);
+//! - [`run`]: a scene file run with the settings it asks for, where
+//!   [`scene`] and [`motion`] meet (motion does not depend on the scene
+//!   format);
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
 //!   motion is integrated;
@@ -49,6 +52,8 @@ pub use zwang_motion as motion;
 pub use zwang_ode as ode;
 pub use zwang_qp as qp;
 pub use zwang_scene as scene;
+
+pub mod run;
 
 pub use zwang_instant::{Instant, InstantError};
 pub use zwang_qp::{Backend, Solution, Status};

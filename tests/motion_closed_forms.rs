@@ -86,7 +86,7 @@ fn pendulum_period_is_the_elliptic_integrals() {
     // The shipped scene: 0.3 rad, its period 1.14 % longer than 2 pi
     // sqrt(L/g).
     let s = scene("pendulum");
-    let shipped = check_pendulum(s.model().unwrap(), 1.0, 0.3, zwang::motion::settings_of(&s));
+    let shipped = check_pendulum(s.model().unwrap(), 1.0, 0.3, zwang::run::settings_of(&s));
     println!(
         "pendulum: largest deviation over a period {small:.1e} (0.05 rad), {shipped:.1e} (0.3 rad)"
     );

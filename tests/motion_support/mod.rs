@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use zwang::model::planar::PlanarModel;
 use zwang::motion::report::{Recorder, Row};
-use zwang::motion::{run_scene, simulate, Outcome, Settings};
+use zwang::motion::{simulate, Outcome, Settings};
+use zwang::run::run_scene;
 use zwang::scene::{parse_scene, Scene};
 
 /// `examples/scenes/NAME.toml`.

@@ -4,7 +4,8 @@
 use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK};
 use std::io::Write;
 use std::path::Path;
-use zwang_motion::{compare_frictions, step_settings_of, Comparison};
+use zwang::run::step_settings_of;
+use zwang_motion::{compare_frictions, Comparison};
 
 /// The most rows the comparison writes (`duration / output_every`).
 const MAX_ROWS: f64 = 1e7;

@@ -7,13 +7,14 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use zwang::run::{settings_of, step_settings_of};
 use zwang_model::planar::PlanarModel;
 use zwang_motion::draw::{Film, Format, MAX_STILLS};
 use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
-    settings_of, simulate_islands, simulate_steps, step_settings_of, ContactSample, Event,
-    Mechanism, Observer, Outcome, Settings, Status, TimeStepper,
+    simulate_islands, simulate_steps, ContactSample, Event, Mechanism, Observer, Outcome, Settings,
+    Status, TimeStepper,
 };
 use zwang_scene::Stepping;
 

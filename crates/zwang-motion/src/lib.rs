@@ -18,8 +18,6 @@
 //!   in Gauss's metric.
 //! - [`report`]: the JSON summary and the CSV of `zwang simulate`, and a
 //!   [`report::Recorder`] that keeps the trajectory.
-//! - [`run_scene`]: a scene file's description ([`zwang_scene::Scene`])
-//!   run with the settings it asks for.
 //! - `plot` and `draw` (with the cargo feature `pictures`, off by
 //!   default; the command line turns it on): the PNG of `--plot`, and the
 //!   pictures and animations of `--draw` (PNG, GIF, SVG).
@@ -50,13 +48,11 @@ pub mod islands;
 pub mod plot;
 mod projection;
 pub mod report;
-mod scene;
 pub mod simulate;
 pub mod timestep;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
-pub use scene::{run_scene, settings_of, step_settings_of};
 pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,

@@ -2,11 +2,12 @@
 //! events, samples and end as one run of the whole scene, the closed forms
 //! of their parts, and each island the very steps it takes alone.
 
-use zwang_motion::{
-    settings_of, simulate, simulate_islands, ContactSample, Event, EventKind, Mechanism, Observer,
-    Outcome, Settings, Status,
+use zwang::motion::{
+    simulate, simulate_islands, ContactSample, Event, EventKind, Mechanism, Observer, Outcome,
+    Settings, Status,
 };
-use zwang_scene::parse_scene;
+use zwang::run::settings_of;
+use zwang::scene::parse_scene;
 
 const G: f64 = 9.81;
 const MU: f64 = 0.3;
@@ -277,7 +278,7 @@ fn blocks_stop_on_time_at_every_tolerance_and_a_long_rest_costs_a_few_steps() {
             &islands,
             duration,
             &settings,
-            &mut zwang_motion::NoObserver,
+            &mut zwang::motion::NoObserver,
         );
         assert_eq!(o.status, Status::Finished, "{tolerance:e}: {:?}", o.reason);
         let stops = speeds.iter().filter(|v| *v / (MU * G) < duration).count();
@@ -306,7 +307,7 @@ fn a_painleve_stop_in_one_island_ends_the_run_there_for_all() {
     // its closed-form place at that time.
     let rod = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/scenes/rod_painleve.toml"
+        "/examples/scenes/rod_painleve.toml"
     ))
     .expect("the example scene");
     let text = format!("{rod}\n{}", blocks(&[2.0]));
@@ -361,9 +362,9 @@ fn islands_that_do_not_fit_the_whole_run_it_whole() {
         &islands,
         0.1,
         &settings,
-        &mut zwang_motion::NoObserver,
+        &mut zwang::motion::NoObserver,
     );
-    let whole = simulate(&model, 0.1, &settings, &mut zwang_motion::NoObserver);
+    let whole = simulate(&model, 0.1, &settings, &mut zwang::motion::NoObserver);
     assert_eq!(o.status, Status::Finished);
     assert_eq!(o.q, whole.q);
     assert_eq!(o.steps, whole.steps);
@@ -372,10 +373,7 @@ fn islands_that_do_not_fit_the_whole_run_it_whole() {
 /// A shipped scene's bodies, contacts and joints (its `[scene]` table
 /// dropped, contact names made its own).
 fn shipped(name: &str) -> String {
-    let path = format!(
-        "{}/../../examples/scenes/{name}.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/examples/scenes/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).expect("the example scene");
     let body = text
         .split("[[body]]")
@@ -422,7 +420,7 @@ fn shipped_scenes_side_by_side_run_as_they_run_alone() {
                 &model,
                 1.5,
                 &settings_of(&alone),
-                &mut zwang_motion::NoObserver,
+                &mut zwang::motion::NoObserver,
             );
             let n = model.contacts();
             let mine: Vec<&Event> = (apart.events.iter())

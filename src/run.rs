@@ -1,12 +1,12 @@
-//! Running a scene file's description: its solver settings as the
-//! stepper's.
+//! Running a scene file's description ([`zwang_scene::Scene`]) with the
+//! settings it asks for: its `[solver]` table as the stepper's settings.
+//! It lives here, where the scene format and motion meet, so that
+//! `zwang-motion` does not depend on the scene format.
 
-use crate::islands::simulate_islands;
-use crate::simulate::{Observer, Outcome, Settings};
-use crate::timestep::{simulate_steps, StepSettings};
 use zwang_contact::Friction;
 use zwang_model::planar::PlanarModel;
 use zwang_model::ModelError;
+use zwang_motion::{simulate_islands, simulate_steps, Observer, Outcome, Settings, StepSettings};
 use zwang_scene::{FrictionLaw, Method, Scene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).

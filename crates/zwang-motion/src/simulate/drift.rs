@@ -1,0 +1,106 @@
+//! Drift: positions and velocities projected back onto the joints and
+//! closed contacts in Gauss's metric, at the start (said in the outcome
+//! when it moved the given state), after steps that drift, and for
+//! samples taken from the dense output.
+
+use super::{Run, StartProjection, Stop};
+use crate::projection::Projector;
+use zwang_model::Mechanism;
+
+impl<'m, M: Mechanism> Run<'m, M> {
+    /// Moves the start onto the joints and the contacts it closes (Gauss's
+    /// metric), and says so in the outcome when that changed it beyond
+    /// round-off: the run's initial energy is the projected start's.
+    pub(super) fn project_start(&mut self) -> Result<(), Stop> {
+        let model = self.model;
+        let nq = self.nq;
+        let given = self.y.clone();
+        let (q0, v0) = given.split_at(nq);
+        let mut p = Projector::new(model, 0.0, q0, v0, &self.modes)?;
+        let violation = p.violation(model, 0.0, q0, &self.modes);
+        let at = p.most_violated(model);
+        let (speed_violation, speed_at) =
+            p.velocity_violation_at(model, 0.0, q0, v0, &self.modes)?;
+        let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
+        let (q, v) = self.y.split_at_mut(nq);
+        p.positions(model, 0.0, q, v, &self.modes, tol)?;
+        p.velocities(model, 0.0, q, v, &self.modes, speed_tol)?;
+        let change = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        };
+        let (dq, dv) = (change(q, q0), change(v, v0));
+        let v_scale = v0.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let energy_given = self.energy_initial;
+        self.energy_initial = model.energy(0.0, q, v);
+        if violation > tol || dv > 1e-9 * v_scale {
+            self.start_projection = Some(StartProjection {
+                violation,
+                at,
+                speed_violation,
+                speed_at,
+                position_change: dq,
+                velocity_change: dv,
+                energy_given,
+            });
+        }
+        self.projector = Some(p);
+        Ok(())
+    }
+
+    /// How well projected velocities must meet their rows, m/s: far below
+    /// the speeds events tell apart.
+    pub(super) fn speed_tolerance(&self) -> f64 {
+        1e-6 * self.settings.rest_speed
+    }
+
+    /// Projects positions (and velocities) onto the joints and closed
+    /// contacts when they drift; `always` forces the velocity projection.
+    pub(super) fn project(&mut self, always: bool) -> Result<bool, Stop> {
+        let model = self.model;
+        let t = self.t;
+        if self.projector.is_none() {
+            let (q, v) = self.state();
+            self.projector = Some(Projector::new(model, t, q, v, &self.modes)?);
+        }
+        let tol = self.settings.drift_tolerance;
+        let speed_tol = self.speed_tolerance();
+        let p = self.projector.as_mut().expect("made above");
+        let modes = &self.modes;
+        let (q, v) = self.y.split_at_mut(self.nq);
+        let before = p.positions(model, t, q, v, modes, tol)?;
+        self.max_drift = self.max_drift.max(before);
+        let mut moved = before > tol;
+        if !moved && !always && p.velocity_violation(model, t, q, v, modes)? > tol {
+            // Velocity-level rows (nonholonomic) drift without any
+            // position-level sign.
+            moved = true;
+        }
+        if moved {
+            self.stats.projections += 1;
+        }
+        if moved || always {
+            p.velocities(model, t, q, v, modes, speed_tol)?;
+        }
+        Ok(moved)
+    }
+
+    /// A state inside a step comes from the dense output, off the joints
+    /// by the integrator's error: it is projected like the steps' ends, so
+    /// that what is reported keeps the constraints as well.
+    pub(super) fn project_sample(&mut self, t: f64, y: &mut [f64]) -> Result<(), Stop> {
+        let model = self.model;
+        let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
+        if let Some(p) = self.projector.as_mut() {
+            let (q, v) = y.split_at_mut(self.nq);
+            let modes = &self.modes;
+            if p.positions(model, t, q, v, modes, tol)? > tol
+                || p.velocity_violation(model, t, q, v, modes)? > speed_tol
+            {
+                p.velocities(model, t, q, v, modes, speed_tol)?;
+            }
+        }
+        Ok(())
+    }
+}

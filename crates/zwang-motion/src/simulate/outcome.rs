@@ -1,0 +1,216 @@
+//! What a run tells: its events and samples as they come (to an
+//! [`Observer`]) and how it ended (the [`Outcome`], with its counts and
+//! times). These are the stepper's public results; the other files of the
+//! module compute them.
+
+use std::time::Duration;
+use zwang_contact::Mode;
+use zwang_model::ContactState;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Reached the duration.
+    Finished,
+    /// A frictional contact problem had no answer or several; the last
+    /// event says which.
+    Painleve,
+    /// The solver gave no answer; see the reason.
+    Failed,
+}
+
+impl Status {
+    /// `finished`, `painleve`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Finished => "finished",
+            Status::Painleve => "painleve",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// What happened at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A gap closed with a closing speed; velocities jumped.
+    Impact,
+    /// A closed contact opened: its normal force reached zero.
+    LiftOff,
+    /// A sliding contact's tangential velocity reached zero and the cone
+    /// holds it.
+    Stick,
+    /// A sticking contact's force reached the cone (or a sliding contact
+    /// stopped and slides back the other way).
+    Slip,
+    /// Impacts accumulate (slower than `rest_speed`): the contact closes
+    /// for good.
+    Rest,
+    /// No rigid answer: the contact problem has none.
+    PainleveInconsistent,
+    /// No unique rigid answer: the contact problem has several.
+    PainleveIndeterminate,
+}
+
+impl EventKind {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Impact => "impact",
+            EventKind::LiftOff => "lift_off",
+            EventKind::Stick => "stick",
+            EventKind::Slip => "slip",
+            EventKind::Rest => "rest",
+            EventKind::PainleveInconsistent => "painleve_inconsistent",
+            EventKind::PainleveIndeterminate => "painleve_indeterminate",
+        }
+    }
+}
+
+/// An event, with the state after it (after the jump for impacts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// s.
+    pub time: f64,
+    /// What happened.
+    pub kind: EventKind,
+    /// Which contact.
+    pub contact: usize,
+    /// Positions after the event.
+    pub q: Vec<f64>,
+    /// Velocities after the event.
+    pub v: Vec<f64>,
+}
+
+/// A contact in a sample: its forces and mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactSample {
+    /// Normal force, N (0 when open).
+    pub normal_force: f64,
+    /// Friction force along the contact's tangent, N.
+    pub friction_force: f64,
+    /// `open`, `slide` or `stick`.
+    pub mode: Mode,
+}
+
+/// Receives the trajectory as it is computed. Every method has an empty
+/// default.
+pub trait Observer {
+    /// Whether samples need contact forces (each costs a solve).
+    fn wants_samples(&self) -> bool {
+        false
+    }
+    /// A sample of the trajectory (every `output_every`, and the start and
+    /// the end).
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        let _ = (t, q, v, contacts);
+    }
+    /// An event, with the contacts after it.
+    fn event(&mut self, event: &Event, contacts: &[ContactSample]) {
+        let _ = (event, contacts);
+    }
+    /// Progress, after every accepted step.
+    fn progress(&mut self, t: f64, duration: f64) {
+        let _ = (t, duration);
+    }
+}
+
+/// An observer that ignores everything.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    /// Right-hand-side evaluations of the integrator.
+    pub evaluations: usize,
+    /// Instant solves (evaluations, event location, samples).
+    pub solves: usize,
+    /// Rejected steps.
+    pub rejected: usize,
+    /// Position projections done.
+    pub projections: usize,
+    /// Time spent in instant solves.
+    pub solve_time: Duration,
+    /// Time of the whole run.
+    pub wall_time: Duration,
+    /// The time stepper's stages (`None` for the event-driven method).
+    pub stages: Option<StageTimes>,
+}
+
+/// Time spent in each stage of the velocity-level time stepper.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StageTimes {
+    /// Collision detection (and the `[[contact]]` points' gaps).
+    pub collide: Duration,
+    /// Free velocities, contact rows, the Delassus operator and its
+    /// right-hand side.
+    pub assemble: Duration,
+    /// The contact problem, per island.
+    pub solve: Duration,
+    /// New velocities and positions.
+    pub integrate: Duration,
+    /// Penetration left after the step, projected away.
+    pub correct: Duration,
+}
+
+/// How a start that was not on its joints and closed contacts was moved
+/// onto them (in Gauss's metric) before the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartProjection {
+    /// The largest position-level violation of the start as given, m.
+    pub violation: f64,
+    /// The joint or contact it was at.
+    pub at: String,
+    /// The largest velocity-level violation of the start as given
+    /// (`|J v - c|`), m/s.
+    pub speed_violation: f64,
+    /// The joint or contact it was at.
+    pub speed_at: String,
+    /// The largest change of a position coordinate.
+    pub position_change: f64,
+    /// The largest change of a velocity coordinate.
+    pub velocity_change: f64,
+    /// The energy of the start as given (the run's `energy_initial` is the
+    /// projected start's).
+    pub energy_given: f64,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// How it ended.
+    pub status: Status,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// Time reached, s.
+    pub time: f64,
+    /// Accepted steps.
+    pub steps: usize,
+    /// Events in time order.
+    pub events: Vec<Event>,
+    /// Final positions.
+    pub q: Vec<f64>,
+    /// Final velocities.
+    pub v: Vec<f64>,
+    /// The final contact modes.
+    pub modes: Vec<ContactState>,
+    /// Energy at the start the run used (after the start's projection).
+    pub energy_initial: f64,
+    /// How the start was moved onto the joints and closed contacts, when
+    /// it was not on them.
+    pub start_projection: Option<StartProjection>,
+    /// Energy at the end.
+    pub energy_final: f64,
+    /// Largest position-level violation of a joint or closed contact seen
+    /// at the end of a step (before its projection), m. Samples are
+    /// projected too, and do not count: the figure is the same whoever
+    /// watches the run.
+    pub max_constraint_drift: f64,
+    /// The deepest overlap of two shapes in any state the run stepped
+    /// through (the end of each step, after its correction), m; 0 without
+    /// shapes.
+    pub max_penetration: f64,
+    /// Counts and times.
+    pub stats: Stats,
+}
