@@ -15,21 +15,31 @@ use zwang_contact::{
 /// The velocity-level solvers.
 enum Engine {
     Dual(ContactSolver),
-    Primal(Box<PrimalSolver>),
+    /// With the number of answers its dual finish gave.
+    Primal(Box<PrimalSolver>, usize),
 }
 
 impl Engine {
     fn both() -> [Engine; 2] {
         [
             Engine::Dual(ContactSolver::new()),
-            Engine::Primal(Box::default()),
+            Engine::Primal(Box::default(), 0),
         ]
+    }
+
+    /// How many answers the primal method's dual finish gave (0 for the
+    /// dual method).
+    fn dual_finishes(&self) -> usize {
+        match self {
+            Engine::Dual(_) => 0,
+            Engine::Primal(_, finished) => *finished,
+        }
     }
 
     fn name(&self) -> &'static str {
         match self {
             Engine::Dual(_) => "dual",
-            Engine::Primal(_) => "primal",
+            Engine::Primal(..) => "primal",
         }
     }
 
@@ -42,7 +52,7 @@ impl Engine {
     ) -> Solution {
         match self {
             Engine::Dual(s) => s.solve(&scene.problem(), settings, warm).unwrap(),
-            Engine::Primal(s) => {
+            Engine::Primal(s, finished) => {
                 let p = scene.velocity_problem();
                 let k = 2 * scene.contacts.len();
                 let mut r = warm.map_or(vec![0.0; k], <[f64]>::to_vec);
@@ -50,6 +60,7 @@ impl Engine {
                 let report = s
                     .solve_in_place(&p, settings, &mut r, &mut v, &mut u)
                     .unwrap();
+                *finished += usize::from(report.dual);
                 Solution {
                     r,
                     u,
@@ -114,7 +125,7 @@ fn a_box_at_the_cones_edge_sticks_on_four_redundant_contacts() {
             // past the tolerance; the primal one stops at it.)
             let within = match solver {
                 Engine::Dual(_) => 1e-14,
-                Engine::Primal(_) => 1e-12,
+                Engine::Primal(..) => 1e-12,
             };
             assert!(
                 (sum_n - h * G * DEGREES_20.cos()).abs() < within,
@@ -230,7 +241,11 @@ fn stands(ratio: f64) {
         // carrying the stack.
         let most_steps = comes_to_rest(&mut solver, &mut scene, 50, 2, 2);
         let name = solver.name();
-        eprintln!("{name}, 1:{ratio} stack: at most {most_steps} Newton steps per warm step");
+        eprintln!(
+            "{name}, 1:{ratio} stack: at most {most_steps} Newton steps per warm step, {} of 50 \
+             steps finished by the dual method",
+            solver.dual_finishes()
+        );
         assert!(most_steps < 10, "{name}: {most_steps} Newton steps");
     }
 }
@@ -339,7 +354,9 @@ fn random_piles_satisfy_coulombs_law_from_the_data() {
             }
         }
         eprintln!(
-            "{name}: {solved}/{total} random piles solved, at most {worst_iterations} outer iterations"
+            "{name}: {solved}/{total} random piles solved, at most {worst_iterations} outer \
+             iterations, {} finished by the dual method",
+            solver.dual_finishes()
         );
         assert_eq!(solved, total, "{name}");
     }
