@@ -18,7 +18,7 @@ pub struct Row {
     pub v: Vec<f64>,
     /// One per contact.
     pub contacts: Vec<ContactSample>,
-    /// The mechanism's energy ([`zwang_model::Mechanism::energy`]).
+    /// The mechanism's energy ([`zwang_model::Bodies::energy`]).
     pub energy: f64,
     /// The event's kind when the row is an event's.
     pub event: Option<&'static str>,
