@@ -5,7 +5,7 @@
 use crate::simulate::{ContactSample, Event, Observer, Outcome, Status};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
-use zwang_model::Mechanism;
+use zwang_model::{Bodies, Mechanism};
 
 /// One row of the trajectory: a sample or an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,7 +96,7 @@ impl<M: Mechanism> Observer for Recorder<'_, M> {
 }
 
 /// Every body's state at `(q, v)`, keyed by name.
-fn bodies<M: Mechanism>(model: &M, q: &[f64], v: &[f64]) -> Value {
+fn bodies<M: Bodies>(model: &M, q: &[f64], v: &[f64]) -> Value {
     let mut map = Map::new();
     for b in 0..model.bodies() {
         let s = model.body_state(b, q, v);
