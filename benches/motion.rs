@@ -21,7 +21,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 use zwang::model::planar::chain;
-use zwang::model::Mechanism;
+use zwang::model::{Coordinates, InstantWriter};
 use zwang::motion::Dynamics;
 use zwang::ode::{Integrator, OdeSystem, Settings};
 use zwang::qp::{AutoBackend, Backend, Solution};

@@ -23,7 +23,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 use zwang::model::planar::{
     Body, BodyRef, Force, Frame, FrameMotion, Joint, JointKind, PlanarModel, Sinusoid,
 };
-use zwang::model::Mechanism;
+use zwang::model::InstantWriter;
 use zwang::motion::{Settings, Status};
 use zwang::qp::{AutoBackend, Backend, Status as QpStatus};
 

@@ -10,7 +10,7 @@ use std::f64::consts::PI;
 use zwang::generalized::catalog::{CartesianDoublePendulum, ParticleOnCircle};
 use zwang::generalized::{ConstraintKind, Generalized, Scalar, System};
 use zwang::instant::Instant;
-use zwang::motion::{simulate, Mechanism, NoObserver, Settings, Status};
+use zwang::motion::{simulate, InstantWriter, NoObserver, Settings, Status};
 
 mod forms_support;
 use forms_support::{off, solve_all};

@@ -11,7 +11,7 @@ use zwang::generalized::catalog::DoublePendulum;
 use zwang::generalized::Generalized;
 use zwang::model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
 use zwang::motion::report::Recorder;
-use zwang::motion::{simulate, Mechanism, Settings, Status};
+use zwang::motion::{simulate, Coordinates, InstantWriter, Settings, Status};
 use zwang::qp::{AutoBackend, Backend, Status as QpStatus};
 
 const STATES: usize = 250;

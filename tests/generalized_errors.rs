@@ -7,7 +7,7 @@
 
 use zwang::generalized::catalog::{self, DoublePendulum};
 use zwang::generalized::{Generalized, GeneralizedError, Scalar, System};
-use zwang::model::{Mechanism, ModelError};
+use zwang::model::{Bodies, InstantWriter, ModelError};
 use zwang::motion::{simulate, ContactState, NoObserver, Settings, Status};
 
 /// A particle in polar coordinates `(r, phi)`: `T = m (r'^2 + r^2 phi'^2) / 2`

@@ -9,7 +9,7 @@ mod motion_support;
 use motion_support::{max_diff, rk4, run_model, samples, scene};
 use std::f64::consts::FRAC_PI_2;
 use zwang::model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
-use zwang::model::Mechanism;
+use zwang::model::Coordinates;
 use zwang::motion::report::Row;
 use zwang::motion::{Settings, Status};
 

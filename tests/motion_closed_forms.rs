@@ -9,7 +9,7 @@ mod motion_support;
 use motion_support::{rk4_until, run, run_model, samples, scene};
 use std::f64::consts::PI;
 use zwang::model::planar::{Body, BodyRef, Contact, Joint, JointKind, PlanarModel, Surface};
-use zwang::motion::{EventKind, Mechanism, Settings, Status};
+use zwang::motion::{Contacts, EventKind, Settings, Status};
 
 const G: f64 = 9.81;
 

@@ -3,7 +3,7 @@
 //! of their parts, and each island the very steps it takes alone.
 
 use zwang::motion::{
-    simulate, simulate_islands, ContactSample, Event, EventKind, Mechanism, Observer, Outcome,
+    simulate, simulate_islands, ContactSample, Contacts, Event, EventKind, Observer, Outcome,
     Settings, Status,
 };
 use zwang::run::settings_of;

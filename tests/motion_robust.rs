@@ -7,7 +7,7 @@ mod motion_support;
 
 use motion_support::{run, scene_path, Run};
 use zwang::coulomb::{variational, Answers};
-use zwang::model::{ContactState, Mechanism};
+use zwang::model::{ContactState, Contacts, InstantWriter};
 use zwang::motion::{simulate, EventKind, NoObserver, Settings, Status};
 use zwang::scene::{parse_scene, Scene};
 

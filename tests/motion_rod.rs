@@ -15,7 +15,7 @@
 mod motion_support;
 
 use motion_support::{max_diff, rk4, rk4_step, rk4_until, run, samples, scene};
-use zwang::motion::{EventKind, Mechanism, Status};
+use zwang::motion::{Contacts, EventKind, Status};
 
 const G: f64 = 9.81;
 

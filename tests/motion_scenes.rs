@@ -9,7 +9,7 @@ mod motion_support;
 use motion_support::{rk4_until, run, samples, scene, scene_path, Run};
 use zwang::coulomb::Mode;
 use zwang::motion::report::write_csv;
-use zwang::motion::{EventKind, Mechanism, Status};
+use zwang::motion::{Contacts, EventKind, Status};
 
 /// A scene, how it ends, and its events in full (kind, contact), found by
 /// the physics each scene's comments describe: the bouncing ball and the

@@ -9,10 +9,13 @@ use crate::{ConstraintKind, GeneralizedError, System};
 use sprs::CsMat;
 use std::cell::RefCell;
 use zwang_instant::{Instant, RowSet};
-use zwang_model::{BodyState, ContactState, Layout, Mechanism, ModelError};
+use zwang_model::{
+    Bodies, BodyState, ContactState, Contacts, Coordinates, InstantWriter, Layout, Mechanism,
+    ModelError,
+};
 
 /// What an evaluation in the stepper's loop writes into: kept in the
-/// wrapper so that [`Mechanism::update_instant`] allocates nothing.
+/// wrapper so that [`InstantWriter::update_instant`] allocates nothing.
 #[derive(Debug, Clone)]
 struct Scratch {
     kernel: Kernel,
@@ -30,7 +33,7 @@ struct Scratch {
 /// preallocated scratch. It implements [`Mechanism`] (no contacts; one
 /// "body" per coordinate, so that reports print the coordinates;
 /// energy `T + V`), so `zwang_motion::simulate` runs it. Writing the
-/// instant in place ([`Generalized::update`], [`Mechanism::update_instant`])
+/// instant in place ([`Generalized::update`], [`InstantWriter::update_instant`])
 /// allocates nothing (the [`elements`](crate::elements) helpers keep their
 /// scratch on the stack up to 16 coordinates).
 ///
@@ -302,7 +305,7 @@ fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
     }
 }
 
-impl<S: System> Mechanism for Generalized<S> {
+impl<S: System> Coordinates for Generalized<S> {
     fn nq(&self) -> usize {
         self.dof()
     }
@@ -321,6 +324,9 @@ impl<S: System> Mechanism for Generalized<S> {
             *x += d;
         }
     }
+}
+
+impl<S: System> InstantWriter for Generalized<S> {
     fn build_instant(
         &self,
         t: f64,
@@ -382,6 +388,9 @@ impl<S: System> Mechanism for Generalized<S> {
     ) {
         self.targets(t, q, v, eq);
     }
+}
+
+impl<S: System> Contacts for Generalized<S> {
     fn contacts(&self) -> usize {
         0
     }
@@ -400,6 +409,9 @@ impl<S: System> Mechanism for Generalized<S> {
     fn contact_velocity(&self, _k: usize, _q: &[f64], _v: &[f64]) -> (f64, f64) {
         (0.0, 0.0)
     }
+}
+
+impl<S: System> Bodies for Generalized<S> {
     fn bodies(&self) -> usize {
         self.dof()
     }
@@ -420,7 +432,7 @@ impl<S: System> Mechanism for Generalized<S> {
 }
 
 /// The type-erased system runs in the stepper like any mechanism.
-impl Mechanism for Box<dyn AnySystem> {
+impl Coordinates for Box<dyn AnySystem> {
     fn nq(&self) -> usize {
         (**self).nq()
     }
@@ -436,6 +448,9 @@ impl Mechanism for Box<dyn AnySystem> {
     fn displace(&self, q: &mut [f64], dv: &[f64]) {
         (**self).displace(q, dv)
     }
+}
+
+impl InstantWriter for Box<dyn AnySystem> {
     fn build_instant(
         &self,
         t: f64,
@@ -475,6 +490,9 @@ impl Mechanism for Box<dyn AnySystem> {
     ) {
         (**self).velocity_targets(t, q, v, modes, eq)
     }
+}
+
+impl Contacts for Box<dyn AnySystem> {
     fn contacts(&self) -> usize {
         (**self).contacts()
     }
@@ -496,6 +514,9 @@ impl Mechanism for Box<dyn AnySystem> {
     fn contact_velocity(&self, k: usize, q: &[f64], v: &[f64]) -> (f64, f64) {
         (**self).contact_velocity(k, q, v)
     }
+}
+
+impl Bodies for Box<dyn AnySystem> {
     fn bodies(&self) -> usize {
         (**self).bodies()
     }

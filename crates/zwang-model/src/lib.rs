@@ -7,10 +7,12 @@
 //! [`Instant`](zwang_instant::Instant) whose solution is its acceleration.
 //! A stepper (the `zwang-motion` crate) builds the instant once per set of
 //! contact modes and rewrites its values in place at every evaluation
-//! ([`Mechanism::update_instant`]): no allocation, no rebuild.
+//! ([`InstantWriter::update_instant`]): no allocation, no rebuild.
 //!
 //! - [`Mechanism`]: what a stepper needs of any mechanism, in any
-//!   coordinates (nothing planar in it).
+//!   coordinates (nothing planar in it), in four roles: [`Coordinates`]
+//!   (the state), [`InstantWriter`] (the instant and the joints),
+//!   [`Contacts`] and [`Bodies`] (for reports).
 //! - [`planar`]: particles and rigid bodies in the plane, in maximal
 //!   coordinates (`q = (x, y, theta)` per rigid body, `(x, y)` per
 //!   particle, block-diagonal `M`); pin, distance, slider, slot and weld
@@ -24,7 +26,7 @@
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
-//! use zwang_model::Mechanism;
+//! use zwang_model::{Coordinates, InstantWriter};
 //!
 //! // A point mass on a massless rod of length 1 from a pin at the origin.
 //! let bob = Body::particle("bob", 1.0).at([1.0, 0.0]);
@@ -44,7 +46,10 @@
 mod mechanism;
 pub mod planar;
 
-pub use mechanism::{BodyState, ContactRows, ContactState, Island, Layout, Mechanism};
+pub use mechanism::{
+    Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Island,
+    Layout, Mechanism,
+};
 
 /// What can go wrong describing or evaluating a mechanism.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

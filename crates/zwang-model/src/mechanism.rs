@@ -1,5 +1,7 @@
-//! What a stepper needs of a mechanism, whatever its coordinates: the
-//! instant at `(t, q, v)` written in place, and the contacts' geometry.
+//! What a stepper needs of a mechanism, whatever its coordinates, in four
+//! roles: the state's coordinates, the instant at `(t, q, v)` written in
+//! place (with the joints), the contacts' geometry, and the bodies for
+//! reports.
 
 use crate::ModelError;
 use zwang_contact::Mode;
@@ -96,9 +98,18 @@ pub struct BodyState {
 
 /// A mechanism in some coordinates `q` (length `nq`) with velocities `v`
 /// (length `nv`, the instant's dimension): everything an event-driven
-/// stepper asks of it. Nothing here is planar: a spatial model (quaternions
-/// in `q`, angular velocities in `v`) implements the same trait.
-pub trait Mechanism {
+/// stepper asks of it, its four roles together ([`Coordinates`],
+/// [`InstantWriter`], [`Contacts`], [`Bodies`]). Nothing here is planar: a
+/// spatial model (quaternions in `q`, angular velocities in `v`) implements
+/// the same traits. Implement the four roles; `Mechanism` comes with them.
+pub trait Mechanism: Coordinates + InstantWriter + Contacts + Bodies {}
+
+impl<T: Coordinates + InstantWriter + Contacts + Bodies + ?Sized> Mechanism for T {}
+
+/// The state and its coordinates: the sizes of `q` and `v`, the initial
+/// state, and how `q` moves with `v`. The integrators and projections of a
+/// stepper use it to advance and correct the state.
+pub trait Coordinates {
     /// Length of `q`.
     fn nq(&self) -> usize;
     /// Length of `v` (the instant's `n`).
@@ -110,7 +121,13 @@ pub trait Mechanism {
     /// `q` moved by the velocity-space displacement `dv` (a projection's
     /// correction), in place.
     fn displace(&self, q: &mut [f64], dv: &[f64]);
+}
 
+/// The instant Gauss's principle is solved on, written at `(t, q, v)` for
+/// a set of contact modes, and the mechanism's two-sided rows (joints):
+/// their violations, velocity targets and names. The stepper's dynamics
+/// and projections use it.
+pub trait InstantWriter {
     /// Builds the instant at `(t, q, v)` for the contact modes (one per
     /// contact), and its layout. Its structure holds while the modes do.
     fn build_instant(
@@ -121,7 +138,7 @@ pub trait Mechanism {
         modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError>;
     /// Writes the values at `(t, q, v)` into an instant built by
-    /// [`Mechanism::build_instant`] for the same modes (no allocation).
+    /// [`InstantWriter::build_instant`] for the same modes (no allocation).
     fn update_instant(
         &self,
         t: f64,
@@ -168,7 +185,12 @@ pub trait Mechanism {
     fn joint_row_name(&self, row: usize) -> String {
         format!("joint row {row}")
     }
+}
 
+/// The contacts: their names, coefficients, gaps and velocities. The
+/// stepper uses it to find events (impact, lift-off, stick-slip) and
+/// reports use it to sample the contacts.
+pub trait Contacts {
     /// Number of contacts.
     fn contacts(&self) -> usize;
     /// A contact's name.
@@ -187,7 +209,12 @@ pub trait Mechanism {
     fn gap(&self, k: usize, q: &[f64]) -> f64;
     /// A contact's normal and tangential velocity `(g', v_t)`.
     fn contact_velocity(&self, k: usize, q: &[f64], v: &[f64]) -> (f64, f64);
+}
 
+/// The bodies, for reports: their names and states, and the mechanism's
+/// energy. Reports, CSV writers, plots and drawings read it; the stepper
+/// does not need it to move the state.
+pub trait Bodies {
     /// Number of bodies.
     fn bodies(&self) -> usize;
     /// A body's name.

@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use zwang_geometry::{Pose, Shape};
 use zwang_model::planar::{BodyKind, BodyRef, JointKind, PlanarModel, Surface};
-use zwang_model::Mechanism;
+use zwang_model::Coordinates;
 
 /// Size of one panel of a PNG (and of the SVG), pixels.
 pub const PANEL: (u32, u32) = (640, 480);

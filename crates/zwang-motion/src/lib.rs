@@ -59,4 +59,6 @@ pub use simulate::{
 };
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
 pub use timestep::{simulate_steps, StepError, StepReport, StepSettings, TimeStepper};
-pub use zwang_model::{ContactState, Island, Mechanism};
+pub use zwang_model::{
+    Bodies, ContactState, Contacts, Coordinates, InstantWriter, Island, Mechanism,
+};

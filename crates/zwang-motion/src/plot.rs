@@ -5,7 +5,7 @@
 //!
 //! 1. every body's coordinates (`NAME.x`, `NAME.y`, and `NAME.angle` for
 //!    bodies that have an angle; metres and radians on one axis);
-//! 2. the mechanism's energy ([`zwang_model::Mechanism::energy`]: kinetic
+//! 2. the mechanism's energy ([`zwang_model::Bodies::energy`]: kinetic
 //!    + gravitational + spring, plus the frame's potential in a moving frame);
 //! 3. every contact's `NAME.normal_force` and `NAME.friction_force`.
 //!

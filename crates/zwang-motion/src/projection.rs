@@ -254,9 +254,9 @@ impl Projector {
     }
 
     /// The largest velocity-level violation `|J v - c|` of the equality
-    /// rows at `(t, q, v)` (`c` from [`Mechanism::velocity_targets`]):
-    /// nonholonomic rows have no position level, so only this sees their
-    /// drift.
+    /// rows at `(t, q, v)` (`c` from
+    /// [`zwang_model::InstantWriter::velocity_targets`]): nonholonomic rows
+    /// have no position level, so only this sees their drift.
     pub fn velocity_violation<M: Mechanism>(
         &mut self,
         model: &M,
@@ -304,7 +304,8 @@ impl Projector {
     }
 
     /// Moves `v` onto the rows' velocity level (`J v = c` on joints and
-    /// sticking rows, `c` from [`Mechanism::velocity_targets`], zero for
+    /// sticking rows, `c` from
+    /// [`zwang_model::InstantWriter::velocity_targets`], zero for
     /// scleronomic joints; `J_n v = 0` on closed contacts) in Gauss's
     /// metric, the rows holding to `tol`; returns the largest correction.
     pub fn velocities<M: Mechanism>(

@@ -5,7 +5,7 @@
 use crate::simulate::{ContactSample, Event, Observer, Outcome, Status};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
-use zwang_model::Mechanism;
+use zwang_model::{Bodies, Mechanism};
 
 /// One row of the trajectory: a sample or an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +18,7 @@ pub struct Row {
     pub v: Vec<f64>,
     /// One per contact.
     pub contacts: Vec<ContactSample>,
-    /// The mechanism's energy ([`zwang_model::Mechanism::energy`]).
+    /// The mechanism's energy ([`zwang_model::Bodies::energy`]).
     pub energy: f64,
     /// The event's kind when the row is an event's.
     pub event: Option<&'static str>,
@@ -96,7 +96,7 @@ impl<M: Mechanism> Observer for Recorder<'_, M> {
 }
 
 /// Every body's state at `(q, v)`, keyed by name.
-fn bodies<M: Mechanism>(model: &M, q: &[f64], v: &[f64]) -> Value {
+fn bodies<M: Bodies>(model: &M, q: &[f64], v: &[f64]) -> Value {
     let mut map = Map::new();
     for b in 0..model.bodies() {
         let s = model.body_state(b, q, v);

@@ -5,7 +5,7 @@
 
 use zwang_contact::Friction;
 use zwang_model::planar::{Body, FixedBody, PlanarModel, Shape};
-use zwang_model::Mechanism;
+use zwang_model::Bodies;
 use zwang_motion::{
     compare_frictions, simulate_steps, NoObserver, Status, StepSettings, TimeStepper,
 };

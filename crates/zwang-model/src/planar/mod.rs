@@ -30,7 +30,10 @@ mod shapes;
 #[cfg(test)]
 mod tests;
 
-use crate::{BodyState, ContactRows, ContactState, Layout, Mechanism, ModelError};
+use crate::{
+    Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Layout,
+    ModelError,
+};
 use frame::cross3;
 pub use frame::{inertia_tensor_problem, Frame, FrameFn, FrameMotion, Sinusoid};
 use rows::{Geometry, RowValue};
@@ -592,7 +595,7 @@ impl PlanarModel {
     ///
     /// ```
     /// use zwang_model::planar::{Body, Frame, PlanarModel};
-    /// use zwang_model::Mechanism;
+    /// use zwang_model::InstantWriter;
     ///
     /// // A 0.5 kg particle 2 m from the axis of a frame turning at 3 rad/s:
     /// // at rest it feels the centrifugal force m w^2 r, moving at 1 m/s
@@ -959,7 +962,7 @@ pub(crate) fn perp(a: [f64; 2]) -> [f64; 2] {
     [-a[1], a[0]]
 }
 
-impl Mechanism for PlanarModel {
+impl Coordinates for PlanarModel {
     fn nq(&self) -> usize {
         self.n
     }
@@ -985,7 +988,9 @@ impl Mechanism for PlanarModel {
             *x += d;
         }
     }
+}
 
+impl InstantWriter for PlanarModel {
     fn build_instant(
         &self,
         t: f64,
@@ -1168,13 +1173,6 @@ impl Mechanism for PlanarModel {
             }
         }
     }
-
-    fn contacts(&self) -> usize {
-        self.contacts.len()
-    }
-    fn contact_name(&self, k: usize) -> &str {
-        &self.contacts[k].name
-    }
     fn joint_row_name(&self, row: usize) -> String {
         let mut first = 0;
         for (j, joint) in self.joints.iter().enumerate() {
@@ -1195,6 +1193,15 @@ impl Mechanism for PlanarModel {
         }
         format!("joint row {row}")
     }
+}
+
+impl Contacts for PlanarModel {
+    fn contacts(&self) -> usize {
+        self.contacts.len()
+    }
+    fn contact_name(&self, k: usize) -> &str {
+        &self.contacts[k].name
+    }
     fn friction(&self, k: usize) -> f64 {
         self.contacts[k].friction
     }
@@ -1214,7 +1221,9 @@ impl Mechanism for PlanarModel {
             Err(_) => (0.0, 0.0),
         }
     }
+}
 
+impl Bodies for PlanarModel {
     fn bodies(&self) -> usize {
         self.bodies.len()
     }

@@ -5,7 +5,7 @@
 
 use zwang_geometry::{Collision, ContactPoint, Pose, Shape};
 use zwang_model::planar::{PlanarModel, VelocityRows};
-use zwang_model::{Mechanism, ModelError};
+use zwang_model::{Contacts, ModelError};
 
 /// One contact of a step.
 #[derive(Debug, Clone, Copy)]

@@ -54,7 +54,7 @@ use std::time::Instant as Clock;
 use zwang_contact::{ContactSolver, Friction, Mode, PrimalSolver, SolverSettings};
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
-use zwang_model::{ContactState, Mechanism, ModelError};
+use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter, ModelError};
 
 /// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
 /// count as touching in the gap term (see `assemble`).
