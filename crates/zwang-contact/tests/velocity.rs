@@ -913,3 +913,43 @@ fn islands_on_the_pool_give_the_serial_answers() {
         assert_eq!(answers[0].u, answers[1].u, "{name}");
     }
 }
+
+#[test]
+fn the_primal_method_does_not_call_a_problem_without_an_answer_solved() {
+    // One velocity, two contacts pushing it opposite ways, each asking to
+    // separate (`u = +-v - 1 >= 0`): no velocity satisfies both; the
+    // impulses grow without bound. The primal method sees its impulses
+    // drift and hands over to the dual one, which tells it unbounded.
+    // (At tolerances of 1e-6 and looser the dual method too calls it
+    // solved: Siconos' measure, divided by the growing impulses, falls
+    // below them before its drift test has seen eight steps.)
+    let mut rows = zwang_contact::ContactRows::default();
+    rows.push([(0, 1.0, 0.0)]);
+    rows.push([(0, -1.0, 0.0)]);
+    let problem = VelocityProblem {
+        mass: sprs::CsMat::new_csc((1, 1), vec![0, 1], vec![0], vec![2.0]),
+        force: vec![0.3],
+        rows,
+        b: vec![-1.0, 0.0, -1.0, 0.0],
+        mu: vec![0.5, 0.0],
+    };
+    for friction in [Friction::Exact, Friction::Convex] {
+        for tolerance in [1e-12, 1e-10, 1e-8] {
+            let settings = SolverSettings {
+                friction,
+                tolerance,
+                ..SolverSettings::default()
+            };
+            let (mut r, mut v, mut u) = (vec![0.0; 4], vec![0.0; 1], vec![0.0; 4]);
+            let report = PrimalSolver::new()
+                .solve_in_place(&problem, &settings, &mut r, &mut v, &mut u)
+                .unwrap();
+            assert_eq!(
+                report.status,
+                Status::Unbounded,
+                "{friction:?} {tolerance}: {report:?}"
+            );
+            assert!(r.iter().chain(&v).chain(&u).all(|x| x.is_finite()));
+        }
+    }
+}

@@ -27,6 +27,11 @@ const SLOW: f64 = 0.5;
 /// Outer iterations without progress that make a stall (at the largest
 /// penalty).
 const STALL: usize = 5;
+/// Outer iterations whose impulses move by at least `DRIFT` times as much
+/// as in the one before, `DRIFT_STEPS` in a row, make a drift.
+const DRIFT: f64 = 0.9;
+/// See [`DRIFT`].
+const DRIFT_STEPS: usize = 8;
 /// The fraction of the tolerance the outer iterations aim at.
 const PAST: f64 = 1e-2;
 /// The error below which the outer iterations stop, the dual method
@@ -325,6 +330,7 @@ impl Island {
         self.penalties(problem, kappa);
         self.factored.fill(Piece::Apex);
         let (mut fresh, mut slow, mut best) = (false, 0, error);
+        let (mut drifting, mut last_move) = (0, f64::INFINITY);
         // Past the tolerance by what the outer iterations' cheap steps
         // (no new factor while the pieces stay) give, as the dual method's
         // Newton steps go past it: the velocities of resting contacts
@@ -348,6 +354,26 @@ impl Island {
                 &mut report.newton_steps,
             )?;
             std::mem::swap(&mut self.lambda, &mut self.projected);
+            // A problem without an answer shows as impulses that move by
+            // as much every outer iteration, ever further, while the
+            // relative error shrinks with their growing size: the dual
+            // method tells it (`Status::Unbounded`).
+            let moved = self
+                .lambda
+                .iter()
+                .zip(&self.projected)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            drifting = if moved > 0.0 && moved >= DRIFT * last_move {
+                drifting + 1
+            } else {
+                0
+            };
+            last_move = moved;
+            if drifting == DRIFT_STEPS {
+                break;
+            }
             // Coulomb's law, and Newton's (the minimum's gradient).
             error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u)
                 .max(self.dynamics_residual(problem, v));
@@ -369,7 +395,8 @@ impl Island {
         }
         r.copy_from_slice(&self.lambda);
         report.error = error;
-        if error <= settings.tolerance {
+        let drifted = drifting == DRIFT_STEPS;
+        if error <= settings.tolerance && !drifted {
             report.status = Status::Solved;
         } else if self.newton.diagonal && k > 0 {
             self.finish_dual(problem, settings, r, v, u, &mut report)?;
