@@ -953,3 +953,50 @@ fn the_primal_method_does_not_call_a_problem_without_an_answer_solved() {
         }
     }
 }
+
+#[test]
+fn a_column_repeated_within_a_contact_counts_as_its_sum() {
+    // The stack's rows with every entry split in two halves on the same
+    // column: the same problem, the same answer, in as few Newton steps.
+    let scene = mass_ratio_stack(1.0, 100.0);
+    let whole = scene.velocity_problem();
+    let mut split = whole.clone();
+    let mut rows = zwang_contact::ContactRows::default();
+    for i in 0..whole.rows.contacts() {
+        let entries: Vec<(usize, f64, f64)> = (whole.rows.start[i]..whole.rows.start[i + 1])
+            .flat_map(|a| {
+                let half = (
+                    whole.rows.cols[a],
+                    0.5 * whole.rows.normal[a],
+                    0.5 * whole.rows.tangent[a],
+                );
+                [half, half]
+            })
+            .collect();
+        rows.push(entries);
+    }
+    split.rows = rows;
+    let settings = SolverSettings {
+        friction: Friction::Convex,
+        ..exact()
+    };
+    let mut answers = Vec::new();
+    for p in [&whole, &split] {
+        let k = 2 * p.mu.len();
+        let (mut r, mut v, mut u) = (vec![0.0; k], vec![0.0; p.force.len()], vec![0.0; k]);
+        let report = PrimalSolver::new()
+            .solve_in_place(p, &settings, &mut r, &mut v, &mut u)
+            .unwrap();
+        assert_eq!(report.status, Status::Solved);
+        answers.push((v, report.newton_steps));
+    }
+    for (a, b) in answers[0].0.iter().zip(&answers[1].0) {
+        assert!((a - b).abs() < 1e-10, "{a} vs {b}");
+    }
+    assert!(
+        answers[1].1 <= answers[0].1 + 1,
+        "{} vs {}",
+        answers[1].1,
+        answers[0].1
+    );
+}

@@ -233,7 +233,14 @@ impl Newton {
                 let left = [na * d[0][0] + ta * d[1][0], na * d[0][1] + ta * d[1][1]];
                 for b in a..e {
                     let value = left[0] * rows.normal[b] + left[1] * rows.tangent[b];
-                    self.values[self.pairs[p]] += rho[i] * value;
+                    // Two entries of one column land on the diagonal as
+                    // both `(a, b)` and `(b, a)`.
+                    let twice = if b != a && rows.cols[a] == rows.cols[b] {
+                        2.0
+                    } else {
+                        1.0
+                    };
+                    self.values[self.pairs[p]] += twice * rho[i] * value;
                     p += 1;
                 }
             }

@@ -42,7 +42,8 @@ use island::Island;
 pub struct ContactRows {
     /// Contact `i`'s entries are `start[i] .. start[i + 1]`.
     pub start: Vec<usize>,
-    /// The entries' columns (entries of `v`), no repeats within a contact.
+    /// The entries' columns (entries of `v`); a column repeated within a
+    /// contact counts as the sum of its entries.
     pub cols: Vec<usize>,
     /// `J_N`'s entries.
     pub normal: Vec<f64>,
