@@ -2,12 +2,17 @@
 //!
 //! The text is read into a TOML table first (syntax errors stop there),
 //! then each table is checked key by key in file order: unknown keys,
-//! required keys, types, ranges, then the references between tables. The
-//! first fault found is the error.
+//! required keys, types, the ranges only a file has, then the references
+//! between tables. The first fault found is the error. The values the
+//! model checks too (a friction `>= 0`, a restitution in `[0, 1]`, a
+//! distance joint's length `> 0`...) are checked by building the model
+//! once the mechanism is read, its key turned into the file's (see
+//! `file_error`).
 
 use std::collections::HashMap;
 use toml::{Table, Value};
-use zwang_model::planar::{inertia_tensor_problem, DEFAULT_FRICTION};
+use zwang_model::planar::DEFAULT_FRICTION;
+use zwang_model::ModelError;
 
 use crate::error::SceneError;
 use crate::types::{
@@ -186,6 +191,8 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut fixed: Vec<FixedBody> = Vec::new();
     let mut names = BodyNames::new();
+    // The index of each moving and each fixed body's `[[body]]` table.
+    let mut rows = BodyRows::default();
     let body_tables = root.array_of_tables("body")?;
     if body_tables.is_empty() {
         return Err(SceneError::new("body", "at least one body is required"));
@@ -193,6 +200,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     for (i, t) in body_tables.iter().enumerate() {
         let (name, named) = match read_any_body(t, &names, needs_tensor)? {
             AnyBody::Moving(body) => {
+                rows.moving.push(i);
                 bodies.push(body);
                 (
                     &bodies[bodies.len() - 1].name,
@@ -200,6 +208,7 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
                 )
             }
             AnyBody::Fixed(body) => {
+                rows.fixed.push(i);
                 fixed.push(body);
                 (&fixed[fixed.len() - 1].name, Named::Fixed(fixed.len() - 1))
             }
@@ -241,6 +250,10 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
         let force = read_force(t, &scene_out, &names)?;
         scene_out.forces.push(force);
     }
+    // The values the model checks too are checked by it, once.
+    if let Err(e) = scene_out.model() {
+        return Err(file_error(e, &rows));
+    }
     let no_solver = Table::new();
     let solver = match root.get("solver") {
         Some(v) => root.table_of(v, "solver")?,
@@ -248,6 +261,39 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     };
     scene_out.solver = read_solver(&solver, &scene_out)?;
     Ok(scene_out)
+}
+
+/// The `[[body]]` table (its index in the file) of each moving body
+/// (by its index in [`Scene::bodies`]) and of each fixed body (by its
+/// index in [`Scene::fixed`]).
+#[derive(Default)]
+struct BodyRows {
+    moving: Vec<usize>,
+    fixed: Vec<usize>,
+}
+
+/// A model's error as the scene file's: the model numbers the moving
+/// bodies `body[0]`, `body[1]`... then the fixed ones after them, the file
+/// numbers its `[[body]]` tables in file order, both kinds mixed; this
+/// turns the one into the other. Joints, contacts and forces are numbered
+/// alike in both (one element per table, in file order), and the other
+/// keys (`scene.gravity`, `frame.*`) are the file's already.
+fn file_error(e: ModelError, rows: &BodyRows) -> SceneError {
+    let ModelError::Invalid { key, message } = e else {
+        return SceneError::new("scene", e.to_string());
+    };
+    let file_key = key
+        .strip_prefix("body[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(index, rest)| {
+            let i: usize = index.parse().ok()?;
+            let row = match rows.moving.get(i) {
+                Some(&row) => row,
+                None => *rows.fixed.get(i - rows.moving.len())?,
+            };
+            Some(format!("body[{row}]{rest}"))
+        });
+    SceneError::new(file_key.unwrap_or(key), message)
 }
 
 /// A TOML syntax error: key `scene`, position and message on one line.
@@ -535,14 +581,6 @@ fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Resul
     }
 }
 
-fn non_negative(t: &Tab, key: &str, x: f64) -> Result<f64> {
-    if x >= 0.0 {
-        Ok(x)
-    } else {
-        Err(t.err(key, "must be >= 0"))
-    }
-}
-
 /// A default computed from a positive `base` (`output_every`, `duration /
 /// 1000`): `base` itself where the default underflows to 0, so that it
 /// stays positive whatever the base.
@@ -662,9 +700,6 @@ fn read_sinusoid(t: &Tab, form: Form) -> Result<Sinusoid> {
     };
     let amplitude = vector3(t.required("amplitude")?, &t.key("amplitude"), form)?;
     let frequency = per_component(t.required("frequency")?, &t.key("frequency"), form)?;
-    if frequency.iter().any(|&f| f < 0.0) {
-        return Err(t.err("frequency", "must be >= 0"));
-    }
     let phase = match t.get("phase") {
         Some(v) => per_component(v, &t.key("phase"), form)?,
         None => [0.0; 3],
@@ -736,9 +771,6 @@ fn read_body(t: &Tab, name: &str, kind: BodyKind, needs_tensor: bool) -> Result<
             for (i, item) in items.iter().enumerate() {
                 tensor[i] = number(item, &format!("{key}[{i}]"))?;
             }
-            if let Some(message) = inertia_tensor_problem(inertia, tensor) {
-                return Err(t.err("inertia_tensor", message));
-            }
             Some(tensor)
         }
         None if needs_tensor && kind == BodyKind::Rigid => {
@@ -783,14 +815,11 @@ fn read_fixed(t: &Tab, name: &str) -> Result<FixedBody> {
     })
 }
 
-/// `friction` (`>= 0`, default `friction`) and `restitution` (in
-/// `[0, 1]`, default 0) of a body's surface or of a contact.
+/// `friction` (default `friction`) and `restitution` (default 0) of a
+/// body's surface or of a contact; the model checks their ranges.
 fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, f64)> {
-    let friction = non_negative(t, "friction", t.opt_number("friction")?.unwrap_or(friction))?;
+    let friction = t.opt_number("friction")?.unwrap_or(friction);
     let restitution = t.opt_number("restitution")?.unwrap_or(0.0);
-    if !(0.0..=1.0).contains(&restitution) {
-        return Err(t.err("restitution", "must be in [0, 1]"));
-    }
     Ok((friction, restitution))
 }
 
@@ -1123,7 +1152,7 @@ fn read_joint(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Joint> {
         "pin" => JointKind::Pin,
         "distance" => {
             let length = match t.opt_number("length")? {
-                Some(l) => positive(t, "length", l)?,
+                Some(l) => l,
                 None => {
                     let d = initial_distance(scene, bodies, anchors, t, "length")?;
                     if d <= 0.0 {
@@ -1197,7 +1226,7 @@ fn read_contact(
         Some(v) => read_surface(&t.table_of(v, "surface")?)?,
     };
     let (friction, restitution) = read_surface_coefficients(t, 0.0)?;
-    let viscous = non_negative(t, "viscous", t.opt_number("viscous")?.unwrap_or(0.0))?;
+    let viscous = t.opt_number("viscous")?.unwrap_or(0.0);
     Ok(Contact {
         name,
         body,
@@ -1221,7 +1250,7 @@ fn read_surface(t: &Tab) -> Result<Surface> {
         "circle" => {
             t.not_allowed(&["point", "normal"], "a circle surface")?;
             let center = t.vec("center")?;
-            let radius = positive(t, "radius", t.number("radius")?)?;
+            let radius = t.number("radius")?;
             Ok(Surface::Circle { center, radius })
         }
         other => Err(t.err(
@@ -1239,9 +1268,9 @@ fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
             let Pair {
                 bodies, anchors, ..
             } = read_pair(scene, names, t)?;
-            let stiffness = non_negative(t, "stiffness", t.number("stiffness")?)?;
+            let stiffness = t.number("stiffness")?;
             let rest_length = match t.opt_number("rest_length")? {
-                Some(l) => non_negative(t, "rest_length", l)?,
+                Some(l) => l,
                 None => initial_distance(scene, bodies, anchors, t, "rest_length")?,
             };
             Ok(Force::Spring {
@@ -1259,7 +1288,7 @@ fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
             let Pair {
                 bodies, anchors, ..
             } = read_pair(scene, names, t)?;
-            let damping = non_negative(t, "damping", t.number("damping")?)?;
+            let damping = t.number("damping")?;
             Ok(Force::Damper {
                 bodies,
                 anchors,

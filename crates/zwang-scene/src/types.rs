@@ -145,8 +145,8 @@ impl Default for SolverSettings {
 
 impl Scene {
     /// The scene's mechanism, as the model that writes its instants (the
-    /// parser has checked everything the model checks, so this fails only
-    /// for a `Scene` built by hand with bad values).
+    /// parser builds it once to check the values the model checks, so
+    /// this fails only for a `Scene` built by hand with bad values).
     pub fn model(&self) -> Result<zwang_model::planar::PlanarModel, zwang_model::ModelError> {
         let model = zwang_model::planar::PlanarModel::new(
             self.gravity,

@@ -398,3 +398,19 @@ fn solver_keys_follow_the_stepping() {
         "solver.time_step: the default 0.002 s must be <= scene.duration (0.001 s)"
     );
 }
+
+/// The model checks the surfaces and numbers the fixed bodies after the
+/// moving ones; the error names the `[[body]]` table of the file.
+#[test]
+fn surface_errors_name_the_file_table() {
+    let floor = "shape = { kind = \"halfplane\", normal = [0, 1] }";
+    assert_eq!(
+        refused(&edited(floor, &format!("{floor}\nfriction = -1"), "")),
+        "body[1].friction: must be >= 0"
+    );
+    let ball = "position = [1, 1]";
+    assert_eq!(
+        refused(&edited(ball, &format!("{ball}\nrestitution = 2"), "")),
+        "body[2].restitution: must be in [0, 1]"
+    );
+}
