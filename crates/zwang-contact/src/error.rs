@@ -4,18 +4,52 @@ use crate::Friction;
 
 /// The projection of `(n, t)` on the planar cone `|t| <= mu n`.
 pub fn project_cone(mu: f64, n: f64, t: f64) -> (f64, f64) {
+    project_on_cone(mu, n, t).0
+}
+
+/// Which piece of the planar cone's projection a point lies in: the
+/// projection is linear on each, its derivative `D` constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum ConePiece {
+    /// The polar cone: projects to the apex, `D = 0`.
+    #[default]
+    Apex,
+    /// The cone: `D = I`.
+    Inside,
+    /// The edge `(1, mu)` (tangent positive; the ray `(1, 0)` of a
+    /// frictionless cone) or `(1, -mu)`: `D = e e^T`.
+    Upper,
+    /// See [`ConePiece::Upper`].
+    Lower,
+}
+
+/// `P_K(n, t)` on `|t| <= mu n`, and which piece.
+pub(crate) fn project_on_cone(mu: f64, n: f64, t: f64) -> ((f64, f64), ConePiece) {
+    if mu == 0.0 {
+        // The cone is the ray (1, 0): one edge, whose projection keeps
+        // `n` on a neighbourhood of any `(n > 0, t)`, `t = 0` included.
+        return if n > 0.0 {
+            ((n, 0.0), ConePiece::Upper)
+        } else {
+            ((0.0, 0.0), ConePiece::Apex)
+        };
+    }
     if t.abs() <= mu * n {
-        // Inside the cone (n >= 0 then).
-        return (n, t);
+        return ((n, t), ConePiece::Inside);
     }
     if n <= -mu * t.abs() {
         // In the polar cone: the apex is the nearest point.
-        return (0.0, 0.0);
+        return ((0.0, 0.0), ConePiece::Apex);
     }
     // Onto the edge (1, mu s), s the sign of t.
     let s = t.signum();
     let along = (n + mu * s * t) / (1.0 + mu * mu);
-    (along, mu * s * along)
+    let piece = if s > 0.0 {
+        ConePiece::Upper
+    } else {
+        ConePiece::Lower
+    };
+    ((along, mu * s * along), piece)
 }
 
 /// Siconos' normalised natural-map residual of an answer of a planar
@@ -62,6 +96,21 @@ pub fn natural_map(friction: Friction, mu: &[f64], r: &[f64], u: &[f64]) -> f64 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frictionless_cone_projected_a_negative_normal_with_no_tangent_onto_itself() {
+        // `|t| <= mu n` holds for `mu = 0`, `t = 0` and any `n`, a
+        // negative one included: (-1, 0) came back as its own projection.
+        assert_eq!(project_cone(0.0, -1.0, 0.0), (0.0, 0.0));
+        assert_eq!(project_cone(0.0, 2.0, 0.0), (2.0, 0.0));
+        assert_eq!(project_cone(0.0, 2.0, -3.0), (2.0, 0.0));
+        // So an open frictionless contact (no impulse, separating, no
+        // sliding) is an answer, with no error.
+        assert_eq!(
+            natural_map(Friction::Exact, &[0.0], &[0.0, 0.0], &[1.0, 0.0]),
+            0.0
+        );
+    }
 
     #[test]
     fn projection_lands_in_the_cone_and_is_idempotent() {

@@ -7,7 +7,7 @@ use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use super::VelocityProblem;
-use crate::error::error_for;
+use crate::error::{error_for, project_on_cone, ConePiece};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -55,49 +55,13 @@ const SEARCH_SLOPE: f64 = 0.1;
 /// the error the outer iterations aim at.
 const INNER: f64 = 0.1;
 
-/// Which piece of the projection on the cone a point lies in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Piece {
-    /// The polar cone: projects to the apex, `D = 0`.
-    #[default]
-    Apex,
-    /// The cone: `D = I`.
-    Inside,
-    /// The edge `(1, mu)` (tangent positive) or `(1, -mu)`: `D = e e^T`.
-    Upper,
-    /// See [`Piece::Upper`].
-    Lower,
-}
-
-/// `P_K(n, t)` on `|t| <= mu n`, and which piece.
-fn project(mu: f64, n: f64, t: f64) -> ((f64, f64), Piece) {
-    if mu == 0.0 {
-        // The cone is the ray (1, 0): one edge.
-        return if n > 0.0 {
-            ((n, 0.0), Piece::Upper)
-        } else {
-            ((0.0, 0.0), Piece::Apex)
-        };
-    }
-    if t.abs() <= mu * n {
-        return ((n, t), Piece::Inside);
-    }
-    if n <= -mu * t.abs() {
-        return ((0.0, 0.0), Piece::Apex);
-    }
-    let s = t.signum();
-    let along = (n + mu * s * t) / (1.0 + mu * mu);
-    let piece = if s > 0.0 { Piece::Upper } else { Piece::Lower };
-    ((along, mu * s * along), piece)
-}
-
 /// `D` of a piece, `[[nn, nt], [tn, tt]]`.
-fn derivative(mu: f64, piece: Piece) -> [[f64; 2]; 2] {
+fn derivative(mu: f64, piece: ConePiece) -> [[f64; 2]; 2] {
     match piece {
-        Piece::Apex => [[0.0; 2]; 2],
-        Piece::Inside => [[1.0, 0.0], [0.0, 1.0]],
-        Piece::Upper | Piece::Lower => {
-            let s = if piece == Piece::Upper { mu } else { -mu };
+        ConePiece::Apex => [[0.0; 2]; 2],
+        ConePiece::Inside => [[1.0, 0.0], [0.0, 1.0]],
+        ConePiece::Upper | ConePiece::Lower => {
+            let s = if piece == ConePiece::Upper { mu } else { -mu };
             let k = 1.0 / (1.0 + mu * mu);
             [[k, k * s], [k * s, k * s * s]]
         }
@@ -212,7 +176,7 @@ impl Newton {
         &mut self,
         problem: &VelocityProblem,
         rho: &[f64],
-        pieces: &[Piece],
+        pieces: &[ConePiece],
     ) -> Result<(), GlobalError> {
         self.values.fill(0.0);
         for (&place, &value) in self.mass.iter().zip(problem.mass.data()) {
@@ -222,7 +186,7 @@ impl Newton {
         }
         let rows = &problem.rows;
         for (i, &piece) in pieces.iter().enumerate() {
-            if piece == Piece::Apex {
+            if piece == ConePiece::Apex {
                 continue;
             }
             let d = derivative(problem.mu[i], piece);
@@ -271,8 +235,8 @@ pub(super) struct Island {
     /// pieces the factor holds.
     rho: Vec<f64>,
     slip: Vec<f64>,
-    pieces: Vec<Piece>,
-    factored: Vec<Piece>,
+    pieces: Vec<ConePiece>,
+    factored: Vec<ConePiece>,
     /// The outer iterate's impulses, their projection at the inner iterate.
     lambda: Vec<f64>,
     projected: Vec<f64>,
@@ -316,7 +280,7 @@ impl Island {
         }
         // The warm start, in the cone, and its velocities.
         for i in 0..k {
-            let ((pn, pt), _) = project(problem.mu[i], r[2 * i], r[2 * i + 1]);
+            let ((pn, pt), _) = project_on_cone(problem.mu[i], r[2 * i], r[2 * i + 1]);
             self.lambda[2 * i] = pn;
             self.lambda[2 * i + 1] = pt;
         }
@@ -335,7 +299,7 @@ impl Island {
         };
         let mut kappa = KAPPA_START;
         self.penalties(problem, kappa);
-        self.factored.fill(Piece::Apex);
+        self.factored.fill(ConePiece::Apex);
         let (mut fresh, mut slow, mut best) = (false, 0, error);
         let (mut drifting, mut last_move) = (0, f64::INFINITY);
         // Past the tolerance by what the outer iterations' cheap steps
@@ -501,7 +465,7 @@ impl Island {
             return Err(GlobalError::MassNotPositiveDefinite { coordinate });
         }
         if !self.newton.diagonal {
-            self.factored.fill(Piece::Apex);
+            self.factored.fill(ConePiece::Apex);
             self.newton.factor(problem, &self.rho, &self.factored)?;
         }
         Ok(())
@@ -567,7 +531,7 @@ impl Island {
             let un = u[2 * i] + t * dn + self.slip[i];
             let ut = u[2 * i + 1] + t * dt;
             let rho = self.rho[i];
-            let ((pn, pt), piece) = project(
+            let ((pn, pt), piece) = project_on_cone(
                 mu[i],
                 self.lambda[2 * i] - rho * un,
                 self.lambda[2 * i + 1] - rho * ut,
@@ -774,7 +738,7 @@ impl Island {
         }
         for v in [&mut self.pieces, &mut self.factored] {
             v.clear();
-            v.resize(k, Piece::Apex);
+            v.resize(k, ConePiece::Apex);
         }
         for v in [
             &mut self.lambda,
