@@ -271,7 +271,9 @@ impl Island {
         let k = problem.mu.len();
         let exact = settings.friction == Friction::Exact;
         self.mass_diagonal(problem)?;
-        self.free_velocity(problem, v)?;
+        // The free velocity `M^-1 f`.
+        self.mv.copy_from_slice(&problem.force);
+        self.apply_mass_inverse(v);
         // The free contact velocity, the error's scale.
         for i in 0..k {
             let (un, ut) = problem.rows.velocity(i, v);
@@ -286,7 +288,7 @@ impl Island {
         }
         self.mv.copy_from_slice(&problem.force);
         problem.rows.add_transpose(&self.lambda, &mut self.mv);
-        self.apply_mass_inverse(v)?;
+        self.apply_mass_inverse(v);
         self.contact_velocity(problem, v, u);
         let mut error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u);
         let mut report = Report {
@@ -471,24 +473,14 @@ impl Island {
         Ok(())
     }
 
-    /// `v = M^-1 f` (the free velocity).
-    fn free_velocity(
-        &mut self,
-        problem: &VelocityProblem,
-        v: &mut [f64],
-    ) -> Result<(), GlobalError> {
-        self.mv.copy_from_slice(&problem.force);
-        self.apply_mass_inverse(v)
-    }
-
     /// `v = M^-1 mv`: directly for a diagonal `M`, else by the Newton
     /// matrix with every contact open (its pattern holds `M`'s).
-    fn apply_mass_inverse(&mut self, v: &mut [f64]) -> Result<(), GlobalError> {
+    fn apply_mass_inverse(&mut self, v: &mut [f64]) {
         if self.newton.diagonal {
             for ((x, m), d) in v.iter_mut().zip(&self.mv).zip(&self.newton.mass_diagonal) {
                 *x = m / d;
             }
-            return Ok(());
+            return;
         }
         v.copy_from_slice(&self.mv);
         self.newton
@@ -496,7 +488,6 @@ impl Island {
             .as_mut()
             .expect("analysed")
             .solve_in_place(v);
-        Ok(())
     }
 
     /// `rho_i = kappa / w_i`, `w_i` contact `i`'s normal row's inverse

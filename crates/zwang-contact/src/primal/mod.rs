@@ -194,7 +194,8 @@ struct Part {
     r: Vec<f64>,
     v: Vec<f64>,
     u: Vec<f64>,
-    outcome: Result<Report, GlobalError>,
+    /// The last solve's outcome (`None` before the first).
+    outcome: Option<Result<Report, GlobalError>>,
 }
 
 impl Part {
@@ -219,17 +220,18 @@ impl Part {
             p.mu[local] = whole.mu[i];
             self.r[2 * local..2 * local + 2].copy_from_slice(&r[2 * i..2 * i + 2]);
         }
-        self.outcome = self
-            .island
-            .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u)
-            .map_err(|e| match e {
-                GlobalError::MassNotPositiveDefinite { coordinate } => {
-                    GlobalError::MassNotPositiveDefinite {
-                        coordinate: self.coords[coordinate],
+        self.outcome = Some(
+            self.island
+                .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u)
+                .map_err(|e| match e {
+                    GlobalError::MassNotPositiveDefinite { coordinate } => {
+                        GlobalError::MassNotPositiveDefinite {
+                            coordinate: self.coords[coordinate],
+                        }
                     }
-                }
-                other => other,
-            });
+                    other => other,
+                }),
+        );
     }
 }
 
@@ -305,7 +307,7 @@ impl PrimalSolver {
             dual: false,
         };
         for part in &self.parts {
-            let island = part.outcome.clone()?;
+            let island = part.outcome.clone().expect("just solved")?;
             for (local, &c) in part.coords.iter().enumerate() {
                 v[c] = part.v[local];
             }
@@ -420,7 +422,7 @@ impl PrimalSolver {
                     r: vec![0.0; 2 * c],
                     v: vec![0.0; m],
                     u: vec![0.0; 2 * c],
-                    outcome: Err(GlobalError::Problem(ProblemError::Dimension(0))),
+                    outcome: None,
                     coords,
                     contacts,
                 }
