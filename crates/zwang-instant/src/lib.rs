@@ -34,6 +34,7 @@ pub mod file;
 pub mod generate;
 mod instant;
 pub mod mass;
+mod record;
 pub mod sparse_cholesky;
 
 pub use error::InstantError;
@@ -43,3 +44,4 @@ pub use instant::{
     StickingContact,
 };
 pub use mass::MassFactor;
+pub use record::ValueRecord;

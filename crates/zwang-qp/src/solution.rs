@@ -220,7 +220,7 @@ fn csr(m: &sprs::CsMat<f64>) -> (&[usize], &[usize], &[f64]) {
 /// ```text
 /// M a = Q + A_eq^T lambda_eq + A_in^T lambda_in,   lambda_in >= 0
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Solution {
     /// How the solve ended.
     pub status: Status,
@@ -250,6 +250,27 @@ fn free_acceleration(instant: &Instant) -> Vec<f64> {
         Err(_) => free.fill(f64::NAN),
     }
     free
+}
+
+impl Clone for Solution {
+    fn clone(&self) -> Self {
+        let mut copy = Solution::empty();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field by field, into the buffers `self` has: a stepper's copy
+    /// allocates nothing.
+    fn clone_from(&mut self, source: &Self) {
+        self.status = source.status;
+        self.acceleration.clone_from(&source.acceleration);
+        self.multipliers_eq.clone_from(&source.multipliers_eq);
+        self.multipliers_in.clone_from(&source.multipliers_in);
+        self.compulsion = source.compulsion;
+        self.backend = source.backend;
+        self.iterations = source.iterations;
+        self.residuals = source.residuals;
+    }
 }
 
 impl Default for Solution {
