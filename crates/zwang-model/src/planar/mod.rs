@@ -39,6 +39,7 @@ pub use frame::{inertia_tensor_problem, Frame, FrameFn, FrameMotion, Sinusoid};
 use rows::{Geometry, RowValue};
 pub use shapes::{FixedBody, VelocityRows};
 use sprs::CsMat;
+use std::cell::Cell;
 use zwang_contact::Mode;
 pub use zwang_geometry::{Pose, Shape};
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact, StickingContact};
@@ -669,6 +670,7 @@ impl PlanarModel {
             offsets: &self.offsets,
             q,
             v,
+            turn: Cell::new([f64::NAN; 3]),
         }
     }
 

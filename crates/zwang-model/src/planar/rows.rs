@@ -7,6 +7,7 @@ use super::{
     Surface,
 };
 use crate::ModelError;
+use std::cell::Cell;
 
 /// The state, seen through the bodies.
 pub(super) struct Geometry<'a> {
@@ -14,6 +15,9 @@ pub(super) struct Geometry<'a> {
     pub offsets: &'a [usize],
     pub q: &'a [f64],
     pub v: &'a [f64],
+    /// The last angle turned by and its sine and cosine: a body's points
+    /// share them (a plate on twelve points needs one `sin_cos`, not 24).
+    pub turn: Cell<[f64; 3]>,
 }
 
 /// A point of a body (or of the ground) at the current state.
@@ -130,6 +134,17 @@ fn degenerate(key: String, message: &str) -> ModelError {
 }
 
 impl Geometry<'_> {
+    /// `angle.sin_cos()`, remembered for the next point of the body.
+    fn sin_cos(&self, angle: f64) -> (f64, f64) {
+        let [last, s, c] = self.turn.get();
+        if last.to_bits() == angle.to_bits() {
+            return (s, c);
+        }
+        let (s, c) = angle.sin_cos();
+        self.turn.set([angle, s, c]);
+        (s, c)
+    }
+
     /// A point given in a body's frame (ground: world).
     pub fn point(&self, body: BodyRef, local: [f64; 2]) -> Point {
         let BodyRef::Body(b) = body else {
@@ -153,7 +168,7 @@ impl Geometry<'_> {
                 omega: 0.0,
             },
             BodyKind::Rigid => {
-                let (s, c) = self.q[o + 2].sin_cos();
+                let (s, c) = self.sin_cos(self.q[o + 2]);
                 let u = [c * local[0] - s * local[1], s * local[0] + c * local[1]];
                 let omega = self.v[o + 2];
                 Point {
