@@ -140,7 +140,8 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
     }
 
     /// Rebuilds the instant for new modes (the backend's workspace stays;
-    /// it re-analyses on the new structure stamp).
+    /// it re-analyses on the new structure stamp). The modes it has keep
+    /// their instant: the next solve writes the state's values into it.
     pub fn set_modes(
         &mut self,
         t: f64,
@@ -148,6 +149,9 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         v: &[f64],
         modes: &[ContactState],
     ) -> Result<(), DynamicsError> {
+        if modes == self.modes.as_slice() {
+            return Ok(());
+        }
         let (instant, layout) = self.model.build_instant(t, q, v, modes)?;
         self.frictional = !instant.sliding().is_empty() || !instant.sticking().is_empty();
         self.instant = instant;
