@@ -10,9 +10,6 @@ use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par};
 
-/// Unknowns from which the factorization is supernodal.
-const SUPERNODAL_FROM: usize = 64;
-
 /// `A = P L U Q` of a square sparse matrix with a fixed pattern.
 pub(crate) struct SparseLu {
     symbolic: SymbolicLu<usize>,
@@ -32,17 +29,12 @@ impl std::fmt::Debug for SparseLu {
 impl SparseLu {
     /// Symbolic analysis of `pattern` (all entries, both triangles).
     pub fn analyze(pattern: SymbolicSparseColMatRef<'_, usize>) -> Self {
-        // faer picks the simplicial LU for these matrices by its flop
-        // ratio, but the Newton matrices of contact networks (a pyramid of
-        // boxes: 580 unknowns) factor twice as fast supernodal; small
-        // islands keep faer's choice.
-        let threshold = if pattern.ncols() >= SUPERNODAL_FROM {
-            SupernodalThreshold::FORCE_SUPERNODAL
-        } else {
-            SupernodalThreshold::AUTO
-        };
+        // Simplicial always: faer's supernodal LU (twice as fast on the
+        // dual Newton matrix of a pyramid of boxes, 580 unknowns) collects
+        // new working vectors at every numeric factorization, and a warm
+        // solve must allocate nothing.
         let params = LuSymbolicParams {
-            supernodal_flop_ratio_threshold: threshold,
+            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
             ..Default::default()
         };
         let symbolic =
