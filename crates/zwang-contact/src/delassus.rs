@@ -1,5 +1,5 @@
 //! The Delassus operator `W = J M^-1 J^T` of contact rows and a diagonal
-//! `M`: two rows per contact (normal, then tangent), sparse (contacts
+//! `M`: `d` rows per contact (normal, then the tangents), sparse (contacts
 //! couple only through a coordinate they share), written in place while
 //! its pattern stays so that a solver's analysis of it does too.
 
@@ -28,7 +28,8 @@ impl Delassus {
     /// `problem.w`: in place when its pattern is the one written, a new
     /// matrix otherwise.
     pub fn write(&mut self, rows: &ContactRows, minv: &[f64], problem: &mut LocalProblem) {
-        let k = rows.contacts();
+        let (k, d) = (rows.contacts(), rows.dimension);
+        problem.dimension = d;
         self.touching.resize_with(minv.len(), Vec::new);
         self.touching.iter_mut().for_each(Vec::clear);
         for i in 0..k {
@@ -50,32 +51,30 @@ impl Delassus {
             }
             self.near.sort_unstable();
             self.near.dedup();
-            // Rows 2i (normal) and 2i + 1 (tangent): the 2 x 2 block of
+            // Rows d i .. d i + d (normal, tangents): the d x d block of
             // each neighbour j, `J_i M^-1 J_j^T` over their shared columns.
-            for row in 0..2 {
+            for row in 0..d {
                 for &j in &self.near {
-                    let mut block = [0.0; 2];
+                    let mut block = [0.0; 3];
                     for a in own.clone() {
                         let col = rows.cols[a];
-                        let ji = if row == 0 {
-                            rows.normal[a]
-                        } else {
-                            rows.tangent[a]
-                        };
+                        let ji = rows.entry(a)[row];
                         for b in rows.start[j]..rows.start[j + 1] {
                             if rows.cols[b] == col {
-                                block[0] += ji * minv[col] * rows.normal[b];
-                                block[1] += ji * minv[col] * rows.tangent[b];
+                                let jj = rows.entry(b);
+                                for (x, y) in block.iter_mut().zip(jj) {
+                                    *x += ji * minv[col] * y;
+                                }
                             }
                         }
                     }
-                    self.indices.extend([2 * j, 2 * j + 1]);
-                    self.data.extend(block);
+                    self.indices.extend(d * j..d * j + d);
+                    self.data.extend_from_slice(&block[..d]);
                 }
                 self.indptr.push(self.indices.len());
             }
         }
-        self.store(2 * k, &mut problem.w);
+        self.store(d * k, &mut problem.w);
     }
 
     /// Writes `W = J Y` of `rows` into `problem.w` from the responses
@@ -88,24 +87,19 @@ impl Delassus {
         responses: &[Vec<f64>],
         problem: &mut LocalProblem,
     ) {
+        let d = rows.dimension;
+        problem.dimension = d;
         self.indptr.clear();
         self.indices.clear();
         self.data.clear();
         self.indptr.push(0);
         for i in 0..rows.contacts() {
             let own = rows.start[i]..rows.start[i + 1];
-            for row in 0..2 {
+            for row in 0..d {
                 for (col, y) in responses.iter().enumerate() {
                     let value: f64 = own
                         .clone()
-                        .map(|a| {
-                            let j = if row == 0 {
-                                rows.normal[a]
-                            } else {
-                                rows.tangent[a]
-                            };
-                            j * y[rows.cols[a]]
-                        })
+                        .map(|a| rows.entry(a)[row] * y[rows.cols[a]])
                         .sum();
                     self.indices.push(col);
                     self.data.push(value);
@@ -113,7 +107,7 @@ impl Delassus {
                 self.indptr.push(self.indices.len());
             }
         }
-        self.store(2 * rows.contacts(), &mut problem.w);
+        self.store(d * rows.contacts(), &mut problem.w);
     }
 
     /// The written pattern and values as `w` (`m x m`, by rows): in place

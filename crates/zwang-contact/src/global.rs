@@ -139,22 +139,30 @@ impl GlobalProblem {
         self.validate()?;
         self.check_symmetric()?;
         let h = self.h.to_csc();
-        let mut rows = ContactRows::default();
+        let d = self.dimension;
+        let mut rows = ContactRows::new(d);
         let k = self.contacts();
+        let mut entries: Vec<(usize, [f64; 3])> = Vec::new();
         for i in 0..k {
             // Contact i's columns of H, merged by coordinate.
-            let (normal, tangent) = (h.outer_view(2 * i), h.outer_view(2 * i + 1));
-            let mut entries: Vec<(usize, f64, f64)> = Vec::new();
-            for (c, &x) in normal.iter().flat_map(|v| v.iter()) {
-                entries.push((c, x, 0.0));
-            }
-            for (c, &x) in tangent.iter().flat_map(|v| v.iter()) {
-                match entries.iter_mut().find(|e| e.0 == c) {
-                    Some(e) => e.2 = x,
-                    None => entries.push((c, 0.0, x)),
+            entries.clear();
+            for row in 0..d {
+                for (c, &x) in h.outer_view(d * i + row).iter().flat_map(|v| v.iter()) {
+                    match entries.iter_mut().find(|e| e.0 == c) {
+                        Some(e) => e.1[row] = x,
+                        None => {
+                            let mut values = [0.0; 3];
+                            values[row] = x;
+                            entries.push((c, values));
+                        }
+                    }
                 }
             }
-            rows.push(entries);
+            for (c, values) in &entries {
+                rows.cols.push(*c);
+                rows.values.extend_from_slice(&values[..d]);
+            }
+            rows.start.push(rows.cols.len());
         }
         Ok(VelocityProblem {
             mass: self.m.to_csc(),

@@ -16,11 +16,13 @@
 //! contact problem share.
 //!
 //! [`PrimalSolver`] solves it in velocities (`M v = f + J^T r`,
-//! `u = J v + b`, `W` never formed): augmented Lagrangian outer iterations,
-//! each Newton's method on the velocities with a sparse Cholesky of
-//! `M + J^T D J`, the dual method finishing where they stall. It is the
-//! time stepper's solver, and the fast one where `W` is much larger than
-//! `M` (piles, pyramids).
+//! `u = J v + b`, `W` never formed), in the plane and in space (three rows
+//! per contact, the cone round: [`ContactRows::dimension`]): augmented
+//! Lagrangian outer iterations, each Newton's method on the velocities
+//! with a sparse Cholesky of `M + J^T D J`, finished where they stall by
+//! the dual method (plane) or proximal Newton iterations in `(v, r)`
+//! (space). It is the time stepper's solver, and the fast one where `W`
+//! is much larger than `M` (piles, pyramids).
 //!
 //! [`ContactSolver`] solves it exactly (or in its convex relaxation) per
 //! island, on `W`: proximal outer iterations, each a semismooth Newton method on

@@ -6,8 +6,12 @@ use thiserror::Error;
 /// What is wrong with a contact problem's data.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ProblemError {
-    /// Only planar problems (normal and one tangent) are solved so far.
-    #[error("dimension {0} is not supported (planar problems have dimension 2)")]
+    /// Rows per contact: 2 in the plane (normal, tangent), 3 in space
+    /// (the primal solver); the dual method and Siconos' text files are
+    /// planar.
+    #[error(
+        "dimension {0} is not supported here (2 in the plane; 3 in space for the primal solver)"
+    )]
     Dimension(usize),
     /// A matrix or vector has the wrong size for the number of contacts.
     #[error("{what} has size {found}, expected {expected}")]

@@ -108,8 +108,10 @@ pub struct Report {
     pub newton_steps: usize,
     /// Number of islands.
     pub islands: usize,
-    /// Whether the dual method gave the answer after the primal one
-    /// ([`crate::PrimalSolver`]) stalled (always for [`ContactSolver`]).
+    /// Whether a finishing method gave the answer after the primal one
+    /// ([`crate::PrimalSolver`]) stalled: the dual method in the plane,
+    /// proximal Newton iterations in `(v, r)` in space (always `true` for
+    /// [`ContactSolver`], the dual method itself).
     pub dual: bool,
 }
 

@@ -7,7 +7,8 @@
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use zwang_contact::generate::{box_on_incline, stack};
+use zwang_contact::generate::spatial::{Cube, World};
+use zwang_contact::generate::{box_on_incline, pyramid, stack, G};
 use zwang_contact::{
     ContactSolver, Friction, LocalProblem, PrimalSolver, SolverSettings, Status, VelocityProblem,
     WarmStarts,
@@ -68,7 +69,10 @@ fn warm_primal_allocations(
     dual: bool,
 ) -> usize {
     let mut solver = PrimalSolver::new();
-    let (n, k) = (problem.force.len(), 2 * problem.mu.len());
+    let (n, k) = (
+        problem.force.len(),
+        problem.rows.dimension * problem.mu.len(),
+    );
     let (mut r, mut v, mut u) = (vec![0.0; k], vec![0.0; n], vec![0.0; k]);
     let report = solver
         .solve_in_place(problem, settings, &mut r, &mut v, &mut u)
@@ -79,18 +83,13 @@ fn warm_primal_allocations(
             let region = Region::new(GLOBAL);
             for step in 0..5 {
                 let f = 1.0 + 1e-6 * (step as f64 + 1.0);
-                for x in problem
-                    .rows
-                    .normal
-                    .iter_mut()
-                    .chain(&mut problem.rows.tangent)
-                {
+                for x in problem.rows.values.iter_mut() {
                     *x *= f;
                 }
                 let report = solver
                     .solve_in_place(problem, settings, &mut r, &mut v, &mut u)
                     .unwrap();
-                assert_eq!(report.status, Status::Solved);
+                assert_eq!(report.status, Status::Solved, "{report:?}");
                 assert_eq!(report.dual, dual);
             }
             let change = region.change();
@@ -130,21 +129,55 @@ fn warm_solves_allocate_nothing() {
         }
     }
     // The primal method, and its dual finish (a 1:10,000 stack at a
-    // tolerance below the primal method's floor).
+    // tolerance below the primal method's floor); in space a cube at the
+    // cone's edge on an incline, and a 1:100 stack of cubes below the
+    // floor (the proximal Newton finish then runs every solve).
     let heavy: Vec<f64> = (0..10)
         .map(|i| if i % 2 == 0 { 1.0 } else { 1e4 })
         .collect();
+    let mut incline = World::new([-G * angle.sin(), 0.0, -G * angle.cos()], 0.002);
+    let cube = |m: f64, level: usize| Cube {
+        m,
+        a: 0.05,
+        centre: [0.0, 0.0, 0.05 + 0.1 * level as f64],
+    };
+    incline.stack(cube(1.0, 0), None, 1.01 * angle.tan());
+    let mut tower = World::new([0.0, 0.0, -G], 0.002);
+    let mut below = None;
+    for (level, &m) in masses.iter().take(6).enumerate() {
+        below = Some(tower.stack(cube(m, level), below, 0.5));
+    }
+    let edge = box_on_incline(angle, 1.01 * angle.tan(), 4, 0.002);
     let cases = [
         (
             "box at the cone's edge",
-            box_on_incline(angle, 1.01 * angle.tan(), 4, 0.002),
+            edge.velocity_problem(),
             1e-10,
             false,
         ),
-        ("mass-ratio stack", stack(&masses, 0.5, 0.002), 1e-10, false),
-        ("1:10,000 stack", stack(&heavy, 0.5, 0.002), 1e-13, true),
+        (
+            "mass-ratio stack",
+            stack(&masses, 0.5, 0.002).velocity_problem(),
+            1e-10,
+            false,
+        ),
+        // 165 velocities: the supernodal Cholesky.
+        (
+            "pyramid of 10 rows",
+            pyramid(10, 0.5, 0.002).velocity_problem(),
+            1e-10,
+            false,
+        ),
+        (
+            "1:10,000 stack",
+            stack(&heavy, 0.5, 0.002).velocity_problem(),
+            1e-13,
+            true,
+        ),
+        ("cube at the cone's edge", incline.problem(), 1e-10, false),
+        ("1:100 stack of cubes", tower.problem(), 1e-12, true),
     ];
-    for (name, scene, tolerance, dual) in cases {
+    for (name, problem, tolerance, finished) in cases {
         for friction in [Friction::Exact, Friction::Convex] {
             let settings = SolverSettings {
                 friction,
@@ -152,8 +185,7 @@ fn warm_solves_allocate_nothing() {
                 parallel: false,
                 ..SolverSettings::default()
             };
-            let mut problem = scene.velocity_problem();
-            let count = warm_primal_allocations(&mut problem, &settings, dual);
+            let count = warm_primal_allocations(&mut problem.clone(), &settings, finished);
             assert_eq!(
                 count, 0,
                 "primal, {name}, {friction:?}: {count} allocations"

@@ -2,8 +2,9 @@
 //! one on `M` and `J`: every scene is run on both) against closed forms,
 //! physical laws and Clarabel's interior point on the convex form.
 
-use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+mod common;
+
+use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_contact::generate::*;
@@ -367,19 +368,7 @@ fn random_piles_satisfy_coulombs_law_from_the_data() {
 /// (`r_N >= 0` for a frictionless contact, whose `r_T` is fixed at zero).
 fn clarabel_convex_status(problem: &LocalProblem) -> (SolverStatus, Vec<f64>) {
     let n = problem.q.len();
-    let w = problem.w.to_csc();
-    let mut colptr = vec![0];
-    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
-    for (j, col) in w.outer_iterator().enumerate() {
-        for (i, &v) in col.iter() {
-            if i <= j {
-                rowval.push(i);
-                nzval.push(v);
-            }
-        }
-        colptr.push(rowval.len());
-    }
-    let p = CscMatrix::new(n, n, colptr, rowval, nzval);
+    let p = common::upper_triangle(&problem.w);
     // s = b - A r: s = (mu r_N, r_T) per frictional contact.
     let mut a_cols: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     let mut cones = Vec::new();
@@ -407,25 +396,9 @@ fn clarabel_convex_status(problem: &LocalProblem) -> (SolverStatus, Vec<f64>) {
         b.push(0.0);
         row += 1;
     }
-    let mut colptr = vec![0];
-    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
-    for col in &a_cols {
-        for &(i, v) in col {
-            rowval.push(i);
-            nzval.push(v);
-        }
-        colptr.push(rowval.len());
-    }
-    let a = CscMatrix::new(row, n, colptr, rowval, nzval);
-    let settings = DefaultSettings {
-        verbose: false,
-        tol_gap_abs: 1e-12,
-        tol_gap_rel: 1e-12,
-        tol_feas: 1e-12,
-        max_iter: 400,
-        ..DefaultSettings::default()
-    };
-    let mut solver = DefaultSolver::new(&p, &problem.q, &a, &b, &cones, settings).unwrap();
+    let a = common::columns(row, &mut a_cols);
+    let mut solver =
+        DefaultSolver::new(&p, &problem.q, &a, &b, &cones, common::settings(1e-12)).unwrap();
     solver.solve();
     (solver.solution.status, solver.solution.x.clone())
 }
@@ -833,10 +806,10 @@ fn the_primal_method_takes_a_mass_that_is_not_diagonal() {
         let mut rows = zwang_contact::ContactRows::default();
         let mut h = sprs::TriMat::new((n, 2 * k));
         for c in 0..k {
-            let entries: Vec<(usize, f64, f64)> = (0..n)
-                .map(|col| (col, rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+            let entries: Vec<(usize, [f64; 2])> = (0..n)
+                .map(|col| (col, [rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)]))
                 .collect();
-            for &(col, jn, jt) in &entries {
+            for &(col, [jn, jt]) in &entries {
                 h.add_triplet(col, 2 * c, jn);
                 h.add_triplet(col, 2 * c + 1, jt);
             }
@@ -924,8 +897,8 @@ fn the_primal_method_does_not_call_a_problem_without_an_answer_solved() {
     // solved: Siconos' measure, divided by the growing impulses, falls
     // below them before its drift test has seen eight steps.)
     let mut rows = zwang_contact::ContactRows::default();
-    rows.push([(0, 1.0, 0.0)]);
-    rows.push([(0, -1.0, 0.0)]);
+    rows.push([(0, [1.0, 0.0])]);
+    rows.push([(0, [-1.0, 0.0])]);
     let problem = VelocityProblem {
         mass: sprs::CsMat::new_csc((1, 1), vec![0, 1], vec![0], vec![2.0]),
         force: vec![0.3],
@@ -963,13 +936,10 @@ fn a_column_repeated_within_a_contact_counts_as_its_sum() {
     let mut split = whole.clone();
     let mut rows = zwang_contact::ContactRows::default();
     for i in 0..whole.rows.contacts() {
-        let entries: Vec<(usize, f64, f64)> = (whole.rows.start[i]..whole.rows.start[i + 1])
+        let entries: Vec<(usize, [f64; 2])> = (whole.rows.start[i]..whole.rows.start[i + 1])
             .flat_map(|a| {
-                let half = (
-                    whole.rows.cols[a],
-                    0.5 * whole.rows.normal[a],
-                    0.5 * whole.rows.tangent[a],
-                );
+                let e = whole.rows.entry(a);
+                let half = (whole.rows.cols[a], [0.5 * e[0], 0.5 * e[1]]);
                 [half, half]
             })
             .collect();

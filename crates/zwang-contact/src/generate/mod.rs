@@ -3,6 +3,8 @@
 //! benchmarks whose physics is known: a box on an incline, a stack, and
 //! Coulomb's law checked from the data with arithmetic of its own.
 
+pub mod spatial;
+
 use sprs::{CsMat, TriMat};
 
 use crate::{ContactRows, LocalProblem, VelocityProblem};
@@ -149,7 +151,7 @@ impl Scene {
             rows.push(
                 normal
                     .iter()
-                    .map(|(c, &x)| (c, x, tangent.get(c).copied().unwrap_or(0.0))),
+                    .map(|(c, &x)| (c, [x, tangent.get(c).copied().unwrap_or(0.0)])),
             );
         }
         VelocityProblem {

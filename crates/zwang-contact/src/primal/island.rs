@@ -6,8 +6,9 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
+use super::finish::{Finish, Given};
 use super::VelocityProblem;
-use crate::error::{error_for, project_on_cone, ConePiece};
+use crate::error::{components, cone_derivative, error_for, project_on_cone, ConePiece};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -32,6 +33,25 @@ const STALL: usize = 5;
 const DRIFT: f64 = 0.9;
 /// See [`DRIFT`].
 const DRIFT_STEPS: usize = 8;
+/// Two outer steps are the same direction when their cosine is above
+/// this (and as long to within `2 - STEADY`).
+const STEADY: f64 = 0.99;
+/// A point is in the cone when its projection moves it by less than this
+/// fraction of the step it was walked along.
+const EDGE: f64 = 1e-9;
+/// A walk whose step fits this many times in every cone does not end.
+const ENDLESS: f64 = 1e12;
+
+/// What [`Island::jump`] did.
+enum Jump {
+    /// The step was no steady walk (or a short one): nothing.
+    Along,
+    /// Jumped to where the walk leaves a cone.
+    Jumped,
+    /// The walk never leaves the cones: no answer.
+    Endless,
+}
+
 /// The fraction of the tolerance the outer iterations aim at.
 const PAST: f64 = 1e-2;
 /// The error below which the outer iterations stop, the dual method
@@ -55,19 +75,6 @@ const SEARCH_SLOPE: f64 = 0.1;
 /// the error the outer iterations aim at.
 const INNER: f64 = 0.1;
 
-/// `D` of a piece, `[[nn, nt], [tn, tt]]`.
-fn derivative(mu: f64, piece: ConePiece) -> [[f64; 2]; 2] {
-    match piece {
-        ConePiece::Apex => [[0.0; 2]; 2],
-        ConePiece::Inside => [[1.0, 0.0], [0.0, 1.0]],
-        ConePiece::Upper | ConePiece::Lower => {
-            let s = if piece == ConePiece::Upper { mu } else { -mu };
-            let k = 1.0 / (1.0 + mu * mu);
-            [[k, k * s], [k * s, k * s * s]]
-        }
-    }
-}
-
 /// The Newton matrix's upper triangle (compressed columns) and where each
 /// term lands in it.
 #[derive(Debug, Default)]
@@ -77,7 +84,7 @@ struct Newton {
     values: Vec<f64>,
     /// Per stored entry of `M`, its place (`usize::MAX`: below the
     /// diagonal, counted by its mirror).
-    mass: Vec<usize>,
+    pub(super) mass: Vec<usize>,
     /// Per contact, from `pair_start[i]`, the places of its entry pairs
     /// `(a, b)`, `a <= b`, in row-major order.
     pair_start: Vec<usize>,
@@ -171,12 +178,14 @@ impl Newton {
         newton
     }
 
-    /// Writes `M + sum rho_i J_i^T D_i J_i` and factors it.
+    /// Writes `M + sum rho_i J_i^T D_i J_i` and factors it, `D_i` the
+    /// projection's derivative at `points[i]`, on `pieces[i]`.
     fn factor(
         &mut self,
         problem: &VelocityProblem,
         rho: &[f64],
         pieces: &[ConePiece],
+        points: &[[f64; 3]],
     ) -> Result<(), GlobalError> {
         self.values.fill(0.0);
         for (&place, &value) in self.mass.iter().zip(problem.mass.data()) {
@@ -189,14 +198,16 @@ impl Newton {
             if piece == ConePiece::Apex {
                 continue;
             }
-            let d = derivative(problem.mu[i], piece);
+            let d = cone_derivative(problem.mu[i], points[i], piece);
             let (s, e) = (rows.start[i], rows.start[i + 1]);
             let mut p = self.pair_start[i];
             for a in s..e {
-                let (na, ta) = (rows.normal[a], rows.tangent[a]);
-                let left = [na * d[0][0] + ta * d[1][0], na * d[0][1] + ta * d[1][1]];
+                let ea = rows.entry(a);
+                let left: [f64; 3] =
+                    std::array::from_fn(|c| ea[0] * d[0][c] + ea[1] * d[1][c] + ea[2] * d[2][c]);
                 for b in a..e {
-                    let value = left[0] * rows.normal[b] + left[1] * rows.tangent[b];
+                    let eb = rows.entry(b);
+                    let value = left[0] * eb[0] + left[1] * eb[1] + left[2] * eb[2];
                     // Two entries of one column land on the diagonal as
                     // both `(a, b)` and `(b, a)`.
                     let twice = if b != a && rows.cols[a] == rows.cols[b] {
@@ -231,15 +242,18 @@ fn problem_has_both(problem: &VelocityProblem, r: usize, c: usize) -> bool {
 #[derive(Debug, Default)]
 pub(super) struct Island {
     newton: Newton,
-    /// Per contact: penalty, frozen slip, piece at the iterate and the
-    /// pieces the factor holds.
+    /// Per contact: penalty, frozen slip, piece at the iterate (and the
+    /// point projected there) and the pieces the factor holds.
     rho: Vec<f64>,
     slip: Vec<f64>,
     pieces: Vec<ConePiece>,
+    points: Vec<[f64; 3]>,
     factored: Vec<ConePiece>,
-    /// The outer iterate's impulses, their projection at the inner iterate.
+    /// The outer iterate's impulses, their projection at the inner iterate,
+    /// and the outer iteration's step before this one.
     lambda: Vec<f64>,
     projected: Vec<f64>,
+    last_step: Vec<f64>,
     /// `J d` and `M d` of the Newton direction, the free contact velocity
     /// (the error's scale).
     jd: Vec<f64>,
@@ -254,6 +268,8 @@ pub(super) struct Island {
     delassus: Delassus,
     local: Option<LocalProblem>,
     minv: Vec<f64>,
+    /// In space, Newton's method in `(v, r)` (made on first need).
+    finish: Option<Finish>,
 }
 
 impl Island {
@@ -268,23 +284,20 @@ impl Island {
         v: &mut [f64],
         u: &mut [f64],
     ) -> Result<Report, GlobalError> {
-        let k = problem.mu.len();
+        let (k, d) = (problem.mu.len(), problem.rows.dimension);
         let exact = settings.friction == Friction::Exact;
         self.mass_diagonal(problem)?;
         // The free velocity `M^-1 f`.
         self.mv.copy_from_slice(&problem.force);
         self.apply_mass_inverse(v);
         // The free contact velocity, the error's scale.
-        for i in 0..k {
-            let (un, ut) = problem.rows.velocity(i, v);
-            self.free[2 * i] = un + problem.b[2 * i];
-            self.free[2 * i + 1] = ut + problem.b[2 * i + 1];
-        }
+        let mut free = std::mem::take(&mut self.free);
+        self.contact_velocity(problem, v, &mut free);
+        self.free = free;
         // The warm start, in the cone, and its velocities.
         for i in 0..k {
-            let ((pn, pt), _) = project_on_cone(problem.mu[i], r[2 * i], r[2 * i + 1]);
-            self.lambda[2 * i] = pn;
-            self.lambda[2 * i + 1] = pt;
+            let (p, _) = project_on_cone(problem.mu[i], components(r, d, i), d);
+            self.lambda[d * i..d * i + d].copy_from_slice(&p[..d]);
         }
         self.mv.copy_from_slice(&problem.force);
         problem.rows.add_transpose(&self.lambda, &mut self.mv);
@@ -313,7 +326,8 @@ impl Island {
             report.iterations += 1;
             for i in 0..k {
                 self.slip[i] = if exact {
-                    problem.mu[i] * u[2 * i + 1].abs()
+                    let ui = components(u, d, i);
+                    problem.mu[i] * ui[1].hypot(ui[2])
                 } else {
                     0.0
                 };
@@ -344,12 +358,39 @@ impl Island {
                 0
             };
             last_move = moved;
-            if drifting == DRIFT_STEPS {
+            if d == 3 && drifting > 0 {
+                // In space (no dual method to tell): a steady drift is
+                // taken to where it leaves the cone, or found endless.
+                match self.jump(&problem.mu, d) {
+                    Jump::Along => {}
+                    Jump::Jumped => {
+                        drifting = 0;
+                        last_move = f64::INFINITY;
+                    }
+                    Jump::Endless => {
+                        drifting = DRIFT_STEPS;
+                        break;
+                    }
+                }
+            } else if drifting == DRIFT_STEPS {
                 break;
             }
+            self.last_step
+                .iter_mut()
+                .zip(self.lambda.iter().zip(&self.projected))
+                .for_each(|(s, (a, b))| *s = a - b);
             // Coulomb's law, and Newton's (the minimum's gradient).
-            error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u)
-                .max(self.dynamics_residual(problem, v));
+            error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u).max(
+                dynamics_residual(
+                    problem,
+                    &self.newton.mass,
+                    &self.newton.mass_diagonal,
+                    v,
+                    &self.lambda,
+                    &mut self.mv,
+                    &mut self.md,
+                ),
+            );
             // Progress is a new best error, by a factor: De Saxce's fixed
             // point may cycle, not only slow down.
             if error <= SLOW * best {
@@ -371,7 +412,28 @@ impl Island {
         let drifted = drifting == DRIFT_STEPS;
         if error <= settings.tolerance && !drifted {
             report.status = Status::Solved;
-        } else if self.newton.diagonal && k > 0 {
+        } else if d == 3 && k > 0 {
+            // The dual method is planar; in space proximal Newton
+            // iterations in `(v, r)` finish. A walk found endless that
+            // they do not end is a problem without an answer.
+            let finish = self.finish.get_or_insert_with(|| Finish::build(problem));
+            let given = Given {
+                problem,
+                places: &self.newton.mass,
+                diagonal: &self.newton.mass_diagonal,
+                free: &self.free,
+            };
+            let (status, finished, steps) =
+                finish.solve(&given, settings.friction, settings.tolerance, v, r, u);
+            report.status = match status {
+                Status::Solved => Status::Solved,
+                _ if drifted => Status::Unbounded,
+                other => other,
+            };
+            report.error = finished;
+            report.newton_steps += steps;
+            report.dual = true;
+        } else if self.newton.diagonal && k > 0 && d == 2 {
             self.finish_dual(problem, settings, r, v, u, &mut report)?;
         }
         Ok(report)
@@ -419,40 +481,6 @@ impl Island {
         Ok(())
     }
 
-    /// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`r` the
-    /// outer iterate, `D` the inverse of `M`'s diagonal): Siconos' measure
-    /// of a global answer's dynamics, in velocities so that a light body
-    /// beside a heavy one counts as much.
-    fn dynamics_residual(&mut self, problem: &VelocityProblem, v: &[f64]) -> f64 {
-        let diagonal = &self.newton.mass_diagonal;
-        let norm = |x: &[f64]| {
-            x.iter()
-                .zip(diagonal)
-                .map(|(a, d)| (a / d).powi(2))
-                .sum::<f64>()
-                .sqrt()
-        };
-        self.mv.fill(0.0);
-        symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
-        self.md.fill(0.0);
-        problem.rows.add_transpose(&self.lambda, &mut self.md);
-        let scale = norm(&problem.force).max(norm(&self.mv)).max(norm(&self.md));
-        let residual = self
-            .mv
-            .iter()
-            .zip(&problem.force)
-            .zip(&self.md)
-            .zip(diagonal)
-            .map(|(((m, f), j), d)| ((m - f - j) / d).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        if scale > 0.0 {
-            residual / scale
-        } else {
-            residual
-        }
-    }
-
     /// `M`'s diagonal, which must be positive; the factor of `M` alone
     /// when it is not diagonal.
     fn mass_diagonal(&mut self, problem: &VelocityProblem) -> Result<(), GlobalError> {
@@ -468,7 +496,8 @@ impl Island {
         }
         if !self.newton.diagonal {
             self.factored.fill(ConePiece::Apex);
-            self.newton.factor(problem, &self.rho, &self.factored)?;
+            self.newton
+                .factor(problem, &self.rho, &self.factored, &self.points)?;
         }
         Ok(())
     }
@@ -496,7 +525,7 @@ impl Island {
         let rows = &problem.rows;
         for (i, rho) in self.rho.iter_mut().enumerate() {
             let w: f64 = (rows.start[i]..rows.start[i + 1])
-                .map(|a| rows.normal[a].powi(2) / self.newton.mass_diagonal[rows.cols[a]])
+                .map(|a| rows.entry(a)[0].powi(2) / self.newton.mass_diagonal[rows.cols[a]])
                 .sum();
             *rho = if w > 0.0 { kappa / w } else { kappa };
         }
@@ -504,10 +533,12 @@ impl Island {
 
     /// `u = J v + b`.
     fn contact_velocity(&self, problem: &VelocityProblem, v: &[f64], u: &mut [f64]) {
+        let d = problem.rows.dimension;
         for i in 0..problem.mu.len() {
-            let (un, ut) = problem.rows.velocity(i, v);
-            u[2 * i] = un + problem.b[2 * i];
-            u[2 * i + 1] = ut + problem.b[2 * i + 1];
+            let ji = problem.rows.velocity(i, v);
+            for c in 0..d {
+                u[d * i + c] = ji[c] + problem.b[d * i + c];
+            }
         }
     }
 
@@ -515,23 +546,26 @@ impl Island {
     /// the contact velocities `u + t J d` (`phi`'s contact part's slope
     /// along `d`, negated), with the projections and pieces written when
     /// `keep`.
-    fn contact_slope(&mut self, mu: &[f64], u: &[f64], t: f64, keep: bool) -> f64 {
+    fn contact_slope(&mut self, mu: &[f64], d: usize, u: &[f64], t: f64, keep: bool) -> f64 {
         let mut slope = 0.0;
         for i in 0..mu.len() {
-            let (dn, dt) = (self.jd[2 * i], self.jd[2 * i + 1]);
-            let un = u[2 * i] + t * dn + self.slip[i];
-            let ut = u[2 * i + 1] + t * dt;
-            let rho = self.rho[i];
-            let ((pn, pt), piece) = project_on_cone(
-                mu[i],
-                self.lambda[2 * i] - rho * un,
-                self.lambda[2 * i + 1] - rho * ut,
+            let (jd, ui, li) = (
+                components(&self.jd, d, i),
+                components(u, d, i),
+                components(&self.lambda, d, i),
             );
-            slope += pn * dn + pt * dt;
+            let rho = self.rho[i];
+            let mut x = [0.0; 3];
+            for c in 0..3 {
+                let w = ui[c] + t * jd[c] + if c == 0 { self.slip[i] } else { 0.0 };
+                x[c] = li[c] - rho * w;
+            }
+            let (p, piece) = project_on_cone(mu[i], x, d);
+            slope += p[0] * jd[0] + p[1] * jd[1] + p[2] * jd[2];
             if keep {
-                self.projected[2 * i] = pn;
-                self.projected[2 * i + 1] = pt;
+                self.projected[d * i..d * i + d].copy_from_slice(&p[..d]);
                 self.pieces[i] = piece;
+                self.points[i] = x;
             }
         }
         slope
@@ -553,8 +587,9 @@ impl Island {
         fresh: &mut bool,
         steps: &mut usize,
     ) -> Result<(), GlobalError> {
+        let d = problem.rows.dimension;
         self.jd.fill(0.0);
-        self.contact_slope(&problem.mu, u, 0.0, true);
+        self.contact_slope(&problem.mu, d, u, 0.0, true);
         self.mv.fill(0.0);
         symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
         let (mut refining, mut full, mut last) = (false, false, f64::INFINITY);
@@ -576,10 +611,11 @@ impl Island {
             }
             let rows = &problem.rows;
             for i in 0..rows.contacts() {
-                let (pn, pt) = (self.projected[2 * i], self.projected[2 * i + 1]);
+                let p = components(&self.projected, d, i);
                 for a in rows.start[i]..rows.start[i + 1] {
                     let col = rows.cols[a];
-                    let term = rows.normal[a] * pn + rows.tangent[a] * pt;
+                    let e = rows.entry(a);
+                    let term = e[0] * p[0] + e[1] * p[1] + e[2] * p[2];
                     self.gradient[col] -= term;
                     scale = scale.max(term.abs() / diagonal[col]);
                 }
@@ -601,8 +637,9 @@ impl Island {
             // and no speed, change piece on round-off).
             let stale_ok = full && largest <= STALE_GAIN * last;
             last = largest;
-            if !*fresh || (self.pieces != self.factored && !stale_ok) {
-                self.newton.factor(problem, &self.rho, &self.pieces)?;
+            if !*fresh || (!self.factor_exact() && !stale_ok) {
+                self.newton
+                    .factor(problem, &self.rho, &self.pieces, &self.points)?;
                 self.factored.copy_from_slice(&self.pieces);
                 *fresh = true;
                 *steps += 1;
@@ -618,9 +655,8 @@ impl Island {
             // Along the direction: `J d`, and the slope of `phi`'s mass
             // part, linear in the step.
             for i in 0..rows.contacts() {
-                let (dn, dt) = rows.velocity(i, &self.direction);
-                self.jd[2 * i] = dn;
-                self.jd[2 * i + 1] = dt;
+                let jd = rows.velocity(i, &self.direction);
+                self.jd[d * i..d * i + d].copy_from_slice(&jd[..d]);
             }
             self.md.fill(0.0);
             symmetric_product(
@@ -653,7 +689,7 @@ impl Island {
                 .map(|(d, m)| d * m)
                 .sum();
             let along = |s: &mut Self, t: f64| {
-                mass_slope + t * curvature - s.contact_slope(&problem.mu, u, t, false)
+                mass_slope + t * curvature - s.contact_slope(&problem.mu, d, u, t, false)
             };
             let mut t = 1.0;
             let end = along(self, 1.0);
@@ -698,7 +734,7 @@ impl Island {
             for (x, d) in v.iter_mut().zip(&self.direction) {
                 *x += t * d;
             }
-            self.contact_slope(&problem.mu, u, t, true);
+            self.contact_slope(&problem.mu, d, u, t, true);
             for (x, d) in u.iter_mut().zip(&self.jd) {
                 *x += t * d;
             }
@@ -707,9 +743,81 @@ impl Island {
             }
             self.jd.fill(0.0);
             full = t == 1.0;
-            refining = full && self.pieces == self.factored;
+            refining = full && self.factor_exact();
         }
         Ok(())
+    }
+
+    /// An outer iteration that steps the impulses as the one before did
+    /// (the same direction, as far), with the velocities still, walks a
+    /// direction the dual function is flat along: redistributing the load
+    /// of redundant contacts (a box sliding on four corners), which only
+    /// the cone's edge ends, or, if nothing ends it, a problem without an
+    /// answer. The walk is taken in one jump to the edge (`lambda`, the new
+    /// iterate, and `projected`, the old one, as the step left them).
+    fn jump(&mut self, mu: &[f64], d: usize) -> Jump {
+        let step = |s: &Self, i: usize| s.lambda[i] - s.projected[i];
+        let (mut dot, mut now, mut before) = (0.0, 0.0, 0.0);
+        for i in 0..self.lambda.len() {
+            dot += step(self, i) * self.last_step[i];
+            now += step(self, i).powi(2);
+            before += self.last_step[i].powi(2);
+        }
+        let steady = dot >= STEADY * now.sqrt() * before.sqrt()
+            && now.sqrt() <= (2.0 - STEADY) * before.sqrt();
+        if !steady || now == 0.0 {
+            return Jump::Along;
+        }
+        // The longest multiple of the step that stays in every cone (to
+        // the projection's round-off), by doubling and then bisection.
+        let inside = |s: &Self, t: f64| {
+            (0..mu.len()).all(|i| {
+                let mut x = [0.0; 3];
+                for c in 0..d {
+                    x[c] = s.lambda[d * i + c] + t * step(s, d * i + c);
+                }
+                let (p, _) = project_on_cone(mu[i], x, d);
+                let off: f64 = (0..d).map(|c| (p[c] - x[c]).powi(2)).sum::<f64>().sqrt();
+                off <= EDGE * t * now.sqrt()
+            })
+        };
+        let (mut low, mut high) = (0.0, 1.0);
+        while inside(self, high) {
+            low = high;
+            high *= 2.0;
+            if high > ENDLESS {
+                return Jump::Endless;
+            }
+        }
+        for _ in 0..50 {
+            let mid = 0.5 * (low + high);
+            if inside(self, mid) {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        if low < 1.0 {
+            return Jump::Along;
+        }
+        for i in 0..mu.len() {
+            let mut x = [0.0; 3];
+            for c in 0..d {
+                x[c] = self.lambda[d * i + c] + high * step(self, d * i + c);
+            }
+            let (p, _) = project_on_cone(mu[i], x, d);
+            self.lambda[d * i..d * i + d].copy_from_slice(&p[..d]);
+        }
+        Jump::Jumped
+    }
+
+    /// Whether the factor is the Newton matrix at the iterate: the same
+    /// pieces, each with one derivative all over it (in the plane; on the
+    /// cone's curved surface in space the derivative moves with the
+    /// point, and Newton's method needs a new factor, or a stale one that
+    /// still halves the gradient, at each step).
+    fn factor_exact(&self) -> bool {
+        self.pieces == self.factored && self.pieces.iter().all(|p| p.is_flat())
     }
 
     /// The working memory of `problem`'s pattern (an island's, indexed
@@ -721,8 +829,15 @@ impl Island {
     }
 
     fn build(&mut self, problem: &VelocityProblem) {
-        let (n, k) = (problem.force.len(), problem.mu.len());
+        let (n, k, d) = (
+            problem.force.len(),
+            problem.mu.len(),
+            problem.rows.dimension,
+        );
         self.newton = Newton::build(problem);
+        self.finish = None;
+        self.points.clear();
+        self.points.resize(k, [0.0; 3]);
         for v in [&mut self.rho, &mut self.slip] {
             v.clear();
             v.resize(k, 0.0);
@@ -734,11 +849,12 @@ impl Island {
         for v in [
             &mut self.lambda,
             &mut self.projected,
+            &mut self.last_step,
             &mut self.jd,
             &mut self.free,
         ] {
             v.clear();
-            v.resize(2 * k, 0.0);
+            v.resize(d * k, 0.0);
         }
         for v in [
             &mut self.md,
@@ -753,9 +869,50 @@ impl Island {
     }
 }
 
+/// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`D` the
+/// inverse of `M`'s diagonal, `places` as [`symmetric_product`] takes
+/// them; `mv`, `jr` scratch of `v`'s length): Siconos' measure of a global
+/// answer's dynamics, in velocities so that a light body beside a heavy
+/// one counts as much.
+pub(super) fn dynamics_residual(
+    problem: &VelocityProblem,
+    places: &[usize],
+    diagonal: &[f64],
+    v: &[f64],
+    r: &[f64],
+    mv: &mut [f64],
+    jr: &mut [f64],
+) -> f64 {
+    let norm = |x: &[f64]| {
+        x.iter()
+            .zip(diagonal)
+            .map(|(a, d)| (a / d).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    mv.fill(0.0);
+    symmetric_product(&problem.mass, places, v, mv);
+    jr.fill(0.0);
+    problem.rows.add_transpose(r, jr);
+    let scale = norm(&problem.force).max(norm(mv)).max(norm(jr));
+    let residual = mv
+        .iter()
+        .zip(&problem.force)
+        .zip(jr.iter())
+        .zip(diagonal)
+        .map(|(((m, f), j), d)| ((m - f - j) / d).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    if scale > 0.0 {
+        residual / scale
+    } else {
+        residual
+    }
+}
+
 /// `y += M x` from `M`'s stored entries (`places` says which are below the
 /// diagonal with a mirror, and are skipped in favour of it).
-fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
+pub(super) fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
     for ((&value, (r, c)), &place) in mass.iter().zip(places) {
         if place == usize::MAX {
             continue;

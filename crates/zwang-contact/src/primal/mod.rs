@@ -1,5 +1,8 @@
 //! The velocity-level contact problem in velocities: Newton's method on
-//! `v`, the Delassus operator never formed.
+//! `v`, the Delassus operator never formed. In the plane (a normal and a
+//! tangent per contact) and in space (a normal and two tangents, the
+//! friction cone round): the dimension is the rows' parameter, the method
+//! the same.
 //!
 //! `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact (as in
 //! [`crate::LocalProblem`], whose `W` is `J M^-1 J^T`). The method is the
@@ -12,21 +15,31 @@
 //! outer iterate (De Saxce's fixed point; `s = 0` for the convex form),
 //! then sets `r^(k+1) = P_K(r^k - rho w(v^(k+1)))`. A fixed point is an
 //! answer: `r = P_K(r - rho w)` is Coulomb's law, and `grad phi = 0` is
-//! `M v = f + J^T r`. `phi` is convex, once differentiable and, the planar
-//! cone being polyhedral, piecewise quadratic: Newton's method with the
-//! matrix `M + sum_i rho_i J_i^T D_i J_i` (`D_i` the derivative of the
-//! projection: `I` inside the cone, `e e^T` on an edge, `0` in the polar
-//! cone) and a line search ends on each piece's minimum in one step.
-//! That matrix is symmetric positive definite whatever the contacts
-//! (`M` is): redundant contacts (four corners of a box) cost nothing. It
-//! is factored by a sparse Cholesky analysed once per pattern, refactored
-//! only when some `D_i` changes, and its size is the number of velocities,
-//! not of contact rows (a pyramid of boxes: three per box against about
-//! eleven). Rockafellar, "Augmented Lagrangians and applications of the
-//! proximal point algorithm in convex programming" (1976); the primal
-//! Newton form as in Todorov, "Convex and analytically-invertible dynamics
-//! with contacts and constraints" (2014), here without regularisation.
+//! `M v = f + J^T r`. `phi` is convex and once differentiable; Newton's
+//! method uses the matrix `M + sum_i rho_i J_i^T D_i J_i` (`D_i` the
+//! derivative of the projection: `I` inside the cone, `0` in the polar
+//! cone, on its surface `e e^T / (1 + mu^2)` in the plane, plus the
+//! curvature's term in space) and a line search. In the plane the cone is
+//! polyhedral, `phi` piecewise quadratic, and a step ends on its piece's
+//! minimum; in space Newton's method converges on the curved surface as
+//! on any smooth function. That matrix is symmetric positive definite
+//! whatever the contacts (`M` is): redundant contacts (four corners of a
+//! box) cost nothing. It is factored by a sparse Cholesky analysed once
+//! per pattern, refactored only when some `D_i` changes, and its size is
+//! the number of velocities, not of contact rows (a pyramid of boxes:
+//! three per box against about eleven). Rockafellar, "Augmented
+//! Lagrangians and applications of the proximal point algorithm in convex
+//! programming" (1976); the primal Newton form as in Todorov, "Convex and
+//! analytically-invertible dynamics with contacts and constraints"
+//! (2014), here without regularisation.
+//!
+//! Where the outer iterations stall (a contact that must change state
+//! while its impulse is large, De Saxce's fixed point cycling, a
+//! tolerance below the penalty's round-off), the dual method finishes in
+//! the plane (`island.rs`) and proximal Newton iterations on `(v, r)` in
+//! space (`finish.rs`).
 
+mod finish;
 mod island;
 
 use rayon::prelude::*;
@@ -37,47 +50,55 @@ use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
 use island::Island;
 
-/// `J`, two rows per contact (normal, then tangent), stored by contact.
+/// `J`, stored by contact: `dimension` rows per contact, the normal then
+/// the tangents (one in the plane, two in space), entry by entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactRows {
+    /// Rows per contact: 2 in the plane, 3 in space.
+    pub dimension: usize,
     /// Contact `i`'s entries are `start[i] .. start[i + 1]`.
     pub start: Vec<usize>,
     /// The entries' columns (entries of `v`); a column repeated within a
     /// contact counts as the sum of its entries.
     pub cols: Vec<usize>,
-    /// `J_N`'s entries.
-    pub normal: Vec<f64>,
-    /// `J_T`'s entries.
-    pub tangent: Vec<f64>,
+    /// Per entry, `dimension` values: the normal row's, then each
+    /// tangent row's.
+    pub values: Vec<f64>,
 }
 
 impl Default for ContactRows {
+    /// Planar, no contacts.
     fn default() -> Self {
-        ContactRows {
-            start: vec![0],
-            cols: Vec::new(),
-            normal: Vec::new(),
-            tangent: Vec::new(),
-        }
+        ContactRows::new(2)
     }
 }
 
 impl ContactRows {
-    /// No contacts (keeping the memory).
+    /// No contacts, `dimension` rows per contact (2 in the plane, 3 in
+    /// space).
+    pub fn new(dimension: usize) -> Self {
+        ContactRows {
+            dimension,
+            start: vec![0],
+            cols: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// No contacts (keeping the memory and the dimension).
     pub fn clear(&mut self) {
         self.start.clear();
         self.start.push(0);
         self.cols.clear();
-        self.normal.clear();
-        self.tangent.clear();
+        self.values.clear();
     }
 
-    /// Appends a contact of entries `(column, J_N, J_T)`.
-    pub fn push(&mut self, entries: impl IntoIterator<Item = (usize, f64, f64)>) {
-        for (c, n, t) in entries {
+    /// Appends a contact of entries `(column, [J_N, J_T...])`, `D` values
+    /// each (`D` other than the dimension is refused by `validate`).
+    pub fn push<const D: usize>(&mut self, entries: impl IntoIterator<Item = (usize, [f64; D])>) {
+        for (c, values) in entries {
             self.cols.push(c);
-            self.normal.push(n);
-            self.tangent.push(t);
+            self.values.extend_from_slice(&values);
         }
         self.start.push(self.cols.len());
     }
@@ -87,20 +108,33 @@ impl ContactRows {
         self.start.len().saturating_sub(1)
     }
 
-    /// `(J_N v, J_T v)` of contact `i`.
-    pub fn velocity(&self, i: usize, v: &[f64]) -> (f64, f64) {
-        (self.start[i]..self.start[i + 1]).fold((0.0, 0.0), |(n, t), k| {
-            let x = v[self.cols[k]];
-            (n + self.normal[k] * x, t + self.tangent[k] * x)
-        })
+    /// Entry `a`'s values as three (zero past the dimension).
+    pub fn entry(&self, a: usize) -> [f64; 3] {
+        let d = self.dimension;
+        let x = &self.values[d * a..d * a + d];
+        [x[0], x[1], if d == 3 { x[2] } else { 0.0 }]
+    }
+
+    /// `J_i v` of contact `i`: normal, tangents (zero past the dimension).
+    pub fn velocity(&self, i: usize, v: &[f64]) -> [f64; 3] {
+        let mut u = [0.0; 3];
+        for a in self.start[i]..self.start[i + 1] {
+            let (x, e) = (v[self.cols[a]], self.entry(a));
+            for (ui, ei) in u.iter_mut().zip(e) {
+                *ui += ei * x;
+            }
+        }
+        u
     }
 
     /// `y += J^T r`.
     pub fn add_transpose(&self, r: &[f64], y: &mut [f64]) {
+        let d = self.dimension;
         for i in 0..self.contacts() {
-            let (rn, rt) = (r[2 * i], r[2 * i + 1]);
-            for k in self.start[i]..self.start[i + 1] {
-                y[self.cols[k]] += self.normal[k] * rn + self.tangent[k] * rt;
+            let ri = crate::error::components(r, d, i);
+            for a in self.start[i]..self.start[i + 1] {
+                let e = self.entry(a);
+                y[self.cols[a]] += e[0] * ri[0] + e[1] * ri[1] + e[2] * ri[2];
             }
         }
     }
@@ -127,20 +161,19 @@ impl VelocityProblem {
     pub fn validate(&self) -> Result<(), ProblemError> {
         let n = self.force.len();
         let k = self.mu.len();
+        let d = self.rows.dimension;
+        if d != 2 && d != 3 {
+            return Err(ProblemError::Dimension(d));
+        }
         check_sizes(&[
             ("M's rows", self.mass.rows(), n),
             ("M's columns", self.mass.cols(), n),
             ("J's contacts", self.rows.contacts(), k),
-            ("b", self.b.len(), 2 * k),
+            ("b", self.b.len(), d * k),
             (
-                "J's normal entries",
-                self.rows.normal.len(),
-                self.rows.cols.len(),
-            ),
-            (
-                "J's tangent entries",
-                self.rows.tangent.len(),
-                self.rows.cols.len(),
+                "J's values",
+                self.rows.values.len(),
+                d * self.rows.cols.len(),
             ),
         ])?;
         let ends = self.rows.start.windows(2).all(|w| w[0] <= w[1])
@@ -163,8 +196,7 @@ impl VelocityProblem {
         check_friction(&self.mu)?;
         check_finite("f", &self.force)?;
         check_finite("b", &self.b)?;
-        check_finite("J's normal rows", &self.rows.normal)?;
-        check_finite("J's tangent rows", &self.rows.tangent)?;
+        check_finite("J's values", &self.rows.values)?;
         crate::problem::check_finite_matrix("M", &self.mass)
     }
 }
@@ -172,6 +204,7 @@ impl VelocityProblem {
 /// The pattern the workspace was built for.
 #[derive(Debug, Default, PartialEq)]
 struct Pattern {
+    dimension: usize,
     csr: bool,
     mass_indptr: Vec<usize>,
     mass_indices: Vec<usize>,
@@ -210,15 +243,16 @@ impl Part {
         for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_entries) {
             *x = data[e];
         }
+        let d = whole.rows.dimension;
         for (local, &i) in self.contacts.iter().enumerate() {
             let (from, to) = (whole.rows.start[i], whole.rows.start[i + 1]);
             let at = p.rows.start[local];
             let len = to - from;
-            p.rows.normal[at..at + len].copy_from_slice(&whole.rows.normal[from..to]);
-            p.rows.tangent[at..at + len].copy_from_slice(&whole.rows.tangent[from..to]);
-            p.b[2 * local..2 * local + 2].copy_from_slice(&whole.b[2 * i..2 * i + 2]);
+            p.rows.values[d * at..d * (at + len)]
+                .copy_from_slice(&whole.rows.values[d * from..d * to]);
+            p.b[d * local..d * local + d].copy_from_slice(&whole.b[d * i..d * i + d]);
             p.mu[local] = whole.mu[i];
-            self.r[2 * local..2 * local + 2].copy_from_slice(&r[2 * i..2 * i + 2]);
+            self.r[d * local..d * local + d].copy_from_slice(&r[d * i..d * i + d]);
         }
         self.outcome = Some(
             self.island
@@ -263,10 +297,14 @@ impl PrimalSolver {
     ) -> Result<Report, GlobalError> {
         problem.validate()?;
         settings.validate()?;
-        let (n, k) = (problem.force.len(), problem.mu.len());
+        let (n, k, d) = (
+            problem.force.len(),
+            problem.mu.len(),
+            problem.rows.dimension,
+        );
         for (what, found, expected) in [
-            ("r", r.len(), 2 * k),
-            ("u", u.len(), 2 * k),
+            ("r", r.len(), d * k),
+            ("u", u.len(), d * k),
             ("v", v.len(), n),
         ] {
             if found != expected {
@@ -312,8 +350,8 @@ impl PrimalSolver {
                 v[c] = part.v[local];
             }
             for (local, &i) in part.contacts.iter().enumerate() {
-                r[2 * i..2 * i + 2].copy_from_slice(&part.r[2 * local..2 * local + 2]);
-                u[2 * i..2 * i + 2].copy_from_slice(&part.u[2 * local..2 * local + 2]);
+                r[d * i..d * i + d].copy_from_slice(&part.r[d * local..d * local + d]);
+                u[d * i..d * i + d].copy_from_slice(&part.u[d * local..d * local + d]);
             }
             report.status = match (report.status, island.status) {
                 (Status::Unbounded, _) | (_, Status::Unbounded) => Status::Unbounded,
@@ -334,7 +372,8 @@ impl PrimalSolver {
             return false;
         };
         let m = &problem.mass;
-        p.csr == m.is_csr()
+        p.dimension == problem.rows.dimension
+            && p.csr == m.is_csr()
             && p.mass_indptr.as_slice() == m.indptr().raw_storage()
             && p.mass_indices.as_slice() == m.indices()
             && p.start == problem.rows.start
@@ -397,12 +436,17 @@ impl PrimalSolver {
                     .iter()
                     .map(|&(_, _, e)| problem.mass.data()[e])
                     .collect();
-                let mut sub_rows = ContactRows::default();
+                let d = rows.dimension;
+                let mut sub_rows = ContactRows::new(d);
                 for &i in &contacts {
-                    sub_rows.push(
-                        (rows.start[i]..rows.start[i + 1])
-                            .map(|a| (local[rows.cols[a]], rows.normal[a], rows.tangent[a])),
-                    );
+                    let (from, to) = (rows.start[i], rows.start[i + 1]);
+                    sub_rows
+                        .cols
+                        .extend(rows.cols[from..to].iter().map(|&c| local[c]));
+                    sub_rows
+                        .values
+                        .extend_from_slice(&rows.values[d * from..d * to]);
+                    sub_rows.start.push(sub_rows.cols.len());
                 }
                 let c = contacts.len();
                 let sub = VelocityProblem {
@@ -411,7 +455,7 @@ impl PrimalSolver {
                     rows: sub_rows,
                     b: contacts
                         .iter()
-                        .flat_map(|&i| [problem.b[2 * i], problem.b[2 * i + 1]])
+                        .flat_map(|&i| problem.b[d * i..d * i + d].iter().copied())
                         .collect(),
                     mu: contacts.iter().map(|&i| problem.mu[i]).collect(),
                 };
@@ -419,9 +463,9 @@ impl PrimalSolver {
                     island: Island::new(&sub),
                     mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
                     problem: sub,
-                    r: vec![0.0; 2 * c],
+                    r: vec![0.0; d * c],
                     v: vec![0.0; m],
-                    u: vec![0.0; 2 * c],
+                    u: vec![0.0; d * c],
                     outcome: None,
                     coords,
                     contacts,
@@ -429,6 +473,7 @@ impl PrimalSolver {
             })
             .collect();
         self.pattern = Some(Pattern {
+            dimension: rows.dimension,
             csr: problem.mass.is_csr(),
             mass_indptr: problem.mass.indptr().raw_storage().to_vec(),
             mass_indices: problem.mass.indices().to_vec(),

@@ -49,7 +49,7 @@ impl Assemble {
         rows.clear();
         for c in contacts {
             let r = &c.rows;
-            rows.push((0..r.len).map(|k| (r.cols[k], r.normal[k], r.tangent[k])));
+            rows.push((0..r.len).map(|k| (r.cols[k], [r.normal[k], r.tangent[k]])));
         }
     }
 
