@@ -14,6 +14,7 @@
 
 mod collide;
 mod shape;
+pub mod spatial;
 
 pub use collide::{Collider, Collision, ContactPoint};
 pub use shape::{MassProperties, Pose, Shape, ShapeError};
