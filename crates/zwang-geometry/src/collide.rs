@@ -95,10 +95,7 @@ impl Collision {
             .iter()
             .map(parry_shape)
             .collect::<Result<Vec<_>, _>>()?;
-        let mut excluded: Vec<[usize; 2]> =
-            exclude.iter().map(|&[a, b]| [a.min(b), a.max(b)]).collect();
-        excluded.sort_unstable();
-        excluded.dedup();
+        let excluded = sorted_pairs(exclude);
         // Fixed colliders stay where they are: their world poses once.
         let world = colliders.iter().map(|c| iso(&c.pose)).collect::<Vec<_>>();
         let n = colliders.len();
@@ -236,7 +233,8 @@ impl Collision {
         self.bvh
             .traverse_bvtt_single_tree::<false>(&mut self.bvh_workspace, &mut |a, b| {
                 let (i, j) = (a.min(b), a.max(b));
-                if may_collide(colliders, excluded, i as usize, j as usize) {
+                let (i_body, j_body) = (colliders[i as usize].body, colliders[j as usize].body);
+                if may_collide(i_body, j_body, excluded) {
                     candidates.push([i, j]);
                 }
             });
@@ -248,20 +246,17 @@ impl Collision {
     /// empty ones for new candidates and drops the others (both lists are
     /// sorted).
     fn keep_pairs(&mut self) {
-        std::mem::swap(&mut self.pairs, &mut self.old_pairs);
-        self.pairs.clear();
-        let mut old = self.old_pairs.drain(..).peekable();
-        for &colliders in &self.candidates {
-            while old.next_if(|p| p.colliders < colliders).is_some() {}
-            let pair = old
-                .next_if(|p| p.colliders == colliders)
-                .unwrap_or_else(|| Pair {
-                    colliders,
-                    manifolds: Vec::new(),
-                    workspace: None,
-                });
-            self.pairs.push(pair);
-        }
+        keep_pairs(
+            &self.candidates,
+            &mut self.pairs,
+            &mut self.old_pairs,
+            |p| p.colliders,
+            |colliders| Pair {
+                colliders,
+                manifolds: Vec::new(),
+                workspace: None,
+            },
+        );
     }
 }
 
@@ -329,37 +324,74 @@ fn half_plane_aabb(pose: &Iso, normal: Vector) -> Aabb {
     let n = pose.rotation * normal;
     let p = pose.translation;
     let all = Vector::MAX * 0.5;
-    let (mut mins, mut maxs) = (-all, all);
-    if n.x == 0.0 {
-        if n.y > 0.0 {
-            maxs.y = p.y;
-        } else {
-            mins.y = p.y;
-        }
-    } else if n.y == 0.0 {
-        if n.x > 0.0 {
-            maxs.x = p.x;
-        } else {
-            mins.x = p.x;
-        }
-    }
-    Aabb::new(mins, maxs)
+    let (mut mins, mut maxs) = ((-all).to_array(), all.to_array());
+    cut_at_boundary(&n.to_array(), &p.to_array(), &mut mins, &mut maxs);
+    Aabb::new(Vector::from_array(mins), Vector::from_array(maxs))
 }
 
-/// Whether colliders `i` and `j` may collide: not on one body, not both
-/// fixed, not on a pair of excluded bodies.
-fn may_collide(colliders: &[Collider], excluded: &[[usize; 2]], i: usize, j: usize) -> bool {
-    match (colliders[i].body, colliders[j].body) {
+/// Cuts the box `mins..maxs` (everything, for a half-plane or half-space)
+/// at the boundary through `point` when the outward `normal` lies along
+/// one axis (one nonzero component): the box keeps the inside only.
+pub(crate) fn cut_at_boundary(normal: &[f64], point: &[f64], mins: &mut [f64], maxs: &mut [f64]) {
+    let mut nonzero = (0..normal.len()).filter(|&k| normal[k] != 0.0);
+    if let (Some(k), None) = (nonzero.next(), nonzero.next()) {
+        if normal[k] > 0.0 {
+            maxs[k] = point[k];
+        } else {
+            mins[k] = point[k];
+        }
+    }
+}
+
+/// The pairs of bodies that never collide, each `[low, high]`, sorted,
+/// without repeats (the planar and the spatial worlds alike).
+pub(crate) fn sorted_pairs(exclude: &[[usize; 2]]) -> Vec<[usize; 2]> {
+    let mut excluded: Vec<[usize; 2]> =
+        exclude.iter().map(|&[a, b]| [a.min(b), a.max(b)]).collect();
+    excluded.sort_unstable();
+    excluded.dedup();
+    excluded
+}
+
+/// Whether two colliders on these bodies (`None`: fixed) may collide: not
+/// on one body, not both fixed, not on a pair in `excluded` (from
+/// [`sorted_pairs`]).
+pub(crate) fn may_collide(i: Option<usize>, j: Option<usize>, excluded: &[[usize; 2]]) -> bool {
+    match (i, j) {
         (None, None) => false,
         (Some(a), Some(b)) => a != b && excluded.binary_search(&[a.min(b), a.max(b)]).is_err(),
         _ => true,
     }
 }
 
+/// Keeps in `pairs` the kept state of each pair that is a candidate
+/// again, a `fresh` one for each new candidate, and drops the others:
+/// `candidates` and `pairs` (keyed by `key`) are sorted, and `old` is the
+/// spare list swapped in and out so that nothing is allocated once both
+/// lists have grown to size.
+pub(crate) fn keep_pairs<P>(
+    candidates: &[[u32; 2]],
+    pairs: &mut Vec<P>,
+    old: &mut Vec<P>,
+    key: impl Fn(&P) -> [u32; 2],
+    fresh: impl Fn([u32; 2]) -> P,
+) {
+    std::mem::swap(pairs, old);
+    pairs.clear();
+    let mut old = old.drain(..).peekable();
+    for &colliders in candidates {
+        while old.next_if(|p| key(p) < colliders).is_some() {}
+        let pair = old
+            .next_if(|p| key(p) == colliders)
+            .unwrap_or_else(|| fresh(colliders));
+        pairs.push(pair);
+    }
+}
+
 /// A contact's id: the pair, the features (parry's packed feature ids) and
 /// the rank among the manifold's points of the same features, mixed into 64
 /// bits (splitmix64 steps), the same on every run and platform.
-fn contact_id(i: usize, j: usize, fid1: u32, fid2: u32, rank: usize) -> u64 {
+pub(crate) fn contact_id(i: usize, j: usize, fid1: u32, fid2: u32, rank: usize) -> u64 {
     let mix = |h: u64, x: u64| {
         let mut z = (h ^ x).wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
