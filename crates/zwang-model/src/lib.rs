@@ -45,6 +45,7 @@
 
 mod mechanism;
 pub mod planar;
+pub mod spatial;
 
 pub use mechanism::{
     Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Island,
