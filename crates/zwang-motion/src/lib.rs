@@ -49,7 +49,9 @@ pub mod plot;
 mod projection;
 pub mod report;
 pub mod simulate;
+pub mod space;
 pub mod timestep;
+mod warm;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
@@ -57,6 +59,7 @@ pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
     StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
 };
+pub use space::{simulate_space, SpaceStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
 pub use timestep::{simulate_steps, StepError, StepReport, StepSettings, TimeStepper};
 pub use zwang_model::{

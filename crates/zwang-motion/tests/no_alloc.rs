@@ -223,6 +223,7 @@ fn steps_allocate_nothing() {
     bounded.ode.h_max = 0.02;
     let free = Settings::default();
     time_steps_allocate_nothing();
+    space_steps_allocate_nothing();
     for (name, model, settings) in [
         ("chain", &links, &free),
         ("resting box", &resting, &free),
@@ -285,6 +286,68 @@ fn time_steps_allocate_nothing() {
             for _ in 0..200 {
                 let report = stepper.step(0.002).unwrap();
                 assert!(report.solved && report.contacts == 11, "{report:?}");
+            }
+            region.change().allocations
+        })
+        .collect();
+    assert_eq!(counts.iter().min(), Some(&0), "{counts:?}");
+}
+
+/// Steady steps in space (the same contacts) allocate nothing: a stack of
+/// cubes, a cube sliding, a sphere rolling, on a floor.
+fn space_steps_allocate_nothing() {
+    use zwang_geometry::spatial::Shape as Shape3;
+    use zwang_model::spatial::{SpatialBody, SpatialKind, SpatialModel};
+    use zwang_motion::SpaceStepper;
+    let body = |name: &str, shape: Shape3, position: [f64; 3], velocity: [f64; 3]| {
+        let mut b = SpatialBody::new(
+            name,
+            SpatialKind::Rigid {
+                mass: 1.0,
+                inertia: None,
+            },
+        );
+        b.shape = Some(shape);
+        b.position = position;
+        b.velocity = velocity;
+        b
+    };
+    let cube = Shape3::Box {
+        half_extents: [0.1; 3],
+    };
+    let mut floor = SpatialBody::new("floor", SpatialKind::Fixed);
+    floor.shape = Some(Shape3::Halfspace {
+        normal: [0.0, 0.0, 1.0],
+    });
+    let mut bodies = vec![floor];
+    for i in 0..3 {
+        bodies.push(body(
+            "c",
+            cube.clone(),
+            [0.0, 0.0, 0.1 + 0.2 * i as f64],
+            [0.0; 3],
+        ));
+    }
+    bodies.push(body("slider", cube, [2.0, 0.0, 0.1], [0.0, -50.0, 0.0]));
+    let mut ball = body(
+        "ball",
+        Shape3::Sphere { radius: 0.1 },
+        [-2.0, 0.0, 0.1],
+        [1.0, 0.0, 0.0],
+    );
+    ball.angular_velocity = [0.0, 10.0, 0.0];
+    bodies.push(ball);
+    let model = SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![]).unwrap();
+    let counts: Vec<usize> = (0..3)
+        .map(|_| {
+            let mut stepper = SpaceStepper::new(&model, StepSettings::default()).unwrap();
+            for _ in 0..50 {
+                stepper.step(0.002).unwrap();
+            }
+            let region = Region::new(GLOBAL);
+            for _ in 0..200 {
+                let report = stepper.step(0.002).unwrap();
+                assert!(report.solved && report.contacts == 17, "{report:?}");
             }
             region.change().allocations
         })

@@ -30,6 +30,18 @@ pub(super) struct StepContact {
     pub shapes: bool,
 }
 
+impl StepContact {
+    /// What the warm starts know it by.
+    pub fn key(&self) -> crate::warm::Key {
+        crate::warm::Key {
+            id: self.id,
+            pair: self.pair,
+            point: [self.point[0], self.point[1], 0.0],
+            reach: self.reach,
+        }
+    }
+}
+
 /// Ids of `[[contact]]` points: above every id collision detection gives
 /// (those mix pair and features over the whole range; the top bit is set
 /// here and cleared there).

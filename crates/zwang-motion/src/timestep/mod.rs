@@ -42,7 +42,6 @@ pub mod compare;
 mod correct;
 mod integrate;
 mod joints;
-mod warm;
 
 use crate::projection::Projector;
 use crate::simulate::{ContactSample, Observer, Outcome, StageTimes, Stats, Status};
@@ -152,6 +151,39 @@ pub enum StepError {
     NotFinite,
 }
 
+impl StepReport {
+    /// The report of a step whose solve reported `report` (`None`: no
+    /// contacts), `warm_started` of its contacts from the last step, its
+    /// impulses `r` and contact velocities `u` (`d` per contact).
+    pub(crate) fn of(
+        report: Option<zwang_contact::Report>,
+        warm_started: usize,
+        r: &[f64],
+        u: &[f64],
+        d: usize,
+    ) -> StepReport {
+        // The normal velocity of contacts that push: zero under Coulomb's
+        // law; `mu |u_T|` on a sliding contact of the convex relaxation.
+        let separation = r
+            .chunks_exact(d)
+            .zip(u.chunks_exact(d))
+            .filter(|(r, _)| r[0] > 0.0)
+            .fold(0.0f64, |m, (_, u)| m.max(u[0]));
+        StepReport {
+            contacts: r.len() / d,
+            warm_started,
+            separation,
+            error: report.map_or(0.0, |r| r.error),
+            solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
+            islands: report.map_or(0, |r| r.islands),
+            iterations: report.map_or(0, |r| r.iterations),
+            newton_steps: report.map_or(0, |r| r.newton_steps),
+            dual: report.is_some_and(|r| r.dual),
+            corrected: false,
+        }
+    }
+}
+
 /// A velocity-level time stepper of a planar model and its working
 /// memory.
 pub struct TimeStepper<'m> {
@@ -181,7 +213,7 @@ pub struct TimeStepper<'m> {
     solver: ContactSolver,
     primal: PrimalSolver,
     solver_settings: SolverSettings,
-    warm: warm::Warm,
+    warm: crate::warm::Warm,
     contacts: Vec<StepContact>,
     ids: Vec<u64>,
     r: Vec<f64>,
@@ -292,7 +324,7 @@ impl<'m> TimeStepper<'m> {
             solver: ContactSolver::new(),
             primal: PrimalSolver::new(),
             solver_settings,
-            warm: warm::Warm::default(),
+            warm: crate::warm::Warm::default(),
             contacts: Vec::new(),
             ids: Vec::new(),
             r: Vec::new(),
@@ -378,7 +410,9 @@ impl<'m> TimeStepper<'m> {
         self.ids.extend(self.contacts.iter().map(|c| c.id));
         self.r.resize(m, 0.0);
         self.u.resize(m, 0.0);
-        let warm_started = self.warm.fill(&self.contacts, &mut self.r);
+        let warm_started =
+            self.warm
+                .fill(self.contacts.iter().map(StepContact::key), 2, &mut self.r);
         let report = if m == 0 {
             None
         } else if primal {
@@ -406,7 +440,8 @@ impl<'m> TimeStepper<'m> {
                 &mut self.u,
             )?)
         };
-        self.warm.store(&self.contacts, &self.r);
+        self.warm
+            .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
         self.stages.solve += clock.elapsed();
         // 4. integrate.
         let clock = Clock::now();
@@ -422,26 +457,7 @@ impl<'m> TimeStepper<'m> {
             return Err(StepError::NotFinite);
         }
         self.stages.integrate += clock.elapsed();
-        // The normal velocity of contacts that push: zero under Coulomb's
-        // law; `mu |u_T|` on a sliding contact of the convex relaxation.
-        let separation = self
-            .r
-            .chunks_exact(2)
-            .zip(self.u.chunks_exact(2))
-            .filter(|(r, _)| r[0] > 0.0)
-            .fold(0.0f64, |m, (_, u)| m.max(u[0]));
-        self.last = StepReport {
-            contacts: self.contacts.len(),
-            warm_started,
-            separation,
-            error: report.map_or(0.0, |r| r.error),
-            solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
-            islands: report.map_or(0, |r| r.islands),
-            iterations: report.map_or(0, |r| r.iterations),
-            newton_steps: report.map_or(0, |r| r.newton_steps),
-            dual: report.is_some_and(|r| r.dual),
-            corrected: false,
-        };
+        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
         self.end_of_step(h)?;
         self.steps += 1;
         Ok(self.last)

@@ -1,0 +1,450 @@
+//! Velocity-level time stepping in space (Moreau-Jean): the planar time
+//! stepper's stages ([`crate::timestep`]) on rigid bodies in space, for
+//! piles, stacks and bins. No joints yet.
+//!
+//! A step of length `h` from `(q, v)`, each stage timed ([`StageTimes`]):
+//!
+//! 1. **collide** (`collide.rs`): the contacts of the shapes that touch or
+//!    come within the distance the bodies may close in a step (parry3d),
+//!    three rows each over `v` (the normal, two tangents), a gap and an id
+//!    that persists;
+//! 2. **assemble**: the free velocity `v* = v + h M^-1 Q` (gravity, the
+//!    constant forces, the gyroscopic torque) and the problem in
+//!    velocities, `M v = M v* + J^T r`, `u = J v + b`, the normal free
+//!    term shifted by restitution or a positive gap (as in the plane);
+//! 3. **solve**: Coulomb's law on the impulses in the round cone, exact
+//!    (De Saxce) or convex, by [`zwang_contact::PrimalSolver`] with three
+//!    rows per contact, warm-started by contact id or nearest point;
+//! 4. **integrate**: `q+ = q (+) h v+`, the orientation turned on its
+//!    manifold;
+//! 5. **correct**: overlap left beyond the tolerance projected away in
+//!    Gauss's metric (`min 1/2 dq^T M dq`, `g + J_n dq >= 0`: the same
+//!    solver without friction), the moved bodies' kinetic energy paying
+//!    for the potential energy it adds.
+//!
+//! `M` is diagonal and constant ([`SpatialModel`]'s principal frames).
+//! Steady-state steps allocate nothing.
+
+mod collide;
+
+use std::time::Instant as Clock;
+
+use sprs::CsMat;
+use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_model::spatial::SpatialModel;
+
+use crate::simulate::{Observer, Outcome, StageTimes, Stats, Status};
+use crate::timestep::{StepError, StepReport, StepSettings};
+use crate::warm::Warm;
+use collide::{bounding_radius, Collide, SpaceContact};
+
+/// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
+/// count as touching in the gap term (as in the plane).
+const GAP_SLOP: f64 = 1e-3;
+
+/// A velocity-level time stepper of a spatial model and its working
+/// memory.
+pub struct SpaceStepper<'m> {
+    model: &'m SpatialModel,
+    settings: StepSettings,
+    solver_settings: SolverSettings,
+    t: f64,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    v_star: Vec<f64>,
+    /// `M`'s diagonal, and each moving body's bounding radius.
+    mass: Vec<f64>,
+    radii: Vec<f64>,
+    collide: Collide,
+    contacts: Vec<SpaceContact>,
+    entries: Vec<(usize, [f64; 3])>,
+    /// Whether `contacts` are those of the current positions.
+    fresh: bool,
+    problem: VelocityProblem,
+    primal: PrimalSolver,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    warm: Warm,
+    /// The correction's problem (no friction), solver and displacement.
+    overlap: VelocityProblem,
+    correct: PrimalSolver,
+    dq: Vec<f64>,
+    /// Counts, times and the deepest overlap at a step's end.
+    steps: usize,
+    corrections: usize,
+    stages: StageTimes,
+    max_penetration: f64,
+    last: StepReport,
+}
+
+/// An empty problem in velocities with three rows per contact and `M`.
+fn problem_of(mass: &[f64]) -> VelocityProblem {
+    let n = mass.len();
+    VelocityProblem {
+        mass: CsMat::new_csc((n, n), (0..=n).collect(), (0..n).collect(), mass.to_vec()),
+        force: vec![0.0; n],
+        rows: ContactRows::new(3),
+        b: Vec::new(),
+        mu: Vec::new(),
+    }
+}
+
+impl<'m> SpaceStepper<'m> {
+    /// At the model's initial state.
+    pub fn new(model: &'m SpatialModel, settings: StepSettings) -> Result<Self, StepError> {
+        let (nq, n) = (model.nq(), model.nv());
+        let (mut q, mut v) = (vec![0.0; nq], vec![0.0; n]);
+        model.initial_state(&mut q, &mut v);
+        let mut mass = vec![0.0; n];
+        model.mass_diagonal(&mut mass);
+        let radii = (0..model.movers())
+            .map(|m| {
+                model.bodies()[model.body_of(m)]
+                    .shape
+                    .as_ref()
+                    .map_or(0.0, bounding_radius)
+            })
+            .collect();
+        let solver_settings = SolverSettings {
+            friction: settings.friction,
+            tolerance: settings.tolerance,
+            ..SolverSettings::default()
+        };
+        Ok(SpaceStepper {
+            model,
+            collide: Collide::new(model)?,
+            problem: problem_of(&mass),
+            overlap: problem_of(&mass),
+            solver_settings,
+            settings,
+            t: 0.0,
+            v_star: vec![0.0; n],
+            dq: vec![0.0; n],
+            q,
+            v,
+            mass,
+            radii,
+            contacts: Vec::new(),
+            entries: Vec::new(),
+            fresh: false,
+            primal: PrimalSolver::new(),
+            r: Vec::new(),
+            u: Vec::new(),
+            warm: Warm::default(),
+            correct: PrimalSolver::new(),
+            steps: 0,
+            corrections: 0,
+            stages: StageTimes::default(),
+            max_penetration: 0.0,
+            last: StepReport::default(),
+        })
+    }
+
+    /// `(t, q, v)` now.
+    pub fn state(&self) -> (f64, &[f64], &[f64]) {
+        (self.t, &self.q, &self.v)
+    }
+
+    /// The deepest overlap of two shapes at the end of any step so far.
+    pub fn max_penetration(&self) -> f64 {
+        self.max_penetration
+    }
+
+    /// The distance the bodies may close within a step of `h`: twice the
+    /// fastest point's travel at the current and the free velocities.
+    fn margin(&self, h: f64) -> f64 {
+        let speed = |v: &[f64]| {
+            (0..self.radii.len()).fold(0.0f64, |s, m| {
+                let lin = (v[6 * m].powi(2) + v[6 * m + 1].powi(2) + v[6 * m + 2].powi(2)).sqrt();
+                let ang =
+                    (v[6 * m + 3].powi(2) + v[6 * m + 4].powi(2) + v[6 * m + 5].powi(2)).sqrt();
+                s.max(lin + ang * self.radii[m])
+            })
+        };
+        2.0 * h * speed(&self.v).max(speed(&self.v_star)) + 1e-9
+    }
+
+    /// One step of `h` (the last one of a run may be shorter).
+    pub fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
+        let model = self.model;
+        // 2 (first, for the margin). The free velocity.
+        let clock = Clock::now();
+        model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
+        self.stages.assemble += clock.elapsed();
+        // 1. collide (unless the last step's end already did, at these
+        //    positions, with a margin that still holds).
+        let clock = Clock::now();
+        let margin = self.margin(h);
+        if !self.fresh {
+            self.recollide(margin);
+        }
+        self.fresh = false;
+        self.stages.collide += clock.elapsed();
+        // 2. assemble.
+        let clock = Clock::now();
+        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        let p = &mut self.problem;
+        for ((f, m), v) in p.force.iter_mut().zip(&self.mass).zip(&self.v_star) {
+            *f = m * v;
+        }
+        p.rows.clear();
+        p.b.clear();
+        p.mu.clear();
+        for c in &self.contacts {
+            let entries = &self.entries[c.entries.0..c.entries.1];
+            p.rows.push(entries.iter().copied());
+            let before: f64 = entries.iter().map(|(col, e)| e[0] * self.v[*col]).sum();
+            let closing = before < 0.0 && c.gap + h * before <= 0.0;
+            let bias = if closing && c.restitution > 0.0 {
+                c.restitution * before
+            } else {
+                (c.gap - slop).max(0.0) / h
+            };
+            p.b.extend([bias, 0.0, 0.0]);
+            p.mu.push(c.mu);
+        }
+        self.stages.assemble += clock.elapsed();
+        // 3. solve, from the last impulses of the same contacts.
+        let clock = Clock::now();
+        let k = 3 * self.contacts.len();
+        self.r.resize(k, 0.0);
+        self.u.resize(k, 0.0);
+        let warm_started = self
+            .warm
+            .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
+        let report = if k == 0 {
+            self.v.copy_from_slice(&self.v_star);
+            None
+        } else {
+            Some(
+                self.primal
+                    .solve_in_place(
+                        &self.problem,
+                        &self.solver_settings,
+                        &mut self.r,
+                        &mut self.v,
+                        &mut self.u,
+                    )
+                    .map_err(|e| match e {
+                        zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
+                        other => StepError::Unsupported(other.to_string()),
+                    })?,
+            )
+        };
+        self.warm
+            .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
+        self.stages.solve += clock.elapsed();
+        // 4. integrate.
+        let clock = Clock::now();
+        model.integrate(&mut self.q, &self.v, h);
+        self.t += h;
+        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
+            return Err(StepError::NotFinite);
+        }
+        self.stages.integrate += clock.elapsed();
+        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
+        self.end_of_step(h)?;
+        self.steps += 1;
+        Ok(self.last)
+    }
+
+    /// The contacts at the new positions (kept for the next step), and
+    /// 5. correct: overlap beyond the tolerance projected away.
+    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        let clock = Clock::now();
+        let margin = self.margin(h);
+        self.recollide(margin);
+        self.fresh = true;
+        self.stages.collide += clock.elapsed();
+        let clock = Clock::now();
+        let tol = self.settings.penetration_tolerance;
+        if self.contacts.iter().any(|c| c.gap < -tol) {
+            self.displacement()?;
+            self.corrections += 1;
+            self.last.corrected = true;
+            let before = model.energy(&self.q, &self.v);
+            model.integrate(&mut self.q, &self.dq, 1.0);
+            let raised = model.energy(&self.q, &self.v) - before;
+            if raised > 0.0 {
+                self.pay_for(raised);
+            }
+            self.recollide(margin);
+        }
+        for c in &self.contacts {
+            self.max_penetration = self.max_penetration.max(-c.gap);
+        }
+        self.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    /// The contacts at the current positions within `margin`.
+    fn recollide(&mut self, margin: f64) {
+        self.collide.contacts(
+            self.model,
+            &self.q,
+            margin,
+            &mut self.contacts,
+            &mut self.entries,
+        );
+    }
+
+    /// The displacement `dq` that removes the overlaps: `min 1/2 dq^T M
+    /// dq` with `g + J_n dq >= 0` at every contact.
+    fn displacement(&mut self) -> Result<(), StepError> {
+        let p = &mut self.overlap;
+        p.force.fill(0.0);
+        p.rows.clear();
+        p.b.clear();
+        p.mu.clear();
+        for c in &self.contacts {
+            p.rows
+                .push(self.entries[c.entries.0..c.entries.1].iter().copied());
+            p.b.extend([c.gap, 0.0, 0.0]);
+            p.mu.push(0.0);
+        }
+        let k = 3 * self.contacts.len();
+        self.r.clear();
+        self.r.resize(k, 0.0);
+        self.u.resize(k, 0.0);
+        let settings = SolverSettings {
+            friction: Friction::Convex,
+            parallel: false,
+            ..SolverSettings::default()
+        };
+        self.correct
+            .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
+            .map_err(|e| match e {
+                zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
+                other => StepError::Unsupported(other.to_string()),
+            })?;
+        Ok(())
+    }
+
+    /// Takes `energy` from the kinetic energy of the bodies the last
+    /// correction moved (all of it, when they have less).
+    fn pay_for(&mut self, energy: f64) {
+        let moved = |m: usize| self.dq[6 * m..6 * m + 6].iter().any(|&d| d != 0.0);
+        let kinetic: f64 = (0..self.radii.len())
+            .filter(|&m| moved(m))
+            .flat_map(|m| 6 * m..6 * m + 6)
+            .map(|c| 0.5 * self.mass[c] * self.v[c] * self.v[c])
+            .sum();
+        let s = if kinetic > energy {
+            (1.0 - energy / kinetic).sqrt()
+        } else {
+            0.0
+        };
+        for m in 0..self.radii.len() {
+            if moved(m) {
+                self.v[6 * m..6 * m + 6].iter_mut().for_each(|x| *x *= s);
+            }
+        }
+    }
+}
+
+/// Runs `model` from its initial state to `duration` by velocity-level
+/// time steps, the observer sampling every `output_every` (states within
+/// a step on `q (+) s v+`; no contact samples, no events).
+pub fn simulate_space(
+    model: &SpatialModel,
+    duration: f64,
+    settings: &StepSettings,
+    observer: &mut dyn Observer,
+) -> Outcome {
+    let wall = Clock::now();
+    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    model.initial_state(&mut q0, &mut v0);
+    let e0 = model.energy(&q0, &v0);
+    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>| Outcome {
+        status: Status::Failed,
+        reason: Some(reason),
+        time: 0.0,
+        steps: 0,
+        events: Vec::new(),
+        q,
+        v,
+        modes: Vec::new(),
+        energy_initial: e0,
+        start_projection: None,
+        energy_final: e0,
+        max_constraint_drift: 0.0,
+        max_penetration: 0.0,
+        stats: Stats::default(),
+    };
+    if let Err(reason) = settings.validate(duration) {
+        return failed(reason, q0, v0);
+    }
+    let mut stepper = match SpaceStepper::new(model, settings.clone()) {
+        Ok(s) => s,
+        Err(e) => return failed(e.to_string(), q0, v0),
+    };
+    let h = settings.time_step;
+    let wants = observer.wants_samples();
+    if wants {
+        observer.sample(0.0, &q0, &v0, &[]);
+    }
+    let mut q_at = q0.clone();
+    let mut q_before = q0.clone();
+    let mut next_sample = 1usize;
+    let mut reason = None;
+    while stepper.t < duration {
+        let left = duration - stepper.t;
+        let step = if left < 1.5 * h { left } else { h };
+        q_before.copy_from_slice(&stepper.q);
+        let t_before = stepper.t;
+        if let Err(e) = stepper.step(step) {
+            reason = Some(format!("at t = {t_before}: {e}"));
+            break;
+        }
+        if wants {
+            loop {
+                let ts = next_sample as f64 * settings.output_every;
+                if ts > stepper.t || ts > duration {
+                    break;
+                }
+                q_at.copy_from_slice(&q_before);
+                model.integrate(&mut q_at, &stepper.v, ts - t_before);
+                observer.sample(ts, &q_at, &stepper.v, &[]);
+                next_sample += 1;
+            }
+        }
+        observer.progress(stepper.t, duration);
+    }
+    if wants && reason.is_none() {
+        let last = (next_sample - 1) as f64 * settings.output_every;
+        if last < stepper.t {
+            observer.sample(stepper.t, &stepper.q, &stepper.v, &[]);
+        }
+    }
+    let stats = Stats {
+        evaluations: stepper.steps,
+        solves: stepper.steps + stepper.corrections,
+        rejected: 0,
+        projections: stepper.corrections,
+        solve_time: stepper.stages.solve,
+        wall_time: wall.elapsed(),
+        stages: Some(stepper.stages),
+    };
+    let (t, q, v) = stepper.state();
+    Outcome {
+        status: if reason.is_some() {
+            Status::Failed
+        } else {
+            Status::Finished
+        },
+        reason,
+        time: t,
+        steps: stepper.steps,
+        events: Vec::new(),
+        q: q.to_vec(),
+        v: v.to_vec(),
+        modes: Vec::new(),
+        energy_initial: e0,
+        start_projection: None,
+        energy_final: model.energy(q, v),
+        max_constraint_drift: 0.0,
+        max_penetration: stepper.max_penetration,
+        stats,
+    }
+}
