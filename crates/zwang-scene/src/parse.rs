@@ -45,10 +45,10 @@ const DIM: usize = 2;
 /// The masses accepted, kg: a microgram to a million tonnes. Beyond, the
 /// mass matrix is out of proportion with everything else of the instant
 /// and its solve fails (`infeasible`) instead of the file being refused.
-const MASS: (f64, f64) = (1e-9, 1e9);
+pub(crate) const MASS: (f64, f64) = (1e-9, 1e9);
 /// The moments of inertia accepted, kg m²: a microgram at a millimetre to
 /// a million tonnes at a kilometre.
-const INERTIA: (f64, f64) = (1e-15, 1e15);
+pub(crate) const INERTIA: (f64, f64) = (1e-15, 1e15);
 /// The relative tolerances accepted: below, the step control asks for
 /// less than the rounding error of doubles; above, there is no accuracy
 /// left.
@@ -57,12 +57,13 @@ const TOLERANCE: (f64, f64) = (1e-14, 1e-2);
 /// always lies within).
 const ABSOLUTE_TOLERANCE: (f64, f64) = (1e-17, 1e-2);
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
     "scene", "frame", "body", "joint", "contact", "force", "solver",
 ];
 const FRAME_KEYS: &[&str] = &["kind", "acceleration", "angular_velocity"];
 const SINUSOID_KEYS: &[&str] = &["offset", "amplitude", "frequency", "phase"];
-const SCENE_KEYS: &[&str] = &["name", "dimension", "gravity", "duration", "output_every"];
+pub(crate) const SCENE_KEYS: &[&str] =
+    &["name", "dimension", "gravity", "duration", "output_every"];
 const BODY_KEYS: &[&str] = &[
     "name",
     "kind",
@@ -122,7 +123,7 @@ const FORCE_KEYS: &[&str] = &[
     "force",
     "torque",
 ];
-const SOLVER_KEYS: &[&str] = &[
+pub(crate) const SOLVER_KEYS: &[&str] = &[
     "stepping",
     "time_step",
     "friction",
@@ -167,19 +168,17 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     let root = Tab::new(&root, String::new());
     root.only(TOP_KEYS)?;
 
-    let scene = match root.get("scene") {
-        None => return Err(SceneError::new("scene", "missing required table")),
-        Some(v) => root.table_of(v, "scene")?,
-    };
-    scene.only(SCENE_KEYS)?;
-    let name = scene.opt_string("name")?;
-    let dimension = read_dimension(&scene)?;
+    let Header {
+        table: scene,
+        name,
+        dimension,
+        duration,
+        output_every,
+    } = read_header(&root)?;
+    if dimension != DIM {
+        return Err(scene.err("dimension", "only 2 is supported"));
+    }
     let gravity = scene.opt_vec("gravity")?.unwrap_or([0.0, -9.81]);
-    let duration = positive(&scene, "duration", scene.number("duration")?)?;
-    let output_every = match scene.opt_number("output_every")? {
-        Some(x) => positive(&scene, "output_every", x)?,
-        None => at_least_tiny(duration / 1000.0, duration),
-    };
     let frame = match root.get("frame") {
         None => None,
         Some(v) => Some(read_frame(&root.table_of(v, "frame")?)?),
@@ -254,13 +253,49 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     if let Err(e) = scene_out.model() {
         return Err(file_error(e, &rows));
     }
-    let no_solver = Table::new();
-    let solver = match root.get("solver") {
-        Some(v) => root.table_of(v, "solver")?,
-        None => Tab::new(&no_solver, "solver".to_string()),
-    };
-    scene_out.solver = read_solver(&solver, &scene_out)?;
+    let shapes = scene_out.bodies.iter().any(|b| b.shape.is_some())
+        || scene_out.fixed.iter().any(|f| f.shape.is_some());
+    scene_out.solver = read_solver_of(&root, scene_out.duration, shapes, DIM)?;
     Ok(scene_out)
+}
+
+/// The `[scene]` table and the keys of it both dimensions read alike
+/// (`gravity` is read by each, its length and default the dimension's).
+pub(crate) struct Header<'a> {
+    pub(crate) table: Tab<'a>,
+    pub(crate) name: Option<String>,
+    /// 2 or 3.
+    pub(crate) dimension: usize,
+    pub(crate) duration: f64,
+    pub(crate) output_every: f64,
+}
+
+/// The `[scene]` table of the file's root (after the root's keys are
+/// checked): `name`, `dimension` (2 or 3), `duration`, `output_every`.
+pub(crate) fn read_header<'a>(root: &Tab<'a>) -> Result<Header<'a>> {
+    let scene = match root.get("scene") {
+        None => return Err(SceneError::new("scene", "missing required table")),
+        Some(v) => root.table_of(v, "scene")?,
+    };
+    scene.only(SCENE_KEYS)?;
+    let name = scene.opt_string("name")?;
+    let dimension = match scene.integer("dimension")? {
+        2 => 2,
+        3 => 3,
+        _ => return Err(scene.err("dimension", "must be 2 or 3")),
+    };
+    let duration = positive(&scene, "duration", scene.number("duration")?)?;
+    let output_every = match scene.opt_number("output_every")? {
+        Some(x) => positive(&scene, "output_every", x)?,
+        None => at_least_tiny(duration / 1000.0, duration),
+    };
+    Ok(Header {
+        table: scene,
+        name,
+        dimension,
+        duration,
+        output_every,
+    })
 }
 
 /// The `[[body]]` table (its index in the file) of each moving body
@@ -301,7 +336,7 @@ fn file_error(e: ModelError, rows: &BodyRows) -> SceneError {
 /// A control character (a NUL byte, say) at or before the parser's error
 /// is the fault named, at its own position: the parser's message may be
 /// empty or say nothing of it, and point next to it.
-fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
+pub(crate) fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
     let span = e.span().map(|span| {
         let end = span.end.max(span.start).min(text.len());
         (boundary(text, span.start.min(end)), end)
@@ -364,18 +399,18 @@ fn segment(key: &str) -> String {
 
 /// A table of the file and its path for the errors (`""` for the root,
 /// `body[1]`, `contact[0].surface`).
-struct Tab<'a> {
+pub(crate) struct Tab<'a> {
     table: &'a Table,
     path: String,
 }
 
 impl<'a> Tab<'a> {
-    fn new(table: &'a Table, path: String) -> Self {
+    pub(crate) fn new(table: &'a Table, path: String) -> Self {
         Tab { table, path }
     }
 
     /// The full key of `key` in this table.
-    fn key(&self, key: &str) -> String {
+    pub(crate) fn key(&self, key: &str) -> String {
         if self.path.is_empty() {
             segment(key)
         } else {
@@ -383,20 +418,20 @@ impl<'a> Tab<'a> {
         }
     }
 
-    fn err(&self, key: &str, message: impl Into<String>) -> SceneError {
+    pub(crate) fn err(&self, key: &str, message: impl Into<String>) -> SceneError {
         SceneError::new(self.key(key), message)
     }
 
-    fn get(&self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         self.table.get(key)
     }
 
-    fn has(&self, key: &str) -> bool {
+    pub(crate) fn has(&self, key: &str) -> bool {
         self.table.contains_key(key)
     }
 
     /// Refuses the first key (in file order) that is not in `known`.
-    fn only(&self, known: &[&str]) -> Result<()> {
+    pub(crate) fn only(&self, known: &[&str]) -> Result<()> {
         match self.table.keys().find(|k| !known.contains(&k.as_str())) {
             Some(k) => Err(self.err(k, "unknown key")),
             None => Ok(()),
@@ -405,12 +440,12 @@ impl<'a> Tab<'a> {
 
     /// Refuses the first of `keys` present here: they do not apply to
     /// `what` (`"a particle"`, `"a pin joint"`).
-    fn not_allowed(&self, keys: &[&str], what: &str) -> Result<()> {
+    pub(crate) fn not_allowed(&self, keys: &[&str], what: &str) -> Result<()> {
         self.not_of_kind(keys, &[], what)
     }
 
     /// Refuses the first of `keys` present here with `message(key)`.
-    fn refuse(&self, keys: &[&str], message: impl Fn(&str) -> String) -> Result<()> {
+    pub(crate) fn refuse(&self, keys: &[&str], message: impl Fn(&str) -> String) -> Result<()> {
         match keys.iter().find(|k| self.has(k)) {
             Some(k) => Err(self.err(k, message(k))),
             None => Ok(()),
@@ -420,20 +455,20 @@ impl<'a> Tab<'a> {
     /// Refuses the first of `keys` present here that is not one of
     /// `allowed`, the keys of `what` (`"a slider joint"`, `"a box
     /// shape"`).
-    fn not_of_kind(&self, keys: &[&str], allowed: &[&str], what: &str) -> Result<()> {
+    pub(crate) fn not_of_kind(&self, keys: &[&str], allowed: &[&str], what: &str) -> Result<()> {
         match keys.iter().find(|k| self.has(k) && !allowed.contains(k)) {
             Some(k) => Err(self.err(k, format!("not allowed on {what}"))),
             None => Ok(()),
         }
     }
 
-    fn required(&self, key: &str) -> Result<&'a Value> {
+    pub(crate) fn required(&self, key: &str) -> Result<&'a Value> {
         self.get(key)
             .ok_or_else(|| self.err(key, "missing required key"))
     }
 
     /// The value at `key`, a sub-table.
-    fn table_of(&self, value: &'a Value, key: &str) -> Result<Tab<'a>> {
+    pub(crate) fn table_of(&self, value: &'a Value, key: &str) -> Result<Tab<'a>> {
         match value {
             Value::Table(t) => Ok(Tab::new(t, self.key(key))),
             _ => Err(self.err(key, "expected a table")),
@@ -442,7 +477,7 @@ impl<'a> Tab<'a> {
 
     /// The tables of the array of tables `key` (`[[key]]`); none when the
     /// key is absent.
-    fn array_of_tables(&self, key: &str) -> Result<Vec<Tab<'a>>> {
+    pub(crate) fn array_of_tables(&self, key: &str) -> Result<Vec<Tab<'a>>> {
         let Some(value) = self.get(key) else {
             return Ok(Vec::new());
         };
@@ -462,42 +497,44 @@ impl<'a> Tab<'a> {
             .collect()
     }
 
-    fn number(&self, key: &str) -> Result<f64> {
+    pub(crate) fn number(&self, key: &str) -> Result<f64> {
         number(self.required(key)?, &self.key(key))
     }
 
-    fn opt_number(&self, key: &str) -> Result<Option<f64>> {
+    pub(crate) fn opt_number(&self, key: &str) -> Result<Option<f64>> {
         self.get(key).map(|v| number(v, &self.key(key))).transpose()
     }
 
-    fn string(&self, key: &str) -> Result<&'a str> {
+    pub(crate) fn string(&self, key: &str) -> Result<&'a str> {
         string(self.required(key)?, &self.key(key))
     }
 
-    fn opt_string(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn opt_string(&self, key: &str) -> Result<Option<String>> {
         self.get(key)
             .map(|v| string(v, &self.key(key)).map(str::to_string))
             .transpose()
     }
 
-    fn integer(&self, key: &str) -> Result<i64> {
+    pub(crate) fn integer(&self, key: &str) -> Result<i64> {
         match self.required(key)? {
             Value::Integer(i) => Ok(*i),
             _ => Err(self.err(key, "expected an integer")),
         }
     }
 
-    fn vec(&self, key: &str) -> Result<[f64; DIM]> {
+    /// A vector of `N` numbers (the world's dimension, or a quaternion's
+    /// 4).
+    pub(crate) fn vec<const N: usize>(&self, key: &str) -> Result<[f64; N]> {
         vector(self.required(key)?, &self.key(key))
     }
 
-    fn opt_vec(&self, key: &str) -> Result<Option<[f64; DIM]>> {
+    pub(crate) fn opt_vec<const N: usize>(&self, key: &str) -> Result<Option<[f64; N]>> {
         self.get(key).map(|v| vector(v, &self.key(key))).transpose()
     }
 }
 
 /// A finite number; TOML integers are taken as floats.
-fn number(value: &Value, key: &str) -> Result<f64> {
+pub(crate) fn number(value: &Value, key: &str) -> Result<f64> {
     let x = match value {
         Value::Float(x) => *x,
         Value::Integer(i) => *i as f64,
@@ -510,7 +547,7 @@ fn number(value: &Value, key: &str) -> Result<f64> {
     }
 }
 
-fn string<'a>(value: &'a Value, key: &str) -> Result<&'a str> {
+pub(crate) fn string<'a>(value: &'a Value, key: &str) -> Result<&'a str> {
     match value {
         Value::String(s) => Ok(s),
         _ => Err(SceneError::new(key, "expected a string")),
@@ -519,7 +556,7 @@ fn string<'a>(value: &'a Value, key: &str) -> Result<&'a str> {
 
 /// An array of exactly `n` values, described as `what` (`"numbers"`,
 /// `"points"`) in the errors.
-fn array<'a>(value: &'a Value, key: &str, n: usize, what: &str) -> Result<&'a [Value]> {
+pub(crate) fn array<'a>(value: &'a Value, key: &str, n: usize, what: &str) -> Result<&'a [Value]> {
     match value {
         Value::Array(items) if items.len() == n => Ok(items),
         Value::Array(items) => Err(SceneError::new(
@@ -533,10 +570,10 @@ fn array<'a>(value: &'a Value, key: &str, n: usize, what: &str) -> Result<&'a [V
     }
 }
 
-/// A vector of the world's dimension.
-fn vector(value: &Value, key: &str) -> Result<[f64; DIM]> {
-    let items = array(value, key, DIM, "numbers")?;
-    let mut out = [0.0; DIM];
+/// A vector of `N` numbers (the world's dimension, or a quaternion's 4).
+pub(crate) fn vector<const N: usize>(value: &Value, key: &str) -> Result<[f64; N]> {
+    let items = array(value, key, N, "numbers")?;
+    let mut out = [0.0; N];
     for (i, item) in items.iter().enumerate() {
         out[i] = number(item, &format!("{key}[{i}]"))?;
     }
@@ -545,7 +582,7 @@ fn vector(value: &Value, key: &str) -> Result<[f64; DIM]> {
 
 /// A number for a message: as written where that is short, else in
 /// scientific notation (`1e-300`, not 300 zeros).
-fn show(x: f64) -> String {
+pub(crate) fn show(x: f64) -> String {
     if x == 0.0 || (1e-5..1e15).contains(&x.abs()) || !x.is_finite() {
         format!("{x}")
     } else {
@@ -562,7 +599,7 @@ fn unit(v: [f64; DIM], key: &str) -> Result<[f64; DIM]> {
     Ok([v[0] / norm, v[1] / norm])
 }
 
-fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
+pub(crate) fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
     if x > 0.0 {
         Ok(x)
     } else {
@@ -572,7 +609,7 @@ fn positive(t: &Tab, key: &str, x: f64) -> Result<f64> {
 
 /// A positive `x` within `[lo, hi]` (`unit` after the bounds in the
 /// error).
-fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Result<f64> {
+pub(crate) fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Result<f64> {
     let x = positive(t, key, x)?;
     if (lo..=hi).contains(&x) {
         Ok(x)
@@ -584,18 +621,11 @@ fn within(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Resul
 /// A default computed from a positive `base` (`output_every`, `duration /
 /// 1000`): `base` itself where the default underflows to 0, so that it
 /// stays positive whatever the base.
-fn at_least_tiny(default: f64, base: f64) -> f64 {
+pub(crate) fn at_least_tiny(default: f64, base: f64) -> f64 {
     if default > 0.0 {
         default
     } else {
         base
-    }
-}
-
-fn read_dimension(scene: &Tab) -> Result<usize> {
-    match scene.integer("dimension")? {
-        2 => Ok(DIM),
-        _ => Err(scene.err("dimension", "only 2 is supported")),
     }
 }
 
@@ -722,16 +752,7 @@ enum AnyBody {
 /// tables before it).
 fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<AnyBody> {
     t.only(BODY_KEYS)?;
-    let name = t.string("name")?;
-    if name.is_empty() {
-        return Err(t.err("name", "must not be empty"));
-    }
-    if name == "ground" {
-        return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
-    }
-    if let Some((j, _)) = earlier.get(name) {
-        return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
-    }
+    let name = read_body_name(t, |name| earlier.get(name).map(|&(j, _)| j))?;
     let kind = match t.string("kind")? {
         "particle" => BodyKind::Particle,
         "rigid" => BodyKind::Rigid,
@@ -744,6 +765,25 @@ fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<Any
         }
     };
     read_body(t, name, kind, needs_tensor).map(AnyBody::Moving)
+}
+
+/// A `[[body]]` table's `name`: not empty, not `ground`, and not that of
+/// an earlier table (`earlier`: the index of the table of that name).
+pub(crate) fn read_body_name<'a>(
+    t: &Tab<'a>,
+    earlier: impl Fn(&str) -> Option<usize>,
+) -> Result<&'a str> {
+    let name = t.string("name")?;
+    if name.is_empty() {
+        return Err(t.err("name", "must not be empty"));
+    }
+    if name == "ground" {
+        return Err(t.err("name", "\"ground\" is reserved for the fixed world frame"));
+    }
+    if let Some(j) = earlier(name) {
+        return Err(t.err("name", format!("duplicate name {name:?} (also body[{j}])")));
+    }
+    Ok(name)
 }
 
 /// A moving body (its name and kind read already).
@@ -817,7 +857,7 @@ fn read_fixed(t: &Tab, name: &str) -> Result<FixedBody> {
 
 /// `friction` (default `friction`) and `restitution` (default 0) of a
 /// body's surface or of a contact; the model checks their ranges.
-fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, f64)> {
+pub(crate) fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, f64)> {
     let friction = t.opt_number("friction")?.unwrap_or(friction);
     let restitution = t.opt_number("restitution")?.unwrap_or(0.0);
     Ok((friction, restitution))
@@ -1325,29 +1365,49 @@ fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
     }
 }
 
+/// The `[solver]` table of the file's root (see [`read_solver`]).
+pub(crate) fn read_solver_of(
+    root: &Tab,
+    duration: f64,
+    shapes: bool,
+    dimension: usize,
+) -> Result<SolverSettings> {
+    let no_solver = Table::new();
+    let solver = match root.get("solver") {
+        Some(v) => root.table_of(v, "solver")?,
+        None => Tab::new(&no_solver, "solver".to_string()),
+    };
+    read_solver(&solver, duration, shapes, dimension)
+}
+
 /// `[solver]` (`t` empty when the file has none): the stepping, by
-/// default time stepping when a body has a shape, and the keys of that
-/// stepping only.
-fn read_solver(t: &Tab, scene: &Scene) -> Result<SolverSettings> {
+/// default time stepping when a body has a shape (`shapes`), and the keys
+/// of that stepping only. A spatial scene (`dimension` 3) is time-stepped
+/// only: event-driven stepping is planar for now.
+fn read_solver(t: &Tab, duration: f64, shapes: bool, dimension: usize) -> Result<SolverSettings> {
     t.only(SOLVER_KEYS)?;
     let defaults = SolverSettings::default();
-    let shapes = scene.bodies.iter().any(|b| b.shape.is_some())
-        || scene.fixed.iter().any(|f| f.shape.is_some());
-    let stepping = match choice(
-        t,
-        "stepping",
-        &[("event", Stepping::Event), ("timestep", Stepping::TimeStep)],
-    )? {
-        None if shapes => Stepping::TimeStep,
-        None => Stepping::Event,
-        Some(Stepping::Event) if shapes => {
-            return Err(t.err(
+    let spatial = dimension == 3;
+    let stepping =
+        match choice(
+            t,
+            "stepping",
+            &[("event", Stepping::Event), ("timestep", Stepping::TimeStep)],
+        )? {
+            Some(Stepping::Event) if spatial => return Err(t.err(
                 "stepping",
-                "shapes collide only under stepping = \"timestep\" (a body has a shape)",
-            ))
-        }
-        Some(stepping) => stepping,
-    };
+                "event-driven stepping is planar for now (a spatial scene runs with \"timestep\")",
+            )),
+            None if shapes || spatial => Stepping::TimeStep,
+            None => Stepping::Event,
+            Some(Stepping::Event) if shapes => {
+                return Err(t.err(
+                    "stepping",
+                    "shapes collide only under stepping = \"timestep\" (a body has a shape)",
+                ))
+            }
+            Some(stepping) => stepping,
+        };
     let max_steps = if t.has("max_steps") {
         let n = t.integer("max_steps")?;
         if n <= 0 {
@@ -1365,6 +1425,7 @@ fn read_solver(t: &Tab, scene: &Scene) -> Result<SolverSettings> {
     // Where the stepping is the default, the error says why.
     let why = match (t.has("stepping"), shapes) {
         (true, _) => "",
+        (false, _) if spatial => " (a spatial scene runs with \"timestep\")",
         (false, true) => " (the default in a scene with shapes is \"timestep\")",
         (false, false) => " (the default in a scene without shapes is \"event\")",
     };
@@ -1379,14 +1440,14 @@ fn read_solver(t: &Tab, scene: &Scene) -> Result<SolverSettings> {
             t.refuse(EVENT_KEYS, |_| {
                 format!("only with stepping = \"event\"{why}")
             })?;
-            read_time_step_keys(t, scene.duration, settings)
+            read_time_step_keys(t, duration, settings)
         }
     }
 }
 
 /// The value named by the string at `key` (`None` when absent), one of
 /// `choices`; anything else is an "unknown `key`".
-fn choice<T: Copy>(t: &Tab, key: &str, choices: &[(&str, T)]) -> Result<Option<T>> {
+pub(crate) fn choice<T: Copy>(t: &Tab, key: &str, choices: &[(&str, T)]) -> Result<Option<T>> {
     let Some(name) = t.opt_string(key)? else {
         return Ok(None);
     };
