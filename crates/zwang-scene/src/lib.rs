@@ -55,16 +55,28 @@
 //! assert_eq!(scene.world_point(BodyRef::Body(0), [-0.5, 0.0]), [0.0, 1.0]);
 //! ```
 //!
-//! The types are those of the planar form (`dimension = 2`); the file
-//! already states its dimension so that a spatial form can be added later.
+//! [`parse_scene`] reads the planar form (`dimension = 2`).
+//! [`parse_any_scene`] reads either: a spatial scene (`dimension = 3`) is
+//! a [`SpatialScene`], rigid and fixed bodies in space with shapes
+//! (the types of `zwang_model::spatial` and `zwang_geometry::spatial`),
+//! constant forces and torques, and the time stepper's `[solver]` keys;
+//! joints, point contacts, moving frames and event-driven stepping are
+//! planar for now and refused in it with one line naming the key.
 
 mod error;
 mod parse;
+mod space;
 mod types;
 
 pub use error::SceneError;
 pub use parse::parse_scene;
+pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
 pub use types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
     Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
+/// The shapes of spatial scenes (`sphere`, `box`, `capsule`, `cylinder`,
+/// `convex`, `halfspace`).
+pub use zwang_geometry::spatial::Shape as SpatialShape;
+/// The description types of spatial scenes are the model's own.
+pub use zwang_model::spatial::{SpatialBody, SpatialForce, SpatialKind};

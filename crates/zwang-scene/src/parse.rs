@@ -409,6 +409,11 @@ impl<'a> Tab<'a> {
         Tab { table, path }
     }
 
+    /// This table's path (`""` for the root, `joint[0]`).
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
     /// The full key of `key` in this table.
     pub(crate) fn key(&self, key: &str) -> String {
         if self.path.is_empty() {

@@ -1,0 +1,451 @@
+//! The spatial form of the scene file (`dimension = 3`): TOML to a
+//! validated [`SpatialScene`].
+//!
+//! The planar parser's machinery reads it (key paths, one-line errors, the
+//! `[scene]` header, body names, the `[solver]` table); what differs is
+//! the bodies (rigid or fixed, an orientation, 3-vectors, an inertia of 3
+//! or 6 numbers, the spatial shapes), the forces (constant only) and what
+//! is refused (joints, point contacts, moving frames, event-driven
+//! stepping: planar for now). The values the model checks (a mass `> 0`,
+//! a nonzero quaternion, a shape's sizes, a half-space on a fixed body, a
+//! positive definite inertia, a force on a moving body) are checked by
+//! building the [`SpatialModel`] once, its keys being the file's already.
+
+use std::collections::HashMap;
+use toml::{Table, Value};
+use zwang_geometry::spatial::Shape;
+use zwang_model::planar::DEFAULT_FRICTION;
+use zwang_model::spatial::{SpatialBody, SpatialForce, SpatialKind, SpatialModel};
+use zwang_model::ModelError;
+
+use crate::error::SceneError;
+use crate::parse::{
+    array, number, parse_scene, read_body_name, read_header, read_solver_of,
+    read_surface_coefficients, syntax_error, vector, Header, Tab, INERTIA, MASS, TOP_KEYS,
+};
+use crate::types::{Scene, SolverSettings};
+
+type Result<T> = std::result::Result<T, SceneError>;
+
+/// The default gravity in space, m/s²: z is up.
+pub const SPATIAL_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
+
+const BODY_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "mass",
+    "inertia",
+    "position",
+    "orientation",
+    "velocity",
+    "angular_velocity",
+    "shape",
+    "friction",
+    "restitution",
+];
+/// The keys of [`BODY_KEYS`] a fixed body does not have.
+const NOT_FIXED_KEYS: &[&str] = &["mass", "inertia", "velocity", "angular_velocity"];
+/// The planar keys that have a spatial form, and what it is.
+const PLANAR_ONLY_KEYS: &[(&str, &str)] = &[
+    ("angle", "orientation = [w, x, y, z]"),
+    ("inertia_tensor", "inertia = [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]"),
+];
+/// The keys of a body's `shape` table, `kind` first.
+const SHAPE_KEYS: &[&str] = &[
+    "kind",
+    "radius",
+    "half_extents",
+    "half_length",
+    "vertices",
+    "normal",
+];
+const FORCE_KEYS: &[&str] = &["kind", "body", "force", "torque"];
+
+/// A scene in space (`dimension = 3`): the world, its bodies and forces,
+/// how long to run it and how. Bodies are in file order, fixed ones
+/// included, so `body[i]` of an error is [`SpatialScene::bodies`]`[i]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpatialScene {
+    /// `scene.name`, when given.
+    pub name: Option<String>,
+    /// `scene.gravity`, m/s² (default `[0, 0, -9.81]`: z is up).
+    pub gravity: [f64; 3],
+    /// `scene.duration`, s (> 0).
+    pub duration: f64,
+    /// `scene.output_every`, s (> 0; default `duration / 1000`).
+    pub output_every: f64,
+    /// The `[[body]]` tables (rigid and fixed), in file order.
+    pub bodies: Vec<SpatialBody>,
+    /// The `[[force]]` tables (constant forces and torques), in file
+    /// order.
+    pub forces: Vec<SpatialForce>,
+    /// The `[solver]` table, defaults filled in: always
+    /// [`Stepping::TimeStep`](crate::Stepping::TimeStep).
+    pub solver: SolverSettings,
+}
+
+impl SpatialScene {
+    /// The scene's model (the parser builds it once to check the values
+    /// the model checks, so this fails only for a `SpatialScene` built by
+    /// hand with bad values).
+    pub fn model(&self) -> std::result::Result<SpatialModel, ModelError> {
+        SpatialModel::new(self.gravity, self.bodies.clone(), self.forces.clone())
+    }
+
+    /// The index of the body called `name` (`None`: no such body).
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+}
+
+/// A scene file of either dimension.
+// One per file read: the planar variant's size does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyScene {
+    /// `dimension = 2`.
+    Planar(Scene),
+    /// `dimension = 3`.
+    Spatial(SpatialScene),
+}
+
+impl AnyScene {
+    /// `scene.name`, when given.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            AnyScene::Planar(s) => s.name.as_deref(),
+            AnyScene::Spatial(s) => s.name.as_deref(),
+        }
+    }
+
+    /// `scene.duration`, s.
+    pub fn duration(&self) -> f64 {
+        match self {
+            AnyScene::Planar(s) => s.duration,
+            AnyScene::Spatial(s) => s.duration,
+        }
+    }
+
+    /// `scene.output_every`, s.
+    pub fn output_every(&self) -> f64 {
+        match self {
+            AnyScene::Planar(s) => s.output_every,
+            AnyScene::Spatial(s) => s.output_every,
+        }
+    }
+}
+
+/// Reads and validates a scene file of either dimension: `dimension = 3`
+/// gives an [`AnyScene::Spatial`], anything else is read by
+/// [`parse_scene`] (whose errors a malformed `[scene]` table gets).
+///
+/// ```
+/// use zwang_scene::{parse_any_scene, AnyScene};
+///
+/// let scene = parse_any_scene(
+///     r#"
+///     [scene]
+///     dimension = 3
+///     duration = 1
+///
+///     [[body]]
+///     name = "ball"
+///     kind = "rigid"
+///     mass = 1
+///     position = [0, 0, 1]
+///     shape = { kind = "sphere", radius = 0.1 }
+///     "#,
+/// )
+/// .unwrap();
+/// let AnyScene::Spatial(scene) = scene else { panic!() };
+/// assert_eq!(scene.gravity, [0.0, 0.0, -9.81]);
+/// assert_eq!(scene.bodies[0].orientation, [1.0, 0.0, 0.0, 0.0]);
+///
+/// let err = parse_any_scene(
+///     r#"
+///     [scene]
+///     dimension = 3
+///     duration = 1
+///
+///     [[body]]
+///     name = "ball"
+///     kind = "rigid"
+///     mass = 0
+///     position = [0, 0, 1]
+///     shape = { kind = "sphere", radius = 0.1 }
+///     "#,
+/// )
+/// .unwrap_err();
+/// assert_eq!(err.to_string(), "body[0].mass: must be > 0");
+/// ```
+pub fn parse_any_scene(text: &str) -> Result<AnyScene> {
+    let root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    let dimension = root
+        .get("scene")
+        .and_then(|s| s.get("dimension"))
+        .and_then(Value::as_integer);
+    if dimension == Some(3) {
+        spatial_from_table(&root).map(AnyScene::Spatial)
+    } else {
+        parse_scene(text).map(AnyScene::Planar)
+    }
+}
+
+/// Reads and validates a spatial scene file (`dimension = 3`; any other
+/// dimension is an error).
+pub fn parse_spatial_scene(text: &str) -> Result<SpatialScene> {
+    let root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    spatial_from_table(&root)
+}
+
+fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
+    let root = Tab::new(root, String::new());
+    root.only(TOP_KEYS)?;
+    let Header {
+        table: scene,
+        name,
+        dimension,
+        duration,
+        output_every,
+    } = read_header(&root)?;
+    if dimension != 3 {
+        return Err(scene.err("dimension", "must be 3 in a spatial scene"));
+    }
+    let gravity = scene.opt_vec("gravity")?.unwrap_or(SPATIAL_GRAVITY);
+    if root.has("frame") {
+        return Err(root.err("frame", "moving frames are planar for now"));
+    }
+
+    let tables = root.array_of_tables("body")?;
+    if tables.is_empty() {
+        return Err(SceneError::new("body", "at least one body is required"));
+    }
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut bodies = Vec::with_capacity(tables.len());
+    for (i, t) in tables.iter().enumerate() {
+        let body = read_body(t, &names)?;
+        names.insert(body.name.clone(), i);
+        bodies.push(body);
+    }
+    if bodies.iter().all(|b| b.kind == SpatialKind::Fixed) {
+        return Err(SceneError::new(
+            "body",
+            "at least one moving body (rigid) is required",
+        ));
+    }
+    if let Some(t) = root.array_of_tables("joint")?.first() {
+        return Err(SceneError::new(
+            t.path(),
+            "joints in space are not built yet",
+        ));
+    }
+    if let Some(t) = root.array_of_tables("contact")?.first() {
+        return Err(SceneError::new(
+            t.path(),
+            "point contacts against a surface are planar: in space, give the bodies shapes",
+        ));
+    }
+    let forces = root
+        .array_of_tables("force")?
+        .iter()
+        .map(|t| read_force(t, &names))
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = SpatialScene {
+        name,
+        gravity,
+        duration,
+        output_every,
+        bodies,
+        forces,
+        solver: SolverSettings::default(),
+    };
+    // The values the model checks are checked by it, once; its keys are
+    // the file's (bodies and forces in file order).
+    out.model().map_err(|e| match e {
+        ModelError::Invalid { key, message } => SceneError::new(key, message),
+        e => SceneError::new("scene", e.to_string()),
+    })?;
+    let shapes = out.bodies.iter().any(|b| b.shape.is_some());
+    out.solver = read_solver_of(&root, duration, shapes, 3)?;
+    Ok(out)
+}
+
+/// A `[[body]]` table (`earlier`: the bodies of the tables before it).
+fn read_body(t: &Tab, earlier: &HashMap<String, usize>) -> Result<SpatialBody> {
+    for (key, instead) in PLANAR_ONLY_KEYS {
+        if t.has(key) {
+            return Err(t.err(key, format!("not in a spatial scene (use {instead})")));
+        }
+    }
+    t.only(BODY_KEYS)?;
+    let name = read_body_name(t, |name| earlier.get(name).copied())?;
+    let fixed = match t.string("kind")? {
+        "rigid" => false,
+        "fixed" => true,
+        other => {
+            return Err(t.err(
+                "kind",
+                format!("unknown kind {other:?} (expected rigid or fixed)"),
+            ))
+        }
+    };
+    let kind = if fixed {
+        t.refuse(NOT_FIXED_KEYS, |k| format!("a fixed body has no {k}"))?;
+        SpatialKind::Fixed
+    } else {
+        let mass = t.number("mass")?;
+        bounded(t, "mass", mass, MASS, " kg")?;
+        SpatialKind::Rigid {
+            mass,
+            inertia: read_inertia(t)?,
+        }
+    };
+    let position = if fixed {
+        t.opt_vec("position")?.unwrap_or([0.0; 3])
+    } else {
+        t.vec("position")?
+    };
+    let (friction, restitution) = read_surface_coefficients(t, DEFAULT_FRICTION)?;
+    Ok(SpatialBody {
+        position,
+        orientation: t.opt_vec("orientation")?.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+        velocity: t.opt_vec("velocity")?.unwrap_or([0.0; 3]),
+        angular_velocity: t.opt_vec("angular_velocity")?.unwrap_or([0.0; 3]),
+        shape: read_shape(t)?,
+        friction,
+        restitution,
+        ..SpatialBody::new(name, kind)
+    })
+}
+
+/// Refuses a positive `x` beyond the bounds a file may give (what is not
+/// positive is the model's to refuse).
+fn bounded(t: &Tab, key: &str, x: f64, (lo, hi): (f64, f64), unit: &str) -> Result<()> {
+    if x > 0.0 && !(lo..=hi).contains(&x) {
+        return Err(t.err(key, format!("must be in [{lo:e}, {hi:e}]{unit}")));
+    }
+    Ok(())
+}
+
+/// `inertia`: three principal moments (the body frame's axes) or the six
+/// entries `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]`; `None` when absent (the
+/// model computes it from the shape, or refuses a body without one).
+fn read_inertia(t: &Tab) -> Result<Option<[[f64; 3]; 3]>> {
+    let Some(value) = t.get("inertia") else {
+        return Ok(None);
+    };
+    let key = t.key("inertia");
+    let n = match value {
+        Value::Array(items) if items.len() == 3 || items.len() == 6 => items.len(),
+        Value::Array(items) => {
+            return Err(SceneError::new(
+                key,
+                format!("expected 3 or 6 numbers, found {}", items.len()),
+            ))
+        }
+        _ => return Err(SceneError::new(key, "expected an array of 3 or 6 numbers")),
+    };
+    let items = array(value, &key, n, "numbers")?;
+    let mut x = [0.0; 6];
+    for (i, item) in items.iter().enumerate() {
+        x[i] = number(item, &format!("{key}[{i}]"))?;
+    }
+    for &moment in &x[..3] {
+        bounded(t, "inertia", moment, INERTIA, " kg m²")?;
+    }
+    let [ixx, iyy, izz, ixy, ixz, iyz] = x;
+    Ok(Some([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]))
+}
+
+/// A body's `shape`, if any: `{ kind, ... }` with that kind's keys (the
+/// model checks the numbers and where a half-space may be).
+fn read_shape(body: &Tab) -> Result<Option<Shape>> {
+    let Some(value) = body.get("shape") else {
+        return Ok(None);
+    };
+    let t = body.table_of(value, "shape")?;
+    t.only(SHAPE_KEYS)?;
+    let kind = t.string("kind")?;
+    let (what, keys): (&str, &[&str]) = match kind {
+        "sphere" => ("a sphere shape", &["radius"]),
+        "box" => ("a box shape", &["half_extents"]),
+        "capsule" => ("a capsule shape", &["half_length", "radius"]),
+        "cylinder" => ("a cylinder shape", &["half_length", "radius"]),
+        "convex" => ("a convex shape", &["vertices"]),
+        "halfspace" => ("a halfspace shape", &["normal"]),
+        other => {
+            return Err(t.err(
+                "kind",
+                format!(
+                    "unknown kind {other:?} (expected sphere, box, capsule, cylinder, convex \
+                     or halfspace)"
+                ),
+            ))
+        }
+    };
+    t.not_of_kind(SHAPE_KEYS, &[&["kind"], keys].concat(), what)?;
+    let shape = match kind {
+        "sphere" => Shape::Sphere {
+            radius: t.number("radius")?,
+        },
+        "box" => Shape::Box {
+            half_extents: t.vec("half_extents")?,
+        },
+        "capsule" => Shape::Capsule {
+            half_length: t.number("half_length")?,
+            radius: t.number("radius")?,
+        },
+        "cylinder" => Shape::Cylinder {
+            half_length: t.number("half_length")?,
+            radius: t.number("radius")?,
+        },
+        "convex" => {
+            let key = t.key("vertices");
+            let Value::Array(items) = t.required("vertices")? else {
+                return Err(SceneError::new(key, "expected an array of points"));
+            };
+            Shape::Convex {
+                vertices: items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| vector(item, &format!("{key}[{i}]")))
+                    .collect::<Result<_>>()?,
+            }
+        }
+        _ => Shape::Halfspace {
+            normal: t.vec("normal")?,
+        },
+    };
+    Ok(Some(shape))
+}
+
+/// A `[[force]]` table: `kind = "constant"`, on `body`, `force` and
+/// `torque` (world frame, default 0).
+fn read_force(t: &Tab, names: &HashMap<String, usize>) -> Result<SpatialForce> {
+    let kind = t.string("kind")?;
+    match kind {
+        "constant" => {}
+        "spring" | "damper" => {
+            return Err(t.err("kind", format!("{kind}s in space are not built yet")))
+        }
+        other => {
+            return Err(t.err(
+                "kind",
+                format!("unknown kind {other:?} (expected constant)"),
+            ))
+        }
+    }
+    t.only(FORCE_KEYS)?;
+    let body = match t.string("body")? {
+        "ground" => return Err(t.err("body", "must be a body, not ground")),
+        name => match names.get(name) {
+            Some(&i) => i,
+            None => return Err(t.err("body", format!("unknown body {name:?}"))),
+        },
+    };
+    Ok(SpatialForce {
+        body,
+        force: t.opt_vec("force")?.unwrap_or([0.0; 3]),
+        torque: t.opt_vec("torque")?.unwrap_or([0.0; 3]),
+    })
+}

@@ -1,0 +1,310 @@
+//! Spatial scenes (`dimension = 3`): the examples parse and build their
+//! model, the defaults are the contract's, and each malformed scene is
+//! refused with one line naming its key.
+
+use std::fs;
+use std::path::PathBuf;
+use zwang_scene::{
+    parse_any_scene, parse_scene, parse_spatial_scene, AnyScene, SpatialKind, SpatialShape,
+    Stepping,
+};
+
+fn examples() -> Vec<PathBuf> {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenes/space");
+    let mut files: Vec<PathBuf> = fs::read_dir(folder)
+        .expect("examples/scenes/space")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_spatial_example_parses_and_builds_its_model() {
+    let files = examples();
+    assert!(files.len() >= 5, "{files:?}");
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        let scene =
+            parse_spatial_scene(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let model = scene.model().unwrap();
+        assert!(model.movers() >= 1, "{}", file.display());
+        assert_eq!(scene.solver.stepping, Stepping::TimeStep);
+        assert!(matches!(parse_any_scene(&text), Ok(AnyScene::Spatial(_))));
+        // The planar parser keeps its word on them.
+        assert_eq!(
+            parse_scene(&text).unwrap_err().to_string(),
+            "scene.dimension: only 2 is supported"
+        );
+    }
+}
+
+const CUBE: &str = r#"
+[scene]
+dimension = 3
+duration = 1.0
+
+[[body]]
+name = "floor"
+kind = "fixed"
+shape = { kind = "halfspace", normal = [0.0, 0.0, 2.0] }
+
+[[body]]
+name = "cube"
+kind = "rigid"
+mass = 2.0
+position = [0.0, 0.0, 0.5]
+shape = { kind = "box", half_extents = [0.5, 0.5, 0.5] }
+"#;
+
+#[test]
+fn defaults_are_the_contracts() {
+    let scene = parse_spatial_scene(CUBE).unwrap();
+    assert_eq!(scene.gravity, [0.0, 0.0, -9.81]);
+    assert_eq!(scene.output_every, 1e-3);
+    assert_eq!(scene.solver.stepping, Stepping::TimeStep);
+    assert_eq!(scene.solver.time_step, 0.002);
+    let [floor, cube] = &scene.bodies[..] else {
+        panic!()
+    };
+    assert_eq!(floor.kind, SpatialKind::Fixed);
+    assert_eq!(floor.position, [0.0; 3]);
+    assert_eq!(
+        cube.kind,
+        SpatialKind::Rigid {
+            mass: 2.0,
+            inertia: None
+        }
+    );
+    for b in [floor, cube] {
+        assert_eq!(b.orientation, [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(b.friction, 0.5);
+        assert_eq!(b.restitution, 0.0);
+        assert_eq!(b.velocity, [0.0; 3]);
+        assert_eq!(b.angular_velocity, [0.0; 3]);
+    }
+    assert_eq!(scene.body_index("cube"), Some(1));
+}
+
+#[test]
+fn every_key_is_read() {
+    let text = r#"
+    [scene]
+    name = "all"
+    dimension = 3
+    gravity = [0, 1, -2]
+    duration = 2
+    output_every = 0.5
+
+    [[body]]
+    name = "a"
+    kind = "rigid"
+    mass = 1
+    inertia = [1, 2, 3, 0.1, 0.2, 0.3]
+    position = [1, 2, 3]
+    orientation = [0, 1, 0, 0]
+    velocity = [4, 5, 6]
+    angular_velocity = [7, 8, 9]
+    shape = { kind = "convex", vertices = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]] }
+    friction = 0.25
+    restitution = 0.5
+
+    [[body]]
+    name = "b"
+    kind = "rigid"
+    mass = 3
+    inertia = [0.5, 0.6, 0.7]
+    position = [0, 0, 0]
+    shape = { kind = "capsule", half_length = 0.5, radius = 0.1 }
+
+    [[body]]
+    name = "c"
+    kind = "rigid"
+    mass = 1
+    position = [0, 0, 5]
+    shape = { kind = "cylinder", half_length = 0.5, radius = 0.1 }
+
+    [[force]]
+    kind = "constant"
+    body = "b"
+    force = [1, 2, 3]
+    torque = [4, 5, 6]
+
+    [solver]
+    stepping = "timestep"
+    time_step = 0.01
+    friction = "convex"
+    max_steps = 1000
+    "#;
+    let scene = parse_spatial_scene(text).unwrap();
+    assert_eq!(scene.name.as_deref(), Some("all"));
+    assert_eq!(scene.gravity, [0.0, 1.0, -2.0]);
+    let a = &scene.bodies[0];
+    assert_eq!(
+        a.kind,
+        SpatialKind::Rigid {
+            mass: 1.0,
+            inertia: Some([[1.0, 0.1, 0.2], [0.1, 2.0, 0.3], [0.2, 0.3, 3.0]])
+        }
+    );
+    assert_eq!(a.orientation, [0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(a.angular_velocity, [7.0, 8.0, 9.0]);
+    assert!(matches!(a.shape, Some(SpatialShape::Convex { .. })));
+    assert_eq!((a.friction, a.restitution), (0.25, 0.5));
+    assert_eq!(
+        scene.bodies[1].kind,
+        SpatialKind::Rigid {
+            mass: 3.0,
+            inertia: Some([[0.5, 0.0, 0.0], [0.0, 0.6, 0.0], [0.0, 0.0, 0.7]])
+        }
+    );
+    assert_eq!(scene.forces[0].body, 1);
+    assert_eq!(scene.forces[0].torque, [4.0, 5.0, 6.0]);
+    assert_eq!(scene.solver.time_step, 0.01);
+    assert_eq!(scene.solver.max_steps, 1000);
+}
+
+/// `CUBE` with `old` replaced by `new` (which must be there).
+fn cube_with(old: &str, new: &str) -> String {
+    assert!(CUBE.contains(old), "{old}");
+    CUBE.replacen(old, new, 1)
+}
+
+#[test]
+fn malformed_spatial_scenes_name_their_key() {
+    let half = "half_extents = [0.5, 0.5, 0.5]";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            cube_with(half, "half_extents = [0.5, 0.0, 0.5]"),
+            "body[1].shape.half_extents: must be > 0",
+        ),
+        (
+            cube_with(half, "half_extents = [0.5, 0.5]"),
+            "body[1].shape.half_extents: expected 3 numbers, found 2",
+        ),
+        (
+            cube_with(
+                "kind = \"box\", half_extents = [0.5, 0.5, 0.5]",
+                "kind = \"sphere\", radius = -1",
+            ),
+            "body[1].shape.radius: must be > 0",
+        ),
+        (
+            cube_with(
+                "kind = \"box\", half_extents = [0.5, 0.5, 0.5]",
+                "kind = \"halfspace\", normal = [0, 0, 1]",
+            ),
+            "body[1].shape: a half-space must be on a fixed body",
+        ),
+        (
+            cube_with("normal = [0.0, 0.0, 2.0]", "normal = [0.0, 0.0, 0.0]"),
+            "body[0].shape.normal: must be a nonzero vector",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\norientation = [0, 0, 0, 0]"),
+            "body[1].orientation: must be a nonzero quaternion",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\norientation = [1, 0, 0]"),
+            "body[1].orientation: expected 4 numbers, found 3",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = -1"),
+            "body[1].mass: must be > 0",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 1e12"),
+            "body[1].mass: must be in [1e-9, 1e9] kg",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\ncolour = \"red\""),
+            "body[1].colour: unknown key",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\nangle = 0.5"),
+            "body[1].angle: not in a spatial scene (use orientation = [w, x, y, z])",
+        ),
+        (
+            cube_with("position = [0.0, 0.0, 0.5]", "position = [0.0, 0.5]"),
+            "body[1].position: expected 3 numbers, found 2",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\nvelocity = [1, 2]"),
+            "body[1].velocity: expected 3 numbers, found 2",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\nangular_velocity = 1.0"),
+            "body[1].angular_velocity: expected an array of 3 numbers",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\ninertia = [1, 2]"),
+            "body[1].inertia: expected 3 or 6 numbers, found 2",
+        ),
+        (
+            cube_with("mass = 2.0", "mass = 2.0\ninertia = [1, 1, 1, 2, 0, 0]"),
+            "body[1].inertia: must be positive definite",
+        ),
+        (
+            cube_with("dimension = 3", "dimension = 3\ngravity = [0, -9.81]"),
+            "scene.gravity: expected 3 numbers, found 2",
+        ),
+        (
+            cube_with("kind = \"rigid\"", "kind = \"particle\""),
+            "body[1].kind: unknown kind \"particle\" (expected rigid or fixed)",
+        ),
+        (
+            cube_with("kind = \"fixed\"", "kind = \"fixed\"\nmass = 1"),
+            "body[0].mass: a fixed body has no mass",
+        ),
+        (
+            format!(
+                "{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"cube\"]\n\
+                 anchors = [[0, 0, 0], [0, 0, 0]]\n"
+            ),
+            "joint[0]: joints in space are not built yet",
+        ),
+        (
+            format!("{CUBE}\n[solver]\nstepping = \"event\"\n"),
+            "solver.stepping: event-driven stepping is planar for now (a spatial scene runs \
+             with \"timestep\")",
+        ),
+        (
+            format!("{CUBE}\n[solver]\ntolerance = 1e-6\n"),
+            "solver.tolerance: only with stepping = \"event\" (a spatial scene runs with \
+             \"timestep\")",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"constant\"\nbody = \"floor\"\n"),
+            "force[0].body: must name a moving body",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"constant\"\nbody = \"cube\"\ntorque = 1.0\n"),
+            "force[0].torque: expected an array of 3 numbers",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\n"),
+            "force[0].kind: springs in space are not built yet",
+        ),
+        (
+            format!("{CUBE}\n[frame]\nkind = \"constant\"\n"),
+            "frame: moving frames are planar for now",
+        ),
+        (
+            cube_with("dimension = 3", "dimension = 4"),
+            "scene.dimension: must be 2 or 3",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (text, expected) in &cases {
+        let got = match parse_any_scene(text) {
+            Ok(_) => "accepted".to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(!got.contains('\n'), "{got}");
+        if got != *expected {
+            failures.push(format!("expected `{expected}`\n     got `{got}`"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
