@@ -1,13 +1,17 @@
-//! Running a scene file's description ([`zwang_scene::Scene`]) with the
-//! settings it asks for: its `[solver]` table as the stepper's settings.
-//! It lives here, where the scene format and motion meet, so that
-//! `zwang-motion` does not depend on the scene format.
+//! Running a scene file's description ([`zwang_scene::Scene`], or
+//! [`zwang_scene::SpatialScene`] in space) with the settings it asks for:
+//! its `[solver]` table as the stepper's settings. It lives here, where
+//! the scene format and motion meet, so that `zwang-motion` does not
+//! depend on the scene format.
 
 use zwang_contact::Friction;
 use zwang_model::planar::PlanarModel;
+use zwang_model::spatial::SpatialModel;
 use zwang_model::ModelError;
-use zwang_motion::{simulate_islands, simulate_steps, Observer, Outcome, Settings, StepSettings};
-use zwang_scene::{FrictionLaw, Method, Scene, Stepping};
+use zwang_motion::{
+    simulate_islands, simulate_space, simulate_steps, Observer, Outcome, Settings, StepSettings,
+};
+use zwang_scene::{FrictionLaw, Method, Scene, SolverSettings, SpatialScene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).
 pub fn settings_of(scene: &Scene) -> Settings {
@@ -26,16 +30,54 @@ pub fn settings_of(scene: &Scene) -> Settings {
 /// The time stepper's settings a scene asks for (`[solver]` with
 /// `stepping = "timestep"`, `output_every`).
 pub fn step_settings_of(scene: &Scene) -> StepSettings {
+    step_settings(&scene.solver, scene.output_every)
+}
+
+/// The time stepper's settings a spatial scene asks for (`[solver]`,
+/// `output_every`): those of a planar scene with the same keys.
+pub fn space_step_settings_of(scene: &SpatialScene) -> StepSettings {
+    step_settings(&scene.solver, scene.output_every)
+}
+
+/// The time stepper's settings of a `[solver]` table, either dimension.
+fn step_settings(solver: &SolverSettings, output_every: f64) -> StepSettings {
     StepSettings {
-        time_step: scene.solver.time_step,
-        friction: match scene.solver.friction {
+        time_step: solver.time_step,
+        friction: match solver.friction {
             FrictionLaw::Exact => Friction::Exact,
             FrictionLaw::Convex => Friction::Convex,
         },
-        output_every: scene.output_every,
-        max_steps: scene.solver.max_steps,
+        output_every,
+        max_steps: solver.max_steps,
         ..StepSettings::default()
     }
+}
+
+/// Builds a spatial scene's model and runs it to its duration with the
+/// time stepper in space ([`simulate_space`]; a spatial scene is
+/// time-stepped only). The observer gets each moving body's coordinates
+/// (of its principal frame): turn them into what users see with
+/// [`SpatialModel::body_state`].
+///
+/// A function of its own beside [`run_scene`], not a variant of it (an
+/// enum of the two models): the two dimensions share no model type, no
+/// state users see (an angle or a quaternion) and no stepper (events and
+/// independent parts are planar), so a caller matches on the dimension
+/// once, where it reads the file ([`zwang_scene::AnyScene`]), and each
+/// path stays typed to its model; [`run_scene`] and its callers are left
+/// as they were.
+pub fn run_space_scene(
+    scene: &SpatialScene,
+    observer: &mut dyn Observer,
+) -> Result<(SpatialModel, Outcome), ModelError> {
+    let model = scene.model()?;
+    let outcome = simulate_space(
+        &model,
+        scene.duration,
+        &space_step_settings_of(scene),
+        observer,
+    );
+    Ok((model, outcome))
 }
 
 /// Builds the scene's model and runs it to its duration: by its
