@@ -231,6 +231,43 @@ fn load_scene(
     }
 }
 
+/// A scene file read and its model built, of either dimension.
+// One per run: the planar variant's size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Loaded {
+    /// `dimension = 2`.
+    Planar(zwang_scene::Scene, zwang_model::planar::PlanarModel),
+    /// `dimension = 3`.
+    Spatial(
+        zwang_scene::SpatialScene,
+        zwang_model::spatial::SpatialModel,
+    ),
+}
+
+/// [`load_scene`] for a scene of either dimension (`zwang simulate`).
+fn load_any_scene(path: &Path, err: &mut dyn Write) -> Option<Loaded> {
+    let loaded = read_text(path)
+        .map_err(|e| format!("scene: {e}"))
+        .and_then(|text| zwang_scene::parse_any_scene(&text).map_err(|e| e.to_string()))
+        .and_then(|scene| match scene {
+            zwang_scene::AnyScene::Planar(scene) => {
+                let model = scene.model().map_err(|e| e.to_string())?;
+                Ok(Loaded::Planar(scene, model))
+            }
+            zwang_scene::AnyScene::Spatial(scene) => {
+                let model = scene.model().map_err(|e| e.to_string())?;
+                Ok(Loaded::Spatial(scene, model))
+            }
+        });
+    match loaded {
+        Ok(loaded) => Some(loaded),
+        Err(e) => {
+            emit(err, &one_line("", &e));
+            None
+        }
+    }
+}
+
 /// The one-line message of a file error; an unknown key also says how to
 /// read the file anyway.
 fn error_message(e: &InstantError) -> String {

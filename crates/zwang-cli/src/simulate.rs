@@ -1,7 +1,11 @@
 //! `zwang simulate SCENE|--system NAME --duration T [--json] [--csv FILE]
 //! [--plot FILE.png] [--draw FILE.png|gif|svg [--draw-at T,...]]`.
+//!
+//! A spatial scene (`dimension = 3`) is run by [`space`].
 
-use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+mod space;
+
+use crate::{emit, one_line, Loaded, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::Args;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -114,8 +118,10 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let Some((scene, model)) = crate::load_scene(path, err) else {
-        return EXIT_BAD_INPUT;
+    let (scene, model) = match crate::load_any_scene(path, err) {
+        None => return EXIT_BAD_INPUT,
+        Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
+        Some(Loaded::Planar(scene, model)) => (scene, model),
     };
     if let Err(e) = check_draw_at(format, &args.draw_at, scene.duration) {
         emit(err, &one_line("", &e));

@@ -1,0 +1,263 @@
+//! `zwang simulate` on a spatial scene (`dimension = 3`): the time
+//! stepper in space, its JSON, text and CSV. Body states are what users
+//! see ([`SpatialModel::body_state`]: the body frame's orientation
+//! `[w, x, y, z]`, world velocities), never the stepper's coordinates (the
+//! principal frames); fixed bodies are not listed. `--plot` and `--draw`
+//! are planar for now.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+use serde_json::{json, Map, Value};
+use zwang::run::space_step_settings_of;
+use zwang_model::spatial::SpatialModel;
+use zwang_motion::{simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status};
+use zwang_scene::SpatialScene;
+
+use super::{cannot_write, SimulateArgs, MAX_SAMPLES};
+use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+
+/// Runs a spatial scene (its model built); returns the exit code.
+pub(super) fn run(
+    scene: &SpatialScene,
+    model: &SpatialModel,
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    for (flag, given) in [
+        ("--plot", args.plot.is_some()),
+        ("--draw", args.draw.is_some()),
+    ] {
+        if given {
+            emit(err, &format!("{flag}: 3D pictures are not built yet\n"));
+            return EXIT_BAD_INPUT;
+        }
+    }
+    let samples = scene.duration / scene.output_every;
+    if args.csv.is_some() && samples > MAX_SAMPLES {
+        emit(
+            err,
+            &format!(
+                "scene.output_every: {:e} s gives {samples:.0e} samples over {} s; \
+                 the most with --csv is {MAX_SAMPLES:e}\n",
+                scene.output_every, scene.duration
+            ),
+        );
+        return EXIT_BAD_INPUT;
+    }
+    let mut settings = space_step_settings_of(scene);
+    // What the stepper cannot run is refused up front, as a malformed
+    // scene is.
+    if let Err(e) = SpaceStepper::new(model, settings.clone()) {
+        emit(err, &one_line("", &e.to_string()));
+        return EXIT_BAD_INPUT;
+    }
+    let mut csv = match &args.csv {
+        None => {
+            // Without samples wanted, sample only the ends.
+            settings.output_every = scene.duration;
+            None
+        }
+        Some(path) => match File::create(path).and_then(|f| Csv::new(model, BufWriter::new(f))) {
+            Ok(csv) => Some(csv),
+            Err(e) => return cannot_write(err, "csv", path, e),
+        },
+    };
+    let outcome = match &mut csv {
+        Some(csv) => simulate_space(model, scene.duration, &settings, csv),
+        None => simulate_space(model, scene.duration, &settings, &mut Quiet),
+    };
+    if let (Some(path), Some(csv)) = (&args.csv, csv) {
+        if let Err(e) = csv.finish() {
+            return cannot_write(err, "csv", path, e);
+        }
+    }
+    if args.json {
+        let mut line = summary(model, &outcome).to_string();
+        line.push('\n');
+        emit(out, &line);
+    } else {
+        emit(out, &text(model, &outcome));
+    }
+    match outcome.status {
+        Status::Finished => EXIT_OK,
+        Status::Painleve | Status::Failed => EXIT_UNSOLVED,
+    }
+}
+
+/// An observer that wants nothing.
+struct Quiet;
+impl Observer for Quiet {}
+
+/// The moving bodies' indices, in file order.
+fn moving(model: &SpatialModel) -> impl Iterator<Item = usize> + '_ {
+    (0..model.bodies().len()).filter(|&b| model.mover_of(b).is_some())
+}
+
+/// Every moving body's state at `(q, v)`: `position`, `orientation`,
+/// `velocity`, `angular_velocity`, by name.
+fn bodies(model: &SpatialModel, q: &[f64], v: &[f64]) -> Value {
+    let mut map = Map::new();
+    for b in moving(model) {
+        let s = model.body_state(b, q, v);
+        map.insert(
+            model.bodies()[b].name.clone(),
+            json!({
+                "position": s.position,
+                "orientation": s.orientation,
+                "velocity": s.velocity,
+                "angular_velocity": s.angular_velocity,
+            }),
+        );
+    }
+    Value::Object(map)
+}
+
+/// The JSON of `zwang simulate --json` for a spatial scene: the planar
+/// summary's keys (`events` empty: the time stepper locates none;
+/// `max_constraint_drift` 0: no joints), the body states in space.
+pub(crate) fn summary(model: &SpatialModel, outcome: &Outcome) -> Value {
+    let mut out = Map::new();
+    out.insert("status".into(), json!(outcome.status.as_str()));
+    if let Some(reason) = &outcome.reason {
+        out.insert("reason".into(), json!(reason));
+    }
+    out.insert("time".into(), json!(outcome.time));
+    out.insert("steps".into(), json!(outcome.steps));
+    out.insert("events".into(), json!([]));
+    out.insert("final".into(), bodies(model, &outcome.q, &outcome.v));
+    out.insert(
+        "energy".into(),
+        json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
+    );
+    out.insert(
+        "max_constraint_drift".into(),
+        json!(outcome.max_constraint_drift),
+    );
+    out.insert("max_penetration".into(), json!(outcome.max_penetration));
+    let s = &outcome.stats;
+    let mut stats = json!({
+        "evaluations": s.evaluations,
+        "solves": s.solves,
+        "rejected": s.rejected,
+        "projections": s.projections,
+    });
+    if let Some(st) = &s.stages {
+        stats["stages"] = json!({
+            "collide": st.collide.as_secs_f64(),
+            "assemble": st.assemble.as_secs_f64(),
+            "solve": st.solve.as_secs_f64(),
+            "integrate": st.integrate.as_secs_f64(),
+            "correct": st.correct.as_secs_f64(),
+        });
+    }
+    out.insert("stats".into(), stats);
+    Value::Object(out)
+}
+
+/// A short readable report of a run in space.
+fn text(model: &SpatialModel, outcome: &Outcome) -> String {
+    let status = match outcome.status {
+        Status::Finished => "finished".to_string(),
+        Status::Painleve => "stopped: Painleve".to_string(),
+        Status::Failed => format!("failed: {}", outcome.reason.as_deref().unwrap_or("?")),
+    };
+    let mut s = format!(
+        "{status} at t = {} s after {} steps\n",
+        outcome.time, outcome.steps
+    );
+    for b in moving(model) {
+        let st = model.body_state(b, &outcome.q, &outcome.v);
+        s.push_str(&format!(
+            "  {}: position {:?}, orientation {:?}, velocity {:?}, angular velocity {:?}\n",
+            model.bodies()[b].name,
+            st.position,
+            st.orientation,
+            st.velocity,
+            st.angular_velocity
+        ));
+    }
+    s.push_str(&format!(
+        "  energy {} -> {} J, deepest overlap of two shapes {:e} m\n",
+        outcome.energy_initial, outcome.energy_final, outcome.max_penetration
+    ));
+    s
+}
+
+/// The CSV header of a spatial scene: `t`, then per moving body `NAME.x`,
+/// `NAME.y`, `NAME.z`, `NAME.qw`, `NAME.qx`, `NAME.qy`, `NAME.qz`,
+/// `NAME.vx`, `NAME.vy`, `NAME.vz`, `NAME.wx`, `NAME.wy`, `NAME.wz`.
+pub(crate) fn csv_header(model: &SpatialModel) -> Vec<String> {
+    const COLUMNS: [&str; 13] = [
+        "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
+    ];
+    let mut h = vec!["t".to_string()];
+    for b in moving(model) {
+        let name = &model.bodies()[b].name;
+        h.extend(COLUMNS.iter().map(|c| format!("{name}.{c}")));
+    }
+    h
+}
+
+/// An observer that writes each sample as a CSV row as it comes (numbers
+/// in Rust's shortest round-trip form); the first write error is kept and
+/// returned by [`Csv::finish`].
+struct Csv<'m, W: Write> {
+    model: &'m SpatialModel,
+    out: W,
+    line: String,
+    error: Option<io::Error>,
+}
+
+impl<'m, W: Write> Csv<'m, W> {
+    fn new(model: &'m SpatialModel, mut out: W) -> io::Result<Self> {
+        writeln!(out, "{}", csv_header(model).join(","))?;
+        Ok(Csv {
+            model,
+            out,
+            line: String::new(),
+            error: None,
+        })
+    }
+
+    fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Observer for Csv<'_, W> {
+    fn wants_samples(&self) -> bool {
+        true
+    }
+
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], _: &[ContactSample]) {
+        if self.error.is_some() {
+            return;
+        }
+        let line = &mut self.line;
+        line.clear();
+        line.push_str(&t.to_string());
+        for b in moving(self.model) {
+            let s = self.model.body_state(b, q, v);
+            let values = s
+                .position
+                .iter()
+                .chain(&s.orientation)
+                .chain(&s.velocity)
+                .chain(&s.angular_velocity);
+            for x in values {
+                line.push(',');
+                line.push_str(&x.to_string());
+            }
+        }
+        line.push('\n');
+        if let Err(e) = self.out.write_all(line.as_bytes()) {
+            self.error = Some(e);
+        }
+    }
+}
