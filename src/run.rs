@@ -105,3 +105,42 @@ pub fn run_scene(
     };
     Ok((model, outcome))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zwang_motion::NoObserver;
+
+    /// A unit cube dropped from 1 cm lands on the floor and rests there:
+    /// the spatial path runs through `simulate_space` with the scene's
+    /// settings.
+    #[test]
+    fn a_spatial_scene_runs() {
+        let scene = zwang_scene::parse_spatial_scene(
+            r#"
+            [scene]
+            dimension = 3
+            duration = 0.5
+            [[body]]
+            name = "floor"
+            kind = "fixed"
+            shape = { kind = "halfspace", normal = [0, 0, 1] }
+            [[body]]
+            name = "cube"
+            kind = "rigid"
+            mass = 1
+            position = [0, 0, 0.51]
+            shape = { kind = "box", half_extents = [0.5, 0.5, 0.5] }
+            [solver]
+            time_step = 0.005
+            "#,
+        )
+        .unwrap();
+        assert_eq!(space_step_settings_of(&scene).time_step, 0.005);
+        let (model, outcome) = run_space_scene(&scene, &mut NoObserver).unwrap();
+        assert_eq!(outcome.time, 0.5);
+        assert_eq!(outcome.steps, 100);
+        let state = model.body_state(1, &outcome.q, &outcome.v);
+        assert!((state.position[2] - 0.5).abs() < 1e-5, "{state:?}");
+    }
+}
