@@ -677,7 +677,8 @@ fn off_centre_shapes_with_given_inertia() {
 }
 
 /// The whole scenes of the user's documentation are valid (its fragments
-/// are left out); the one of shapes has the inertia its comment states.
+/// are left out), planar and spatial; the one of shapes has the inertia
+/// its comment states.
 #[test]
 fn documented_examples_parse() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scene-format.md");
@@ -690,7 +691,8 @@ fn documented_examples_parse() {
         .collect();
     assert!(examples.len() >= 2, "{} examples", examples.len());
     for example in &examples {
-        if let Err(e) = parse_scene(example) {
+        // The spatial section's example too.
+        if let Err(e) = zwang_scene::parse_any_scene(example) {
             panic!("{e}\n{example}");
         }
     }
