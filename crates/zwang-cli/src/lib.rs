@@ -28,9 +28,10 @@
 //! - `compare` runs every form on the instant (or on every instant of a
 //!   folder, as a Markdown or CSV table) and reports their differences;
 //! - `simulate` runs a scene file (`docs/scene-format.md`) over time with
-//!   `zwang-motion`: events, final state, energy, drift; a malformed scene
-//!   is one line on stderr naming the key (`body[1].mass: must be > 0`),
-//!   exit 2;
+//!   `zwang-motion`: events, final state, energy, drift; a spatial scene
+//!   (`dimension = 3`) by the time stepper in space, its bodies'
+//!   positions, orientations and velocities; a malformed scene is one
+//!   line on stderr naming the key (`body[1].mass: must be > 0`), exit 2;
 //! - `contact` solves a frictional contact problem from a Siconos text
 //!   file (local or global form, `docs/contact-problems.md`) and reports
 //!   Siconos' error measure of the answer; it reads no instant file.

@@ -32,6 +32,11 @@ const MAX_SAMPLES: f64 = 1e7;
 /// energy and constraint drift. Exit 0 finished, 1 painleve or failed,
 /// 2 malformed scene (or more than 1e7 samples to write or draw).
 ///
+/// A spatial scene (`dimension = 3`) runs with the time stepper in space:
+/// each moving body's position, orientation [w, x, y, z], velocity and
+/// angular velocity (world), in the JSON and the CSV; no --plot or --draw
+/// yet.
+///
 /// `--system NAME --duration T` (instead of a scene): a system in
 /// generalized coordinates from the catalog of `zwang-generalized` (see
 /// `zwang compare --system`), from its initial state, with the default
