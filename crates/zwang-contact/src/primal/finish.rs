@@ -45,6 +45,10 @@ const SIGMA: f64 = 1e-6;
 /// floor (relative, as `SIGMA`).
 const SIGMA_CUT: f64 = 0.01;
 const SIGMA_FLOOR: f64 = 1e-14;
+/// A proximal problem is progress when it brings the error below this
+/// fraction of the best so far; `IDLE` in a row without it end an attempt.
+const PROGRESS: f64 = 0.5;
+const IDLE: usize = 4;
 /// Armijo's fraction of the predicted decrease.
 const ARMIJO: f64 = 1e-4;
 /// The shortest step tried.
@@ -255,8 +259,9 @@ impl Finish {
         }
         let exact = friction == Friction::Exact;
         let mut error = self.measure(given, friction, v, r, u);
+        let (mut best, mut idle) = (error, 0);
         for _ in 0..MAX_OUTER {
-            if error <= tolerance || given.problem.mu.is_empty() {
+            if error <= tolerance || given.problem.mu.is_empty() || idle == IDLE {
                 break;
             }
             self.centre.copy_from_slice(r);
@@ -275,6 +280,14 @@ impl Finish {
                 None => break,
             }
             error = self.measure(given, friction, v, r, u);
+            // Progress is a new best by a factor; a few proximal problems
+            // without it end the attempt (a degenerate contact the Newton
+            // steps circle).
+            if error <= PROGRESS * best {
+                (best, idle) = (error, 0);
+            } else {
+                idle += 1;
+            }
         }
         error
     }
