@@ -145,6 +145,11 @@ impl<'m> SpaceStepper<'m> {
         (self.t, &self.q, &self.v)
     }
 
+    /// The time spent in each stage so far.
+    pub fn stages(&self) -> StageTimes {
+        self.stages
+    }
+
     /// The deepest overlap of two shapes at the end of any step so far.
     pub fn max_penetration(&self) -> f64 {
         self.max_penetration
