@@ -59,11 +59,13 @@
 //! already states its dimension so that a spatial form can be added later.
 
 mod error;
+mod keys;
 mod parse;
 mod types;
 
 pub use error::SceneError;
-pub use parse::parse_scene;
+pub use keys::{set_key, with_key};
+pub use parse::{parse_scene, parse_scene_table};
 pub use types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
     Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
