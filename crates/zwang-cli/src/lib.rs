@@ -9,6 +9,7 @@
 //! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
 //! zwang simulate --system NAME --duration T [--json] [--csv FILE] [--plot FILE.png]
 //! zwang contact FILE [--json] [--tolerance 1e-8] [--friction exact|convex] [--out SOLUTION.json] [--form local|global]
+//! zwang sweep SPEC [--shard I/N] [--threads N]
 //! ```
 //!
 //! Every command but `contact` reads the instant file specified in
@@ -33,7 +34,10 @@
 //!   exit 2;
 //! - `contact` solves a frictional contact problem from a Siconos text
 //!   file (local or global form, `docs/contact-problems.md`) and reports
-//!   Siconos' error measure of the answer; it reads no instant file.
+//!   Siconos' error measure of the answer; it reads no instant file;
+//! - `sweep` runs a scene or an instant over a grid of parameters
+//!   (`docs/sweeps.md`), one JSON line per run, a shard of them with
+//!   `--shard I/N`.
 //!
 //! Each prints text by default and the spec's JSON with `--json`; the
 //! subcommands' `--help` say exactly which keys. `zwang` without a
@@ -60,6 +64,7 @@ mod contact;
 mod simulate;
 mod solve;
 mod suite;
+mod sweep;
 
 /// What the subcommands' in-process tests share: the stored instants of
 /// higher order and a run that returns the exit code, stdout and stderr.
@@ -119,11 +124,12 @@ enum Command {
     Compare(compare::CompareArgs),
     Simulate(simulate::SimulateArgs),
     Contact(contact::ContactArgs),
+    Sweep(sweep::SweepArgs),
 }
 
 /// Printed after the demonstration, which is what `zwang` alone runs.
 const HINT: &str =
-    "\nRun `zwang --help` for the commands (solve, check, compare, simulate, contact).\n";
+    "\nRun `zwang --help` for the commands (solve, check, compare, simulate, contact, sweep).\n";
 
 /// Runs the command line on `args` (the first item is the program name),
 /// printing to stdout and stderr; returns the exit code.
@@ -163,6 +169,7 @@ where
         Some(Command::Compare(args)) => compare::run(&args, out, err),
         Some(Command::Simulate(args)) => simulate::run(&args, out, err),
         Some(Command::Contact(args)) => contact::run(&args, out, err),
+        Some(Command::Sweep(args)) => sweep::run(&args, out, err),
         None => {
             emit(out, &zwang_coulomb::rod::demonstration());
             emit(out, HINT);
