@@ -109,3 +109,20 @@ def test_to_pandas():
     assert list(frame.columns) == list(run.trajectory)
     assert len(frame) == len(run.trajectory["t"]) > 100
     assert isinstance(frame, pd.DataFrame)
+
+
+def test_runs_and_sweeps_release_the_gil():
+    import threading
+
+    scene = zwang.Scene.from_file(REPO / "examples" / "scenes" / "contact" / "pyramid.toml")
+    for work in (lambda: zwang.simulate(scene, trajectory=False),
+                 lambda: zwang.sweep(scene, {"scene.duration": [1.0, 2.0]}, threads=1)):
+        thread = threading.Thread(target=work)
+        count = 0
+        thread.start()
+        while thread.is_alive():
+            count += 1
+        thread.join()
+        # With the GIL held for the whole run this loop would not turn at all
+        # while the run lasts (tens of milliseconds).
+        assert count > 1000, count
