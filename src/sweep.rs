@@ -190,6 +190,15 @@ impl Subject {
         }
     }
 
+    /// The outputs when none are named: `status` and `time` for a scene,
+    /// `status` for an instant.
+    pub fn default_outputs(&self) -> Vec<String> {
+        match self {
+            Subject::Scene(_) => vec!["status".into(), "time".into()],
+            Subject::Instant(_) => vec!["status".into()],
+        }
+    }
+
     /// Refuses an output whose first key the run's object never has.
     pub fn check_outputs(&self, outputs: &[String]) -> Result<(), String> {
         let known = match self {
@@ -444,7 +453,7 @@ impl Spec {
             Some(_) => return Err("spec.grid: must be a table of lists".into()),
         }
         let outputs = match root.get("outputs") {
-            None => vec!["status".to_string()],
+            None => subject.default_outputs(),
             Some(toml::Value::Array(list)) => list
                 .iter()
                 .map(|v| {

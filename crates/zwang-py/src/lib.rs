@@ -371,6 +371,32 @@ fn solve(py: Python<'_>, instant: &Bound<'_, PyInstant>, backend: &str) -> PyRes
     Ok(PySolution { answer })
 }
 
+/// Seconds per call of the Rust solve (`zwang::answer::solve`) on the
+/// instant, over `reps` calls in a loop with the GIL released: the
+/// reference the Python call's overhead is measured against
+/// (`benches/measure.py`).
+#[pyfunction]
+#[pyo3(signature = (instant, reps, backend = "auto"))]
+fn _time_solve(
+    py: Python<'_>,
+    instant: &Bound<'_, PyInstant>,
+    reps: usize,
+    backend: &str,
+) -> PyResult<f64> {
+    let instant = instant.get();
+    py.detach(|| {
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(answer::solve(
+                std::hint::black_box(&instant.instant),
+                backend,
+            )?);
+        }
+        Ok::<f64, String>(start.elapsed().as_secs_f64() / reps.max(1) as f64)
+    })
+    .map_err(value_error)
+}
+
 /// The object of `zwang check FILE --json`, as a dict.
 #[pyfunction]
 fn check<'py>(py: Python<'py>, instant: &Bound<'py, PyInstant>) -> PyResult<Bound<'py, PyAny>> {
@@ -600,6 +626,7 @@ fn _zwang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(run_points, m)?)?;
     m.add_function(wrap_pyfunction!(check_points, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_solve, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
