@@ -24,9 +24,14 @@
 //!   scenes (shapes that collide, exact Coulomb friction), reports; with
 //!   the cargo feature `pictures` (off by default), its plots and drawings
 //!   of runs (`motion::plot`, `motion::draw`);
+//! - [`answer`]: the answer to one instant as `zwang solve --json` gives
+//!   it (the QP, the variational answer with friction, or
+//!   `not_applicable`);
 //! - [`run`]: a scene file run with the settings it asks for, where
 //!   [`scene`] and [`motion`] meet (motion does not depend on the scene
 //!   format);
+//! - [`sweep`]: a scene or an instant run over a grid of parameters by
+//!   key path, a row per run (`zwang sweep`, the Python package);
 //! - [`higher_order`]: constraints of third order, where the principle is
 //!   stationary, not a minimum: the multipliers join the state and the
 //!   motion is integrated;
@@ -53,7 +58,9 @@ pub use zwang_ode as ode;
 pub use zwang_qp as qp;
 pub use zwang_scene as scene;
 
+pub mod answer;
 pub mod run;
+pub mod sweep;
 
 pub use zwang_instant::{Instant, InstantError};
 pub use zwang_qp::{Backend, Solution, Status};

@@ -106,6 +106,65 @@ pub fn run_scene(
     Ok((model, outcome))
 }
 
+/// A scene ready to run: its model built, and what its stepping needs
+/// checked up front (the time stepper's joints and masses, the
+/// event-driven parts), so that a scene it cannot run is refused like a
+/// malformed one. `zwang simulate`, the Python package and the sweeps
+/// run scenes with it.
+pub struct Runnable {
+    /// The scene.
+    pub scene: Scene,
+    /// Its model.
+    pub model: PlanarModel,
+    /// The independent parts, for event-driven stepping.
+    islands: Vec<zwang_model::Island<PlanarModel>>,
+}
+
+impl Runnable {
+    /// Builds the scene's model and checks that its stepping can run it;
+    /// the error is the one line `zwang simulate` prints (exit code 2).
+    pub fn new(scene: Scene) -> Result<Runnable, String> {
+        let model = scene.model().map_err(|e| e.to_string())?;
+        let islands = match scene.solver.stepping {
+            Stepping::TimeStep => {
+                zwang_motion::TimeStepper::new(&model, step_settings_of(&scene))
+                    .map_err(|e| e.to_string())?;
+                Vec::new()
+            }
+            Stepping::Event => model.islands().map_err(|e| e.to_string())?,
+        };
+        Ok(Runnable {
+            scene,
+            model,
+            islands,
+        })
+    }
+
+    /// Runs the scene to its duration. With `sampled` false the steppers
+    /// sample only the two ends (a stepper walks through every sample
+    /// time even when nobody wants it): `zwang simulate --json` without
+    /// `--csv`, `--plot` or `--draw`.
+    pub fn run(&self, observer: &mut dyn Observer, sampled: bool) -> Outcome {
+        let duration = self.scene.duration;
+        match self.scene.solver.stepping {
+            Stepping::TimeStep => {
+                let mut settings = step_settings_of(&self.scene);
+                if !sampled {
+                    settings.output_every = duration;
+                }
+                simulate_steps(&self.model, duration, &settings, observer)
+            }
+            Stepping::Event => {
+                let mut settings = settings_of(&self.scene);
+                if !sampled {
+                    settings.output_every = duration;
+                }
+                simulate_islands(&self.model, &self.islands, duration, &settings, observer)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

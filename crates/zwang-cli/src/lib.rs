@@ -9,6 +9,7 @@
 //! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
 //! zwang simulate --system NAME --duration T [--json] [--csv FILE] [--plot FILE.png]
 //! zwang contact FILE [--json] [--tolerance 1e-8] [--friction exact|convex] [--out SOLUTION.json] [--form local|global]
+//! zwang sweep SPEC [--shard I/N] [--threads N]
 //! ```
 //!
 //! Every command but `contact` reads the instant file specified in
@@ -34,7 +35,10 @@
 //!   line on stderr naming the key (`body[1].mass: must be > 0`), exit 2;
 //! - `contact` solves a frictional contact problem from a Siconos text
 //!   file (local or global form, `docs/contact-problems.md`) and reports
-//!   Siconos' error measure of the answer; it reads no instant file.
+//!   Siconos' error measure of the answer; it reads no instant file;
+//! - `sweep` runs a scene or an instant over a grid of parameters
+//!   (`docs/sweeps.md`), one JSON line per run, a shard of them with
+//!   `--shard I/N`.
 //!
 //! Each prints text by default and the spec's JSON with `--json`; the
 //! subcommands' `--help` say exactly which keys. `zwang` without a
@@ -61,6 +65,7 @@ mod contact;
 mod simulate;
 mod solve;
 mod suite;
+mod sweep;
 
 /// What the subcommands' in-process tests share: the stored instants of
 /// higher order and a run that returns the exit code, stdout and stderr.
@@ -120,11 +125,12 @@ enum Command {
     Compare(compare::CompareArgs),
     Simulate(simulate::SimulateArgs),
     Contact(contact::ContactArgs),
+    Sweep(sweep::SweepArgs),
 }
 
 /// Printed after the demonstration, which is what `zwang` alone runs.
 const HINT: &str =
-    "\nRun `zwang --help` for the commands (solve, check, compare, simulate, contact).\n";
+    "\nRun `zwang --help` for the commands (solve, check, compare, simulate, contact, sweep).\n";
 
 /// Runs the command line on `args` (the first item is the program name),
 /// printing to stdout and stderr; returns the exit code.
@@ -164,6 +170,7 @@ where
         Some(Command::Compare(args)) => compare::run(&args, out, err),
         Some(Command::Simulate(args)) => simulate::run(&args, out, err),
         Some(Command::Contact(args)) => contact::run(&args, out, err),
+        Some(Command::Sweep(args)) => sweep::run(&args, out, err),
         None => {
             emit(out, &zwang_coulomb::rod::demonstration());
             emit(out, HINT);
@@ -232,12 +239,13 @@ fn load_scene(
     }
 }
 
-/// A scene file read and its model built, of either dimension.
-// One per run: the planar variant's size does not matter.
+/// A scene file read, of either dimension, and a spatial one's model
+/// built (a planar one's is built and checked by [`zwang::run::Runnable`]).
+// One per run: the variants' sizes do not matter.
 #[allow(clippy::large_enum_variant)]
 enum Loaded {
     /// `dimension = 2`.
-    Planar(zwang_scene::Scene, zwang_model::planar::PlanarModel),
+    Planar(zwang_scene::Scene),
     /// `dimension = 3`.
     Spatial(
         zwang_scene::SpatialScene,
@@ -251,10 +259,7 @@ fn load_any_scene(path: &Path, err: &mut dyn Write) -> Option<Loaded> {
         .map_err(|e| format!("scene: {e}"))
         .and_then(|text| zwang_scene::parse_any_scene(&text).map_err(|e| e.to_string()))
         .and_then(|scene| match scene {
-            zwang_scene::AnyScene::Planar(scene) => {
-                let model = scene.model().map_err(|e| e.to_string())?;
-                Ok(Loaded::Planar(scene, model))
-            }
+            zwang_scene::AnyScene::Planar(scene) => Ok(Loaded::Planar(scene)),
             zwang_scene::AnyScene::Spatial(scene) => {
                 let model = scene.model().map_err(|e| e.to_string())?;
                 Ok(Loaded::Spatial(scene, model))

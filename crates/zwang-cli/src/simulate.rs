@@ -11,16 +11,14 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use zwang::run::{settings_of, step_settings_of};
+use zwang::run::Runnable;
 use zwang_model::planar::PlanarModel;
 use zwang_motion::draw::{Film, Format, MAX_STILLS};
 use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
-    simulate_islands, simulate_steps, ContactSample, Event, Mechanism, Observer, Outcome, Settings,
-    Status, TimeStepper,
+    simulate_islands, ContactSample, Event, Mechanism, Observer, Outcome, Settings, Status,
 };
-use zwang_scene::Stepping;
 
 /// The most samples a run writes (`--csv`) or draws (`--plot`, `--draw`): beyond,
 /// the CSV alone would take a gigabyte or more, and the run is refused
@@ -123,10 +121,10 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let (scene, model) = match crate::load_any_scene(path, err) {
+    let scene = match crate::load_any_scene(path, err) {
         None => return EXIT_BAD_INPUT,
         Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
-        Some(Loaded::Planar(scene, model)) => (scene, model),
+        Some(Loaded::Planar(scene)) => scene,
     };
     if let Err(e) = check_draw_at(format, &args.draw_at, scene.duration) {
         emit(err, &one_line("", &e));
@@ -146,50 +144,22 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         return EXIT_BAD_INPUT;
     }
     let title = scene.name.clone().unwrap_or_else(|| "scene".into());
-    let duration = scene.duration;
-    // Without samples wanted, sample only the ends: a stepper walks
-    // through every sample time even when it has nobody to give it to.
-    let run: Runner<'_> = match scene.solver.stepping {
-        Stepping::TimeStep => {
-            let settings = step_settings_of(&scene);
-            // What the time stepper cannot run (joints it cannot hold, a
-            // mass that is not diagonal) is refused up front, as a
-            // malformed scene is.
-            if let Err(e) = TimeStepper::new(&model, settings.clone()) {
-                emit(err, &one_line("", &e.to_string()));
-                return EXIT_BAD_INPUT;
-            }
-            let model = &model;
-            Box::new(move |observer, sampled| {
-                let mut settings = settings.clone();
-                if !sampled {
-                    settings.output_every = duration;
-                }
-                simulate_steps(model, duration, &settings, observer)
-            })
-        }
-        Stepping::Event => {
-            let islands = match model.islands() {
-                Ok(islands) => islands,
-                Err(e) => {
-                    emit(err, &one_line("", &e.to_string()));
-                    return EXIT_BAD_INPUT;
-                }
-            };
-            let settings = settings_of(&scene);
-            let model = &model;
-            Box::new(move |observer, sampled| {
-                let mut settings = settings;
-                if !sampled {
-                    settings.output_every = duration;
-                }
-                simulate_islands(model, &islands, duration, &settings, observer)
-            })
+    // What the steppers cannot run (joints the time stepper cannot hold,
+    // a mass that is not diagonal) is refused up front, as a malformed
+    // scene is.
+    let runnable = match Runnable::new(scene) {
+        Ok(runnable) => runnable,
+        Err(e) => {
+            emit(err, &one_line("", &e));
+            return EXIT_BAD_INPUT;
         }
     };
+    let model = &runnable.model;
+    // Without samples wanted, sample only the ends.
+    let run: Runner<'_> = Box::new(|observer, sampled| runnable.run(observer, sampled));
     let job = Job {
-        model: &model,
-        planar: format.map(|format| (&model, format)),
+        model,
+        planar: format.map(|format| (model, format)),
         title: &title,
         run,
     };

@@ -3,19 +3,16 @@
 
 use crate::{emit, load, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::builder::PossibleValuesParser;
-use serde::ser::{Serialize, Serializer};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
-use zwang_coulomb::{variational, Answers, StickingCheck, Variational};
-use zwang_harness::json::{pretty, SolutionJson, StickingJson};
+use zwang::answer::{self, Answer, BackendsJson, ComparisonJson, SolveJson, DEFAULT_BACKEND};
+use zwang_coulomb::{StickingCheck, Variational};
+use zwang_harness::json::pretty;
 use zwang_harness::table::{self, Run, NOT_APPLICABLE};
-use zwang_harness::{checked, MaxDifference};
+use zwang_harness::MaxDifference;
 use zwang_instant::Instant;
 use zwang_qp::{backend_by_name, Solution, BACKEND_NAMES};
-
-/// The backend used when `--backend` is not given.
-const DEFAULT_BACKEND: &str = "auto";
 /// The `--backend` value that runs every backend.
 const ALL: &str = "all";
 
@@ -103,81 +100,101 @@ pub(crate) struct SolveArgs {
 /// Runs `zwang solve`; returns the exit code.
 pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let requested = args.backend.as_deref().unwrap_or(DEFAULT_BACKEND);
-    let names: Vec<&str> = if requested == ALL {
-        BACKEND_NAMES.to_vec()
-    } else {
-        vec![requested]
-    };
-    let mut backends = Vec::with_capacity(names.len());
-    for name in names {
-        // Clap has checked the name already; this keeps a bad one an error.
-        let Some(backend) = backend_by_name(name) else {
-            let what = format!("`--backend`: unknown backend `{name}`");
-            emit(err, &one_line("error: ", &what));
-            return EXIT_BAD_INPUT;
-        };
-        backends.push((name, backend));
+    // Clap has checked the name already; this keeps a bad one an error.
+    if requested != ALL && backend_by_name(requested).is_none() {
+        let what = format!("`--backend`: unknown backend `{requested}`");
+        emit(err, &one_line("error: ", &what));
+        return EXIT_BAD_INPUT;
     }
     let Some(instant) = load(&args.file, args.allow_unknown, err) else {
         return EXIT_BAD_INPUT;
     };
-    if instant.highest_order() > 2 {
-        return not_applicable(args, &instant, out);
+    let plain = instant.highest_order() <= 2
+        && instant.sliding().is_empty()
+        && instant.sticking().is_empty();
+    if requested == ALL && plain {
+        return every_backend(args, &instant, out);
     }
-    if !instant.sliding().is_empty() || !instant.sticking().is_empty() {
-        if requested != DEFAULT_BACKEND {
-            let what = format!(
-                "`--backend {requested}`: an instant with `friction` or `sticking` entries is \
-                 solved as a Coulomb contact problem, which uses no QP backend; `zwang compare \
-                 FILE` runs the QP forms"
-            );
+    let answer = match answer::solve(&instant, requested) {
+        Ok(answer) => answer,
+        Err(what) => {
             emit(err, &one_line("error: ", &what));
             return EXIT_BAD_INPUT;
         }
-        return solve_with_friction(args, &instant, out, err);
+    };
+    if let Some(warning) = answer.warning() {
+        emit(err, &one_line("warning: ", warning));
     }
-    // A backend that does not apply (`direct` with inequality rows) is
-    // reported as such rather than run for a meaningless status.
-    let runs: Vec<Run> = backends
+    let text = if args.json {
+        pretty(&answer.json())
+    } else {
+        let title = table::title(instant.name(), &args.file);
+        match &answer {
+            Answer::Qp { backend, solution } => {
+                let run = Run {
+                    name: backend,
+                    solution: solution.clone(),
+                };
+                table::render(&title, std::slice::from_ref(&run), Vec::new())
+            }
+            Answer::Variational { checked, var } => {
+                let run = Run {
+                    name: "variational",
+                    solution: Some(var.solution.clone()),
+                };
+                table::render(&title, std::slice::from_ref(&run), Vec::new())
+                    + &friction_text(&instant, var, &checked.report)
+                    + &sticking_text(&checked.sticking)
+            }
+            Answer::NotApplicable { checked, .. } => format!(
+                "{title}\n\nstatus: {NOT_APPLICABLE} (verdict {})\n  {}\n",
+                checked.report.verdict, checked.report.reason
+            ),
+        }
+    };
+    emit(out, &text);
+    if answer.is_solved() {
+        EXIT_OK
+    } else {
+        EXIT_UNSOLVED
+    }
+}
+
+/// `--backend all` on an instant without friction: every backend, and
+/// their largest differences.
+fn every_backend(args: &SolveArgs, instant: &Instant, out: &mut dyn Write) -> i32 {
+    let runs: Vec<Run> = BACKEND_NAMES
         .into_iter()
-        .map(|(name, mut backend)| Run {
-            name,
-            solution: backend.applies(&instant).then(|| backend.solve(&instant)),
-        })
+        .map(|name| answer::qp_run(instant, name))
         .collect();
-    // The answer that decides the exit code: the one asked for, or `auto`
-    // among all of them.
+    // The answer that decides the exit code: `auto`.
     let primary = runs
         .iter()
         .find(|r| r.name == DEFAULT_BACKEND)
         .unwrap_or(&runs[0]);
-    let difference = (runs.len() > 1)
-        .then(|| MaxDifference::of(&instant, runs.iter().filter_map(|r| r.solution.as_ref())));
+    let difference = MaxDifference::of(instant, runs.iter().filter_map(|r| r.solution.as_ref()));
     let text = if args.json {
         pretty(&SolveJson {
             answer: primary.into(),
             form: "qp",
             friction: None,
             sticking: Vec::new(),
-            all: difference.map(|max_difference| ComparisonJson {
+            all: Some(ComparisonJson {
                 backends: BackendsJson(&runs),
-                max_difference,
+                max_difference: difference,
             }),
         })
     } else {
-        let mut t = table::render(&table::title(instant.name(), &args.file), &runs, Vec::new());
-        if let Some(d) = difference {
-            t += &match (d.acceleration, d.multipliers) {
-                (Some(a), Some(l)) => format!(
-                    "\nlargest difference between the backends that solved: \
-                     acceleration {}, multipliers {}\n",
-                    table::residual(a),
-                    table::residual(l)
-                ),
-                _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
-            };
+        let t = table::render(&table::title(instant.name(), &args.file), &runs, Vec::new());
+        t + &match (difference.acceleration, difference.multipliers) {
+            (Some(a), Some(l)) => format!(
+                "\nlargest difference between the backends that solved: \
+                 acceleration {}, multipliers {}\n",
+                table::residual(a),
+                table::residual(l)
+            ),
+            _ => "\nlargest difference: none, fewer than two backends solved\n".to_owned(),
         }
-        t
     };
     emit(out, &text);
     if primary.solution.as_ref().is_some_and(Solution::is_solved) {
@@ -185,93 +202,6 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     } else {
         EXIT_UNSOLVED
     }
-}
-
-/// An instant with sliding contacts: the variational answer, with the
-/// checker's verdict beside it.
-fn solve_with_friction(
-    args: &SolveArgs,
-    instant: &Instant,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let checked = checked(instant);
-    let var = variational(instant);
-    let solution = &var.solution;
-    if var.answers == Answers::Several && solution.is_solved() {
-        emit(
-            err,
-            "warning: painleve_indeterminate: the rigid model has several answers; this is the \
-             one that keeps the most contacts closed\n",
-        );
-    }
-    let sticking = &checked.sticking;
-    let run = Run {
-        name: "variational",
-        solution: Some(solution.clone()),
-    };
-    let text = if args.json {
-        pretty(&SolveJson {
-            answer: (&run).into(),
-            form: "variational",
-            friction: Some(FrictionJson {
-                verdict: checked.report.verdict.as_str(),
-                coupling: checked.report.coupling,
-                reason: &checked.report.reason,
-                modes: var.modes.iter().map(|m| m.as_str()).collect(),
-                answers: var.answers.as_str(),
-                normal_forces: &var.normal_forces,
-                tangential_forces: &var.tangential_forces,
-                friction_force: &var.friction_force,
-            }),
-            sticking: sticking.iter().map(StickingJson::from).collect(),
-            all: None,
-        })
-    } else {
-        let title = table::title(instant.name(), &args.file);
-        table::render(&title, std::slice::from_ref(&run), Vec::new())
-            + &friction_text(instant, &var, &checked.report)
-            + &sticking_text(sticking)
-    };
-    emit(out, &text);
-    if solution.is_solved() {
-        EXIT_OK
-    } else {
-        EXIT_UNSOLVED
-    }
-}
-
-/// An instant with constraints of higher order: there is no minimum, so
-/// no backend and no form runs; the answer is `not_applicable` with the
-/// checker's reason (exit code 1: nothing was solved).
-fn not_applicable(args: &SolveArgs, instant: &Instant, out: &mut dyn Write) -> i32 {
-    let report = checked(instant).report;
-    let text = if args.json {
-        pretty(&NotApplicableJson {
-            status: NOT_APPLICABLE,
-            reason: &report.reason,
-            verdict: report.verdict.as_str(),
-            equality_orders: instant.equality_orders(),
-        })
-    } else {
-        format!(
-            "{}\n\nstatus: {NOT_APPLICABLE} (verdict {})\n  {}\n",
-            table::title(instant.name(), &args.file),
-            report.verdict,
-            report.reason
-        )
-    };
-    emit(out, &text);
-    EXIT_UNSOLVED
-}
-
-/// The `zwang solve --json` object of an instant of higher order.
-#[derive(serde::Serialize)]
-struct NotApplicableJson<'a> {
-    status: &'static str,
-    reason: &'a str,
-    verdict: &'static str,
-    equality_orders: &'a [u32],
 }
 
 /// The lines under the table of a friction instant.
@@ -324,75 +254,6 @@ fn sticking_text(sticking: &[StickingCheck]) -> String {
         t
     } else {
         format!("\n{t}")
-    }
-}
-
-/// The `zwang solve --json` object: the answer's keys, the form, and what
-/// friction, sticking contacts and `--backend all` add.
-#[derive(serde::Serialize)]
-struct SolveJson<'a> {
-    #[serde(flatten)]
-    answer: RunJson<'a>,
-    form: &'static str,
-    #[serde(flatten)]
-    friction: Option<FrictionJson<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    sticking: Vec<StickingJson>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    all: Option<ComparisonJson<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct FrictionJson<'a> {
-    verdict: &'static str,
-    coupling: f64,
-    reason: &'a str,
-    /// One per `friction` entry, then one per `sticking` entry, in file
-    /// order: `open`, `slide` or `stick`.
-    modes: Vec<&'static str>,
-    answers: &'static str,
-    normal_forces: &'a [f64],
-    tangential_forces: &'a [f64],
-    friction_force: &'a [f64],
-}
-
-/// A run in JSON: the solution, or why there is none.
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum RunJson<'a> {
-    Solved(SolutionJson<'a>),
-    NotApplicable {
-        status: &'static str,
-        backend: &'a str,
-        reason: String,
-    },
-}
-
-impl<'a> From<&'a Run<'a>> for RunJson<'a> {
-    fn from(run: &'a Run<'a>) -> Self {
-        match &run.solution {
-            Some(s) => RunJson::Solved(s.into()),
-            None => RunJson::NotApplicable {
-                status: NOT_APPLICABLE,
-                backend: run.name,
-                reason: format!("the `{}` backend does not apply to this instant", run.name),
-            },
-        }
-    }
-}
-
-#[derive(serde::Serialize)]
-struct ComparisonJson<'a> {
-    backends: BackendsJson<'a>,
-    max_difference: MaxDifference,
-}
-
-/// The runs as a JSON object keyed by backend name, in the order they ran.
-struct BackendsJson<'a>(&'a [Run<'a>]);
-
-impl Serialize for BackendsJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|r| (r.name, RunJson::from(r))))
     }
 }
 

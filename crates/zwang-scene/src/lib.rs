@@ -64,12 +64,14 @@
 //! planar for now and refused in it with one line naming the key.
 
 mod error;
+mod keys;
 mod parse;
 mod space;
 mod types;
 
 pub use error::SceneError;
-pub use parse::parse_scene;
+pub use keys::{set_key, with_key};
+pub use parse::{parse_scene, parse_scene_table};
 pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
 pub use types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,

@@ -165,7 +165,15 @@ const TIME_STEP_KEYS: &[&str] = &["time_step", "friction"];
 /// ```
 pub fn parse_scene(text: &str) -> Result<Scene> {
     let root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
-    let root = Tab::new(&root, String::new());
+    parse_scene_table(&root)
+}
+
+/// [`parse_scene`] on a TOML table already read (the file's tables as
+/// values; the Python package builds one from a dict, and the key paths
+/// of [`crate::set_key`] edit one): the same checks and errors, without
+/// the syntax.
+pub fn parse_scene_table(root: &Table) -> Result<Scene> {
+    let root = Tab::new(root, String::new());
     root.only(TOP_KEYS)?;
 
     let Header {

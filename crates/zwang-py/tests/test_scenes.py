@@ -1,0 +1,128 @@
+"""Scenes: the runs of the command line (``zwang simulate --json --csv``)
+on the repository's scenes; dicts, key paths and their errors."""
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+import zwang
+from conftest import REPO
+
+SCENES = sorted((REPO / "examples" / "scenes").rglob("*.toml"))
+BALL = REPO / "examples" / "scenes" / "bouncing_ball.toml"
+
+
+def without_stats(summary):
+    """The run's summary less `stats` (wall-clock seconds among them)."""
+    return {k: v for k, v in summary.items() if k != "stats"}
+
+
+@pytest.mark.parametrize("path", SCENES, ids=lambda p: p.name)
+def test_simulate_equals_the_cli(cli, path, tmp_path):
+    out_csv = tmp_path / "run.csv"
+    code, out, err = cli("simulate", path, "--json", "--csv", out_csv)
+    assert code in (0, 1), err
+    run = zwang.simulate(zwang.Scene.from_file(path))
+    expected = json.loads(out)
+    assert json.loads(json.dumps(without_stats(run.summary))) == without_stats(expected)
+    assert (run.status, run.time) == (expected["status"], expected["time"])
+    assert run.events == expected["events"] and run.final == expected["final"]
+    assert run.energy == expected["energy"]
+    with open(out_csv, newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    assert list(run.trajectory) == header
+    for j, name in enumerate(header):
+        column = [r[j] for r in rows]
+        got = run.trajectory[name]
+        if name.endswith(".mode"):
+            assert got.tolist() == column
+        else:
+            assert got.dtype == np.float64
+            want = np.array([float(x) for x in column])
+            assert np.array_equal(got, want, equal_nan=True), name
+
+
+def test_the_summary_without_samples_equals_the_cli_json_alone(cli):
+    _, out, _ = cli("simulate", BALL, "--json")
+    run = zwang.simulate(zwang.Scene.from_file(BALL), trajectory=False)
+    assert without_stats(run.summary) == without_stats(json.loads(out))
+    assert run.trajectory == {}
+
+
+def test_from_dict_and_set(cli, tmp_path):
+    scene = zwang.Scene.from_file(BALL)
+    d = scene.to_dict()
+    assert d["contact"][0]["restitution"] == 0.5
+    again = zwang.Scene.from_dict(d)
+    again.set("contact.floor.restitution", 0.7).set("scene.duration", 1.0)
+    text = BALL.read_text().replace("restitution = 0.5", "restitution = 0.7").replace(
+        "duration = 2.0", "duration = 1.0")
+    path = tmp_path / "ball.toml"
+    path.write_text(text)
+    _, out, _ = cli("simulate", path, "--json")
+    run = zwang.simulate(again, trajectory=False)
+    assert without_stats(run.summary) == without_stats(json.loads(out))
+    # set by index, in arrays, in the solver table
+    again.set("contact[0].friction", 0.2).set("body.ball.position[1]", 2.0)
+    again.set("solver.max_steps", 100000)
+    assert again.to_dict()["body"][0]["position"] == [0.0, 2.0]
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("contact.floor.restitutio", 0.7, "contact.floor.restitutio: unknown key"),
+    ("contact.roof.restitution", 0.7, "contact.roof.restitution: no [[contact]] named `roof`"),
+    ("contact.floor.restitution", 1.5, "contact.floor.restitution"),
+    ("scene.duration", -1.0, "scene.duration"),
+    ("nope.x", 1.0, "nope.x: no table `nope`"),
+    ("solver.frobnicate", 1, "solver.frobnicate: unknown key"),
+])
+def test_a_bad_key_or_value_raises_naming_it(key, value, says):
+    scene = zwang.Scene.from_file(BALL)
+    before = scene.to_dict()
+    with pytest.raises(ValueError) as e:
+        scene.set(key, value)
+    assert str(e.value).startswith(says), str(e.value)
+    assert scene.to_dict() == before
+
+
+def test_malformed_scenes_raise_the_cli_line(cli, tmp_path):
+    for text in ["[scene]\ndimension = 3\nduration = 1\n", "[scene\n", "[scene]\ndimension = 2\n"]:
+        path = tmp_path / "bad.toml"
+        path.write_text(text)
+        code, _, err = cli("simulate", path, "--json")
+        assert code == 2
+        with pytest.raises(ValueError) as e:
+            zwang.Scene.from_file(path)
+        assert err.strip() == str(e.value)
+    with pytest.raises(ValueError, match="body"):
+        zwang.Scene.from_dict({"scene": {"dimension": 2, "duration": 1.0}})
+
+
+def test_to_pandas():
+    pd = pytest.importorskip("pandas")
+    run = zwang.simulate(zwang.Scene.from_file(BALL))
+    frame = run.to_pandas()
+    assert list(frame.columns) == list(run.trajectory)
+    assert len(frame) == len(run.trajectory["t"]) > 100
+    assert isinstance(frame, pd.DataFrame)
+
+
+def test_runs_and_sweeps_release_the_gil():
+    import threading
+
+    scene = zwang.Scene.from_file(REPO / "examples" / "scenes" / "contact" / "pyramid.toml")
+    for work in (lambda: zwang.simulate(scene, trajectory=False),
+                 lambda: zwang.sweep(scene, {"scene.duration": [1.0, 2.0]}, threads=1)):
+        thread = threading.Thread(target=work)
+        count = 0
+        thread.start()
+        while thread.is_alive():
+            count += 1
+        thread.join()
+        # With the GIL held for the whole run this loop would not turn at all
+        # while the run lasts (tens of milliseconds).
+        assert count > 1000, count
