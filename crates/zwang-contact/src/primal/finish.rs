@@ -46,7 +46,8 @@ const SIGMA: f64 = 1e-6;
 const SIGMA_CUT: f64 = 0.01;
 const SIGMA_FLOOR: f64 = 1e-14;
 /// A proximal problem is progress when it brings the error below this
-/// fraction of the best so far; `IDLE` in a row without it end an attempt.
+/// fraction of the best so far; `IDLE` in a row without it end an attempt
+/// at the exact law.
 const PROGRESS: f64 = 0.5;
 const IDLE: usize = 4;
 /// Armijo's fraction of the predicted decrease.
@@ -261,7 +262,7 @@ impl Finish {
         let mut error = self.measure(given, friction, v, r, u);
         let (mut best, mut idle) = (error, 0);
         for _ in 0..MAX_OUTER {
-            if error <= tolerance || given.problem.mu.is_empty() || idle == IDLE {
+            if error <= tolerance || given.problem.mu.is_empty() || (exact && idle == IDLE) {
                 break;
             }
             self.centre.copy_from_slice(r);
@@ -280,9 +281,10 @@ impl Finish {
                 None => break,
             }
             error = self.measure(given, friction, v, r, u);
-            // Progress is a new best by a factor; a few proximal problems
-            // without it end the attempt (a degenerate contact the Newton
-            // steps circle).
+            // Progress is a new best by a factor; under the exact law a
+            // few proximal problems without it end the attempt (a
+            // degenerate contact the Newton steps circle). The convex form
+            // is a convex program: its proximal iterations walk on.
             if error <= PROGRESS * best {
                 (best, idle) = (error, 0);
             } else {
