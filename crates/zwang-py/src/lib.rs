@@ -22,6 +22,11 @@ use zwang::motion::report::{self, CsvWriter};
 use zwang::run::Runnable;
 use zwang::sweep::{self, Subject};
 
+/// Why a spatial scene is refused: `zwang simulate` runs it; the
+/// package's runs, trajectories and sweeps are planar for now.
+const SPATIAL: &str = "scene.dimension: the Python package runs planar scenes (2) for now; \
+                       `zwang simulate` runs spatial ones (3)";
+
 fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
@@ -441,7 +446,11 @@ impl PyScene {
     /// Reads a scene from the text of a scene file.
     #[staticmethod]
     fn from_toml(text: &str) -> PyResult<Self> {
-        let scene = zwang::scene::parse_scene(text).map_err(|e| value_error(e.to_string()))?;
+        let scene = match zwang::scene::parse_any_scene(text) {
+            Ok(zwang::scene::AnyScene::Planar(scene)) => scene,
+            Ok(zwang::scene::AnyScene::Spatial(_)) => return Err(value_error(SPATIAL.to_string())),
+            Err(e) => return Err(value_error(e.to_string())),
+        };
         let table = toml::from_str(text).map_err(|e| value_error(e.to_string()))?;
         Ok(PyScene { table, scene })
     }
@@ -450,6 +459,13 @@ impl PyScene {
     #[staticmethod]
     fn from_dict(d: &Bound<'_, PyAny>) -> PyResult<Self> {
         let table = toml_of_json(&json_of(d)?)?;
+        let dimension = table
+            .get("scene")
+            .and_then(|s| s.get("dimension"))
+            .and_then(toml::Value::as_integer);
+        if dimension == Some(3) {
+            return Err(value_error(SPATIAL.to_string()));
+        }
         let scene =
             zwang::scene::parse_scene_table(&table).map_err(|e| value_error(e.to_string()))?;
         Ok(PyScene { table, scene })
