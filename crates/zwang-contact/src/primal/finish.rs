@@ -39,6 +39,15 @@ use crate::Friction;
 /// Most proximal iterations, and Newton steps in each.
 const MAX_OUTER: usize = 40;
 const MAX_NEWTON: usize = 40;
+/// Most Newton steps of a finish in all, on islands of up to
+/// `BUDGET_SIZE` unknowns; fewer on larger ones, as the square of their
+/// size (a factorisation's cost grows faster than the size), but at least
+/// `MIN_BUDGET`: a step of a pile whose island holds every box costs
+/// about as much as one of a small island. The best iterate is the
+/// answer when they run out.
+const BUDGET: usize = 1600;
+const BUDGET_SIZE: usize = 500;
+const MIN_BUDGET: usize = 4;
 /// The proximal weight relative to a contact's `W_ii`.
 const SIGMA: f64 = 1e-6;
 /// The proximal weight's cut after an easy proximal problem, and its
@@ -93,8 +102,14 @@ pub(super) struct Finish {
     slips: Vec<[f64; 2]>,
     scratch: Vec<f64>,
     jr: Vec<f64>,
-    /// Newton steps taken by the last solve.
+    /// Newton steps taken by the last solve, and allowed (by the size).
     steps: usize,
+    budget: usize,
+    /// The best iterate of the last solve `(v, r, u)` and its error.
+    best_v: Vec<f64>,
+    best_r: Vec<f64>,
+    best_u: Vec<f64>,
+    best: f64,
 }
 
 /// What the finish reads of an island: its problem, `M`'s mirrored
@@ -204,6 +219,12 @@ impl Finish {
             scratch: vec![0.0; n],
             jr: vec![0.0; n],
             steps: 0,
+            budget: (BUDGET as f64 * (BUDGET_SIZE as f64 / size as f64).powi(2))
+                .clamp(MIN_BUDGET as f64, BUDGET as f64) as usize,
+            best_v: vec![0.0; n],
+            best_r: vec![0.0; d * k],
+            best_u: vec![0.0; d * k],
+            best: f64::INFINITY,
         }
     }
 
@@ -230,11 +251,19 @@ impl Finish {
             self.rho[i] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
         self.steps = 0;
-        let mut error = self.prox(given, friction, tolerance, v, r, u);
-        if error > tolerance && friction == Friction::Exact {
+        self.best = f64::INFINITY;
+        let mut error = self.prox(given, friction, tolerance, v, r, u, true);
+        if error > tolerance && friction == Friction::Exact && self.steps < self.budget {
             // From the convex form's answer (the same but for the slip).
-            self.prox(given, Friction::Convex, tolerance, v, r, u);
-            error = self.prox(given, friction, tolerance, v, r, u);
+            self.prox(given, Friction::Convex, tolerance, v, r, u, false);
+            error = self.prox(given, friction, tolerance, v, r, u, true);
+        }
+        if self.best < error {
+            // The best iterate under the law asked for.
+            v.copy_from_slice(&self.best_v);
+            r.copy_from_slice(&self.best_r);
+            u.copy_from_slice(&self.best_u);
+            error = self.best;
         }
         let steps = self.steps;
         let status = if error <= tolerance {
@@ -245,7 +274,9 @@ impl Finish {
         (status, error, steps)
     }
 
-    /// The proximal iterations from `(v, r)`; the error at the end.
+    /// The proximal iterations from `(v, r)`; the error at the end. Each
+    /// iterate better than the best is kept when `keep`.
+    #[allow(clippy::too_many_arguments)]
     fn prox(
         &mut self,
         given: &Given,
@@ -254,6 +285,7 @@ impl Finish {
         v: &mut [f64],
         r: &mut [f64],
         u: &mut [f64],
+        keep: bool,
     ) -> f64 {
         for (i, s) in self.sigma.iter_mut().enumerate() {
             *s = SIGMA / self.rho[i];
@@ -262,7 +294,14 @@ impl Finish {
         let mut error = self.measure(given, friction, v, r, u);
         let (mut best, mut idle) = (error, 0);
         for _ in 0..MAX_OUTER {
-            if error <= tolerance || given.problem.mu.is_empty() || (exact && idle == IDLE) {
+            if keep {
+                self.keep(error, v, r, u);
+            }
+            if error <= tolerance
+                || given.problem.mu.is_empty()
+                || (exact && idle == IDLE)
+                || self.steps >= self.budget
+            {
                 break;
             }
             self.centre.copy_from_slice(r);
@@ -291,7 +330,20 @@ impl Finish {
                 idle += 1;
             }
         }
+        if keep {
+            self.keep(error, v, r, u);
+        }
         error
+    }
+
+    /// Keeps `(v, r, u)` if its error is the best yet.
+    fn keep(&mut self, error: f64, v: &[f64], r: &[f64], u: &[f64]) {
+        if error < self.best {
+            self.best = error;
+            self.best_v.copy_from_slice(v);
+            self.best_r.copy_from_slice(r);
+            self.best_u.copy_from_slice(u);
+        }
     }
 
     /// Newton's method on `F` from `(v, r)`, the centre fixed; the steps,
@@ -315,6 +367,9 @@ impl Finish {
         };
         let (mut theta, mut scale) = self.residual(given, exact, v, r, u, true);
         for steps in 0..MAX_NEWTON {
+            if self.steps + steps >= self.budget {
+                return Some(steps);
+            }
             // Done when the answer is (the measure, not `F`: their scales
             // differ by the contacts' effective masses), or when `F` is
             // round-off.

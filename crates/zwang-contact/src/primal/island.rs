@@ -52,6 +52,9 @@ enum Jump {
     Endless,
 }
 
+/// The fraction of the tolerance an answer the outer iterations passed
+/// by must meet (as the finish aims at).
+const FINISH_MARGIN: f64 = 0.5;
 /// The fraction of the tolerance the outer iterations aim at.
 const PAST: f64 = 1e-2;
 /// The error below which the outer iterations stop, the dual method
@@ -254,6 +257,11 @@ pub(super) struct Island {
     lambda: Vec<f64>,
     projected: Vec<f64>,
     last_step: Vec<f64>,
+    /// The best outer iterate `(lambda, v, u)`: an iteration may make
+    /// things worse (a jump, De Saxce's fixed point cycling).
+    best_lambda: Vec<f64>,
+    best_v: Vec<f64>,
+    best_u: Vec<f64>,
     /// `J d` and `M d` of the Newton direction, the free contact velocity
     /// (the error's scale).
     jd: Vec<f64>,
@@ -322,6 +330,7 @@ impl Island {
         // Newton steps go past it: the velocities of resting contacts
         // come out at `1e-12` of the impulses, not at the tolerance.
         let enough = (PAST * settings.tolerance).max(FLOOR);
+        let mut kept = f64::INFINITY;
         while error > enough && report.iterations < settings.max_iterations {
             report.iterations += 1;
             for i in 0..k {
@@ -391,6 +400,12 @@ impl Island {
                     &mut self.md,
                 ),
             );
+            if error < kept {
+                kept = error;
+                self.best_lambda.copy_from_slice(&self.lambda);
+                self.best_v.copy_from_slice(v);
+                self.best_u.copy_from_slice(u);
+            }
             // Progress is a new best error, by a factor: De Saxce's fixed
             // point may cycle, not only slow down.
             if error <= SLOW * best {
@@ -407,10 +422,22 @@ impl Island {
                 }
             }
         }
+        let drifted = drifting == DRIFT_STEPS;
+        // In space the best iterate goes on (the finish starts from it,
+        // or it is the answer); an iterate that was not the last is an
+        // answer only with the finish's margin under the tolerance (the
+        // measure's round-off).
+        let mut margin = 1.0;
+        if d == 3 && kept < error && !drifted {
+            error = kept;
+            margin = FINISH_MARGIN;
+            self.lambda.copy_from_slice(&self.best_lambda);
+            v.copy_from_slice(&self.best_v);
+            u.copy_from_slice(&self.best_u);
+        }
         r.copy_from_slice(&self.lambda);
         report.error = error;
-        let drifted = drifting == DRIFT_STEPS;
-        if error <= settings.tolerance && !drifted {
+        if error <= margin * settings.tolerance && !drifted {
             report.status = Status::Solved;
         } else if d == 3 && k > 0 {
             // The dual method is planar; in space proximal Newton
@@ -822,6 +849,11 @@ impl Island {
 
     /// The working memory of `problem`'s pattern (an island's, indexed
     /// from zero).
+    /// The last solve's free contact velocities (`J M^-1 f + b`).
+    pub fn free(&self) -> &[f64] {
+        &self.free
+    }
+
     pub fn new(problem: &VelocityProblem) -> Island {
         let mut island = Island::default();
         island.build(problem);
@@ -850,6 +882,8 @@ impl Island {
             &mut self.lambda,
             &mut self.projected,
             &mut self.last_step,
+            &mut self.best_lambda,
+            &mut self.best_u,
             &mut self.jd,
             &mut self.free,
         ] {
@@ -862,6 +896,7 @@ impl Island {
             &mut self.direction,
             &mut self.mv,
             &mut self.minv,
+            &mut self.best_v,
         ] {
             v.clear();
             v.resize(n, 0.0);

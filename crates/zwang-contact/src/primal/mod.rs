@@ -275,6 +275,9 @@ impl Part {
 pub struct PrimalSolver {
     pattern: Option<Pattern>,
     parts: Vec<Part>,
+    /// The whole problem's free contact velocities, gathered from the
+    /// islands (the scale of its measure).
+    free: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -327,6 +330,18 @@ impl PrimalSolver {
             self.build(problem);
         }
         let warm: &[f64] = r;
+        let original = settings.tolerance;
+        // Each island to a share of the tolerance, so that the whole
+        // problem's measure (checked below) meets it too.
+        let shared = SolverSettings {
+            tolerance: if self.parts.len() > 1 {
+                settings.tolerance / 2.0
+            } else {
+                settings.tolerance
+            },
+            ..*settings
+        };
+        let settings = &shared;
         if settings.parallel && self.parts.len() > 1 && k >= PARALLEL_FROM {
             self.parts
                 .par_iter_mut()
@@ -349,9 +364,11 @@ impl PrimalSolver {
             for (local, &c) in part.coords.iter().enumerate() {
                 v[c] = part.v[local];
             }
+            let free = part.island.free();
             for (local, &i) in part.contacts.iter().enumerate() {
                 r[d * i..d * i + d].copy_from_slice(&part.r[d * local..d * local + d]);
                 u[d * i..d * i + d].copy_from_slice(&part.u[d * local..d * local + d]);
+                self.free[d * i..d * i + d].copy_from_slice(&free[d * local..d * local + d]);
             }
             report.status = match (report.status, island.status) {
                 (Status::Unbounded, _) | (_, Status::Unbounded) => Status::Unbounded,
@@ -363,6 +380,13 @@ impl PrimalSolver {
             report.newton_steps += island.newton_steps;
             report.islands += island.islands;
             report.dual |= island.dual;
+        }
+        if self.parts.len() > 1 {
+            let whole = crate::error::error_for(settings.friction, &problem.mu, &self.free, r, u);
+            report.error = report.error.max(whole);
+            if report.status == Status::Solved && report.error > original {
+                report.status = Status::NotConverged;
+            }
         }
         Ok(report)
     }
@@ -472,6 +496,8 @@ impl PrimalSolver {
                 }
             })
             .collect();
+        self.free.clear();
+        self.free.resize(rows.dimension * k, 0.0);
         self.pattern = Some(Pattern {
             dimension: rows.dimension,
             csr: problem.mass.is_csr(),
