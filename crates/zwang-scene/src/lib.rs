@@ -65,12 +65,14 @@
 
 mod error;
 mod keys;
+mod mjcf;
 mod parse;
 mod space;
 mod types;
 
 pub use error::SceneError;
 pub use keys::{set_key, with_key};
+pub use mjcf::{looks_like_xml, parse_mjcf, MJCF_TIMESTEP};
 pub use parse::{parse_scene, parse_scene_table};
 pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
 pub use types::{
