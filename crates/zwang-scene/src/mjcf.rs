@@ -34,6 +34,12 @@ type Result<T> = std::result::Result<T, SceneError>;
 
 /// MuJoCo's `option timestep` when the file gives none, s.
 pub const MJCF_TIMESTEP: f64 = 0.002;
+/// The deepest nesting of bodies (or of default classes) read: deeper is
+/// refused rather than read by ever deeper recursion.
+const MAX_DEPTH: usize = 200;
+/// The deepest nesting of XML elements given to the XML parser, which
+/// reads nesting by recursion (some thousands overflow a thread's stack).
+const MAX_XML_DEPTH: usize = 1000;
 /// MuJoCo's geom `density` when the file gives none, kg/m³.
 const DENSITY: f64 = 1000.0;
 /// MuJoCo's sliding friction when the file gives none.
@@ -130,6 +136,12 @@ pub fn looks_like_xml(text: &str) -> bool {
 pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
     if !(duration.is_finite() && duration > 0.0) {
         return Err(SceneError::new("duration", "must be a finite number > 0"));
+    }
+    if nests_deeper_than(text, MAX_XML_DEPTH) {
+        return Err(SceneError::new(
+            "mjcf",
+            format!("elements nested more than {MAX_XML_DEPTH} deep are not supported"),
+        ));
     }
     let doc = Document::parse(text).map_err(|e| match e {
         roxmltree::Error::DtdDetected => {
@@ -346,6 +358,7 @@ impl Reader {
     /// A `<default>` element (class `main` at the top) and its nested
     /// classes, each with its parent's attributes under its own.
     fn defaults(&mut self, node: Node, key: &str, parent: Option<&str>) -> Result<()> {
+        too_deep(key)?;
         only(node, key, &["class"])?;
         let name = match (node.attribute("class"), parent) {
             (Some(name), _) => name.to_string(),
@@ -529,6 +542,7 @@ impl Reader {
         parent: Pose,
         childclass: Option<&str>,
     ) -> Result<()> {
+        too_deep(key)?;
         only(node, key, &[BODY_ATTRIBUTES, ORIENTATION].concat())?;
         let childclass = node.attribute("childclass").or(childclass);
         if let Some(name) = childclass {
@@ -1108,6 +1122,74 @@ fn label(node: Node, parent: &str) -> String {
     }
 }
 
+/// Whether the elements of `text` nest deeper than `limit`: a scan of the
+/// tags alone (comments, CDATA, processing instructions and declarations
+/// skipped, quoted attribute values read past), before the XML parser.
+fn nests_deeper_than(text: &str, limit: usize) -> bool {
+    let b = text.as_bytes();
+    // The index just past the first `pattern` from `from` (or the end).
+    let past = |from: usize, pattern: &[u8]| {
+        b[from.min(b.len())..]
+            .windows(pattern.len())
+            .position(|w| w == pattern)
+            .map_or(b.len(), |k| from + k + pattern.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(k) = b[i..].iter().position(|&c| c == b'<') {
+        i += k;
+        let rest = &b[i..];
+        i = if rest.starts_with(b"<!--") {
+            past(i + 4, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            past(i + 9, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            past(i + 2, b"?>")
+        } else if rest.starts_with(b"<!") {
+            past(i + 2, b">")
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            past(i + 2, b">")
+        } else {
+            let mut j = i + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, b'"' | b'\'') => quote = Some(b[j]),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if !(j < b.len() && b[j - 1] == b'/') {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            j + 1
+        };
+        if i >= b.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// Refuses an element nested more than [`MAX_DEPTH`] deep (its path's
+/// steps).
+fn too_deep(key: &str) -> Result<()> {
+    if key.matches('/').count() > MAX_DEPTH {
+        let short: String = key.chars().take(60).collect();
+        return Err(SceneError::new(
+            format!("{short}..."),
+            format!("nested more than {MAX_DEPTH} deep: not supported"),
+        ));
+    }
+    Ok(())
+}
+
 /// An element outside the subset, inside the element `parent`.
 fn refused(node: Node, parent: &str) -> SceneError {
     let tag = node.tag_name().name();
@@ -1300,6 +1382,46 @@ mod tests {
             panic!()
         };
         assert!((mass - 8.0).abs() < 1e-12, "{mass}");
+    }
+
+    /// Deep nesting is one line, not a stack overflow (the XML parser
+    /// reads it without recursion).
+    #[test]
+    fn deep_nesting_is_refused() {
+        let n = 100_000;
+        let text = format!(
+            "<mujoco><worldbody>{}{}</worldbody></mujoco>",
+            "<body>".repeat(n),
+            "</body>".repeat(n)
+        );
+        let err = parse_mjcf(&text, 1.0).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "mjcf: elements nested more than 1000 deep are not supported"
+        );
+        let n = 300;
+        let text = format!(
+            "<mujoco><worldbody>{}{}</worldbody></mujoco>",
+            "<body>".repeat(n),
+            "</body>".repeat(n)
+        );
+        let err = parse_mjcf(&text, 1.0).unwrap_err().to_string();
+        assert!(
+            err.ends_with("nested more than 200 deep: not supported"),
+            "{err}"
+        );
+        // Self-closing tags, comments and quoted '>' do not nest.
+        let flat = format!(
+            "<mujoco>{}</mujoco>",
+            "<a x=\"></b>\"/><!-- <c> --><?p <d>?>".repeat(5000)
+        );
+        assert!(!nests_deeper_than(&flat, 2));
+        let text = format!(
+            "<mujoco>{}{}</mujoco>",
+            "<default class=\"c\">".repeat(n),
+            "</default>".repeat(n)
+        );
+        assert!(parse_mjcf(&text, 1.0).is_err());
     }
 
     #[test]
