@@ -62,6 +62,10 @@
 //! constant forces and torques, and the time stepper's `[solver]` keys;
 //! joints, point contacts, moving frames and event-driven stepping are
 //! planar for now and refused in it with one line naming the key.
+//! [`parse_mjcf`] reads a MuJoCo MJCF file (a documented subset: free
+//! bodies, primitive geoms, defaults, `option timestep` and `gravity`)
+//! into the same [`SpatialScene`], refusing the rest with one line naming
+//! the element.
 
 mod error;
 mod keys;
