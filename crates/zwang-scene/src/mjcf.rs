@@ -1424,6 +1424,96 @@ mod tests {
         assert!(parse_mjcf(&text, 1.0).is_err());
     }
 
+    /// The five ways to give an orientation agree on a quarter turn
+    /// about x (y onto z), angles in radians.
+    #[test]
+    fn the_orientations_agree() {
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        for attr in [
+            r#"quat="2 2 0 0""#,
+            r#"axisangle="3 0 0 1.5707963267948966""#,
+            r#"euler="1.5707963267948966 0 0""#,
+            r#"xyaxes="1 0 0 0 0 1""#,
+        ] {
+            let text = format!(
+                r#"<mujoco><compiler angle="radian"/><worldbody><body name="b" {attr}>
+                   <freejoint/><geom type="box" size="1 2 3"/></body></worldbody></mujoco>"#
+            );
+            let q = parse_mjcf(&text, 1.0).unwrap().bodies[0].orientation;
+            let want = [s, s, 0.0, 0.0];
+            assert!(
+                (0..4).all(|i| (q[i] - want[i]).abs() < 1e-15),
+                "{attr}: {q:?}"
+            );
+        }
+        // zaxis: the shortest turn of z onto -y is a quarter turn about x.
+        let text = r#"<mujoco><worldbody><body name="b" zaxis="0 -1 0"><freejoint/>
+            <geom size="1"/></body></worldbody></mujoco>"#;
+        let q = parse_mjcf(text, 1.0).unwrap().bodies[0].orientation;
+        assert!(
+            (q[0] - s).abs() < 1e-15 && (q[1] - s).abs() < 1e-15,
+            "{q:?}"
+        );
+        // Upper case: about the fixed axes, the last turn applied last.
+        let text = r#"<mujoco><compiler eulerseq="XYZ"/><worldbody><body name="b"
+            euler="90 0 90"><freejoint/><geom size="1"/></body></worldbody></mujoco>"#;
+        let q = parse_mjcf(text, 1.0).unwrap().bodies[0].orientation;
+        let want = mul([s, 0.0, 0.0, s], [s, s, 0.0, 0.0]);
+        assert!((0..4).all(|i| (q[i] - want[i]).abs() < 1e-15), "{q:?}");
+    }
+
+    /// Static bodies nest their frames; their geoms are fixed bodies named
+    /// by the geom, or `geomK`; a moving body without a name is `bodyK`.
+    #[test]
+    fn static_frames_compose_and_names_are_given() {
+        let text = r#"<mujoco><worldbody>
+            <body pos="1 0 0" euler="0 0 90"><body pos="1 0 0">
+              <geom type="box" size="1 1 1" pos="0 0 1"/>
+              <geom name="post" type="cylinder" size="0.1 1"/>
+            </body></body>
+            <body pos="0 0 5"><freejoint/><geom size="0.5"/></body>
+          </worldbody></mujoco>"#;
+        let scene = parse_mjcf(text, 1.0).unwrap();
+        let names: Vec<&str> = scene.bodies.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["geom0", "post", "body0"]);
+        let p = scene.bodies[0].position;
+        let want = [1.0, 1.0, 1.0];
+        assert!((0..3).all(|i| (p[i] - want[i]).abs() < 1e-15), "{p:?}");
+        assert_eq!(scene.bodies[0].kind, SpatialKind::Fixed);
+    }
+
+    /// An inertial at the geom's centre gives the mass and the tensor,
+    /// turned into the geom's frame.
+    #[test]
+    fn an_inertial_with_a_geom_is_in_the_geoms_frame() {
+        let scene = parse_mjcf(
+            &body(
+                r#"<inertial pos="0 0 0.5" mass="3" diaginertia="1 2 3"/>
+                   <geom type="box" size="1 1 1" pos="0 0 0.5" euler="0 0 90"/>"#,
+            ),
+            1.0,
+        )
+        .unwrap();
+        let b = &scene.bodies[0];
+        assert_eq!(b.position, [0.0, 0.0, 1.5]);
+        let SpatialKind::Rigid {
+            mass,
+            inertia: Some(t),
+        } = &b.kind
+        else {
+            panic!("{b:?}")
+        };
+        assert_eq!(*mass, 3.0);
+        assert!(
+            (t[0][0] - 2.0).abs() < 1e-12 && (t[1][1] - 1.0).abs() < 1e-12,
+            "{t:?}"
+        );
+        assert!(
+            (t[2][2] - 3.0).abs() < 1e-12 && t[0][1].abs() < 1e-12,
+            "{t:?}"
+        );
+    }
+
     #[test]
     fn classes_nest_and_childclass_applies() {
         let text = r#"<mujoco>
