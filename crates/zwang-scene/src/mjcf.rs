@@ -1352,30 +1352,6 @@ mod tests {
     }
 
     #[test]
-    fn an_inertial_without_geom_sits_at_its_pos() {
-        let scene = parse_mjcf(
-            &body(r#"<inertial pos="0.1 0 0" mass="2" diaginertia="1 2 3" euler="0 0 90"/>"#),
-            1.0,
-        )
-        .unwrap();
-        let b = &scene.bodies[0];
-        assert_eq!(b.position, [0.1, 0.0, 1.0]);
-        let SpatialKind::Rigid {
-            mass,
-            inertia: Some(t),
-        } = &b.kind
-        else {
-            panic!("{b:?}")
-        };
-        assert_eq!(*mass, 2.0);
-        // Turned by 90 degrees about z: the moments of x and y swap.
-        assert!(
-            (t[0][0] - 2.0).abs() < 1e-12 && (t[1][1] - 1.0).abs() < 1e-12,
-            "{t:?}"
-        );
-    }
-
-    #[test]
     fn density_gives_the_mass() {
         let scene = parse_mjcf(&body(r#"<geom type="box" size="0.1 0.1 0.1"/>"#), 1.0).unwrap();
         let SpatialKind::Rigid { mass, .. } = scene.bodies[0].kind else {
@@ -1482,36 +1458,41 @@ mod tests {
         assert_eq!(scene.bodies[0].kind, SpatialKind::Fixed);
     }
 
-    /// An inertial at the geom's centre gives the mass and the tensor,
-    /// turned into the geom's frame.
+    /// An inertial gives the mass and the tensor: without a geom, the
+    /// body sits at its pos, axes kept; with one, at the geom's centre,
+    /// the tensor turned into the geom's frame. Turned by 90 degrees about
+    /// z either way, the moments of x and y swap.
     #[test]
-    fn an_inertial_with_a_geom_is_in_the_geoms_frame() {
-        let scene = parse_mjcf(
-            &body(
+    fn an_inertial_gives_the_mass_and_the_turned_tensor() {
+        for (inner, position) in [
+            (
+                r#"<inertial pos="0.1 0 0" mass="3" diaginertia="1 2 3" euler="0 0 90"/>"#,
+                [0.1, 0.0, 1.0],
+            ),
+            (
                 r#"<inertial pos="0 0 0.5" mass="3" diaginertia="1 2 3"/>
                    <geom type="box" size="1 1 1" pos="0 0 0.5" euler="0 0 90"/>"#,
+                [0.0, 0.0, 1.5],
             ),
-            1.0,
-        )
-        .unwrap();
-        let b = &scene.bodies[0];
-        assert_eq!(b.position, [0.0, 0.0, 1.5]);
-        let SpatialKind::Rigid {
-            mass,
-            inertia: Some(t),
-        } = &b.kind
-        else {
-            panic!("{b:?}")
-        };
-        assert_eq!(*mass, 3.0);
-        assert!(
-            (t[0][0] - 2.0).abs() < 1e-12 && (t[1][1] - 1.0).abs() < 1e-12,
-            "{t:?}"
-        );
-        assert!(
-            (t[2][2] - 3.0).abs() < 1e-12 && t[0][1].abs() < 1e-12,
-            "{t:?}"
-        );
+        ] {
+            let scene = parse_mjcf(&body(inner), 1.0).unwrap();
+            let b = &scene.bodies[0];
+            assert_eq!(b.position, position);
+            let SpatialKind::Rigid {
+                mass,
+                inertia: Some(t),
+            } = &b.kind
+            else {
+                panic!("{b:?}")
+            };
+            assert_eq!(*mass, 3.0);
+            let want = [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]];
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert!((t[i][j] - want[i][j]).abs() < 1e-12, "{inner}: {t:?}");
+                }
+            }
+        }
     }
 
     #[test]
