@@ -394,3 +394,30 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{line}\n"), "{args:?}");
     }
 }
+
+/// Each file of `tests/data/scenes/malformed_mjcf`, run for 1 s: exit 2,
+/// nothing on stdout, exactly the line of its `.expected` on stderr.
+#[test]
+fn each_malformed_mjcf_file_exits_2_with_its_line() {
+    let folder =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/scenes/malformed_mjcf");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    for file in files {
+        let expected = std::fs::read_to_string(file.with_extension("expected")).unwrap();
+        let out = zwang(&["simulate", file.to_str().unwrap(), "--duration", "1"]);
+        assert_eq!(out.status.code(), Some(2), "{}", file.display());
+        assert!(out.stdout.is_empty(), "{}", file.display());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            expected,
+            "{}",
+            file.display()
+        );
+    }
+}
