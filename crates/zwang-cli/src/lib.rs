@@ -7,6 +7,7 @@
 //! zwang compare FILE|DIR [--json] [--csv OUT] [--allow-unknown]
 //! zwang compare --system NAME [--t T] [--q ..] [--qd ..] [--json]
 //! zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
+//! zwang simulate MODEL.xml --duration T [--json] [--csv FILE]
 //! zwang simulate --system NAME --duration T [--json] [--csv FILE] [--plot FILE.png]
 //! zwang contact FILE [--json] [--tolerance 1e-8] [--friction exact|convex] [--out SOLUTION.json] [--form local|global]
 //! zwang sweep SPEC [--shard I/N] [--threads N]
@@ -31,7 +32,9 @@
 //! - `simulate` runs a scene file (`docs/scene-format.md`) over time with
 //!   `zwang-motion`: events, final state, energy, drift; a spatial scene
 //!   (`dimension = 3`) by the time stepper in space, its bodies'
-//!   positions, orientations and velocities; a malformed scene is one
+//!   positions, orientations and velocities; a MuJoCo MJCF file
+//!   (`MODEL.xml --duration T`) is read into a spatial scene and run
+//!   alike; a malformed scene is one
 //!   line on stderr naming the key (`body[1].mass: must be > 0`), exit 2;
 //! - `contact` solves a frictional contact problem from a Siconos text
 //!   file (local or global form, `docs/contact-problems.md`) and reports
@@ -253,11 +256,28 @@ enum Loaded {
     ),
 }
 
-/// [`load_scene`] for a scene of either dimension (`zwang simulate`).
-fn load_any_scene(path: &Path, err: &mut dyn Write) -> Option<Loaded> {
+/// [`load_scene`] for a scene of either dimension (`zwang simulate`), or
+/// a MuJoCo MJCF file (a `.xml` name, or text that starts with `<`) run
+/// for `duration` (which only an MJCF file takes: a TOML scene has its
+/// own).
+fn load_any_scene(path: &Path, duration: Option<f64>, err: &mut dyn Write) -> Option<Loaded> {
     let loaded = read_text(path)
         .map_err(|e| format!("scene: {e}"))
-        .and_then(|text| zwang_scene::parse_any_scene(&text).map_err(|e| e.to_string()))
+        .and_then(|text| {
+            let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+                || zwang_scene::looks_like_xml(&text);
+            match (xml, duration) {
+                (true, Some(duration)) => zwang_scene::parse_mjcf(&text, duration)
+                    .map(zwang_scene::AnyScene::Spatial)
+                    .map_err(|e| e.to_string()),
+                (true, None) => Err("--duration: required with an MJCF file (it has no duration)".into()),
+                (false, Some(_)) => Err(
+                    "--duration: only with --system or an MJCF file (a TOML scene gives scene.duration)"
+                        .into(),
+                ),
+                (false, None) => zwang_scene::parse_any_scene(&text).map_err(|e| e.to_string()),
+            }
+        })
         .and_then(|scene| match scene {
             zwang_scene::AnyScene::Planar(scene) => Ok(Loaded::Planar(scene)),
             zwang_scene::AnyScene::Spatial(scene) => {

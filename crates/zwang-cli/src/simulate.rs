@@ -1,5 +1,7 @@
-//! `zwang simulate SCENE|--system NAME --duration T [--json] [--csv FILE]
-//! [--plot FILE.png] [--draw FILE.png|gif|svg [--draw-at T,...]]`.
+//! `zwang simulate SCENE [--json] [--csv FILE] [--plot FILE.png]
+//! [--draw FILE.png|gif|svg [--draw-at T,...]]`, and alike `zwang
+//! simulate MODEL.xml --duration T` (MuJoCo's MJCF) and `zwang simulate
+//! --system NAME --duration T`.
 //!
 //! A spatial scene (`dimension = 3`) is run by [`space`].
 
@@ -30,6 +32,11 @@ const MAX_SAMPLES: f64 = 1e7;
 /// energy and constraint drift. Exit 0 finished, 1 painleve or failed,
 /// 2 malformed scene (or more than 1e7 samples to write or draw).
 ///
+/// `MODEL.xml --duration T`: a MuJoCo MJCF file (the subset of
+/// docs/scene-format.md, "MJCF import"), read into a spatial scene and
+/// run as its TOML twin would be: time-stepped at its `option timestep`
+/// (0.002 s when absent), exact friction.
+///
 /// A spatial scene (`dimension = 3`) runs with the time stepper in space:
 /// each moving body's position, orientation [w, x, y, z], velocity and
 /// angular velocity (world), in the JSON and the CSV; no --plot or --draw
@@ -48,8 +55,9 @@ pub(crate) struct SimulateArgs {
     /// A system in generalized coordinates from the catalog, by name.
     #[arg(long, value_name = "NAME", requires = "duration")]
     system: Option<String>,
-    /// With `--system`: how long to run, s.
-    #[arg(long, value_name = "T", requires = "system")]
+    /// With `--system` or an MJCF file (`MODEL.xml`): how long to run, s
+    /// (a TOML scene gives its own `scene.duration`).
+    #[arg(long, value_name = "T")]
     duration: Option<f64>,
     /// Print exactly one JSON object: status, time, steps, events, final,
     /// energy, max_constraint_drift (and reason, stats).
@@ -121,7 +129,7 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let scene = match crate::load_any_scene(path, err) {
+    let scene = match crate::load_any_scene(path, args.duration, err) {
         None => return EXIT_BAD_INPUT,
         Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
         Some(Loaded::Planar(scene)) => scene,

@@ -294,3 +294,130 @@ fn pictures_in_space_are_not_built_yet() {
         );
     }
 }
+
+/// Runs `zwang simulate ARGS... --json`: exit 0, the JSON.
+fn json_with(args: &[&str]) -> Value {
+    let out = zwang(&[&["simulate", "--json"], args].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Each MJCF twin of an example, run for the TOML's duration, ends where
+/// the TOML does: the same status, time and steps, every number of the
+/// final states to 1e-12.
+#[test]
+fn each_mjcf_twin_runs_as_its_toml() {
+    for (name, duration) in [
+        ("cube_on_floor", "1"),
+        ("cube_on_incline", "1"),
+        ("sphere_rolling_incline", "1"),
+        ("stack_1_100", "1"),
+    ] {
+        let toml = example(&format!("{name}.toml"));
+        let xml = example(&format!("{name}.xml"));
+        let a = json_of(toml.to_str().unwrap());
+        let b = json_with(&[xml.to_str().unwrap(), "--duration", duration]);
+        for key in ["status", "time", "steps"] {
+            assert_eq!(a[key], b[key], "{name}: {key}");
+        }
+        let (fa, fb) = (
+            a["final"].as_object().unwrap(),
+            b["final"].as_object().unwrap(),
+        );
+        assert_eq!(
+            fa.keys().collect::<Vec<_>>(),
+            fb.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (body, state) in fa {
+            for (key, n) in [
+                ("position", 3),
+                ("orientation", 4),
+                ("velocity", 3),
+                ("angular_velocity", 3),
+            ] {
+                let (x, y) = (vector(&state[key], n), vector(&fb[body][key], n));
+                let worst = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0.0, f64::max);
+                assert!(worst <= 1e-12, "{name}: {body}.{key} {x:?} vs {y:?}");
+            }
+        }
+    }
+}
+
+/// An MJCF file is known by its `.xml` name or by its first character,
+/// `<`; it needs `--duration`, which a TOML scene refuses; its errors are
+/// one line naming the element, exit 2, nothing on stdout.
+#[test]
+fn mjcf_files_take_a_duration_and_fail_on_one_line() {
+    let model = r#"<mujoco model="drop"><worldbody><geom name="floor" type="plane"/>
+        <body name="ball" pos="0 0 1"><freejoint/><geom size="0.1" mass="1"/></body>
+        </worldbody></mujoco>"#;
+    let sniffed = Temp::new("drop.mjcf", model);
+    let v = json_with(&[sniffed.path(), "--duration", "0.1"]);
+    assert_eq!(v["time"], 0.1);
+    assert_eq!(v["steps"], 50, "0.1 s at MuJoCo's 0.002 s");
+    let z = v["final"]["ball"]["position"][2].as_f64().unwrap();
+    assert!((z - (1.0 - 0.5 * 9.81 * 0.01)).abs() < 0.01, "{z}");
+
+    let hinge = Temp::new(
+        "arm.xml",
+        r#"<mujoco><worldbody><body name="arm"><joint type="hinge"/>
+           <geom type="capsule" size="0.05 0.5"/></body></worldbody></mujoco>"#,
+    );
+    let toml = example("cube_on_floor.toml");
+    for (args, line) in [
+        (
+            vec![sniffed.path()],
+            "--duration: required with an MJCF file (it has no duration)",
+        ),
+        (
+            vec![toml.to_str().unwrap(), "--duration", "1"],
+            "--duration: only with --system or an MJCF file (a TOML scene gives scene.duration)",
+        ),
+        (
+            vec![hinge.path(), "--duration", "1"],
+            "worldbody/body[arm]/joint: hinge joints are not supported yet (the spatial scene has no joints)",
+        ),
+        (
+            vec![sniffed.path(), "--duration", "0"],
+            "duration: must be a finite number > 0",
+        ),
+    ] {
+        let out = zwang(&[&["simulate", "--json"], &args[..]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{line}\n"), "{args:?}");
+    }
+}
+
+/// Each file of `tests/data/scenes/malformed_mjcf`, run for 1 s: exit 2,
+/// nothing on stdout, exactly the line of its `.expected` on stderr.
+#[test]
+fn each_malformed_mjcf_file_exits_2_with_its_line() {
+    let folder =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/scenes/malformed_mjcf");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    for file in files {
+        let expected = std::fs::read_to_string(file.with_extension("expected")).unwrap();
+        let out = zwang(&["simulate", file.to_str().unwrap(), "--duration", "1"]);
+        assert_eq!(out.status.code(), Some(2), "{}", file.display());
+        assert!(out.stdout.is_empty(), "{}", file.display());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            expected,
+            "{}",
+            file.display()
+        );
+    }
+}

@@ -1,8 +1,9 @@
-//! Every file of `tests/data/scenes/malformed` is refused with exactly the
-//! one-line error of its `.expected` sidecar.
+//! Every file of `tests/data/scenes/malformed` (and of `malformed_mjcf`,
+//! the MJCF import's) is refused with exactly the one-line error of its
+//! `.expected` sidecar.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/scenes/malformed")
@@ -10,13 +11,51 @@ fn folder() -> PathBuf {
 
 #[test]
 fn each_malformed_scene_names_its_key() {
-    let mut files: Vec<PathBuf> = fs::read_dir(folder())
+    let failures = refusals(&folder(), "toml", 40, |text| {
+        zwang_scene::parse_scene(text).err().map(|e| e.to_string())
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Each MJCF file of `tests/data/scenes/malformed_mjcf`, read for 1 s.
+#[test]
+fn each_malformed_mjcf_names_its_element() {
+    let folder = folder().join("../malformed_mjcf");
+    let failures = refusals(&folder, "xml", 20, |text| {
+        zwang_scene::parse_mjcf(text, 1.0)
+            .err()
+            .map(|e| e.to_string())
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for entry in fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            assert!(
+                path.with_extension("xml").exists(),
+                "{} alone",
+                path.display()
+            );
+        }
+    }
+}
+
+/// The files of `folder` ending in `extension` (at least `min`) that
+/// `refuse` does not refuse with exactly the line of their `.expected`
+/// sidecar (`refuse` gives the error line, `None` when it accepts): one
+/// message each.
+fn refusals(
+    folder: &Path,
+    extension: &str,
+    min: usize,
+    refuse: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let mut files: Vec<PathBuf> = fs::read_dir(folder)
         .expect("the malformed scenes folder")
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .filter(|path| path.extension().is_some_and(|e| e == extension))
         .collect();
     files.sort();
-    assert!(files.len() >= 40, "only {} malformed scenes", files.len());
+    assert!(files.len() >= min, "only {} malformed files", files.len());
 
     let mut failures = Vec::new();
     for file in &files {
@@ -29,12 +68,9 @@ fn each_malformed_scene_names_its_key() {
             !expected.contains('\n'),
             "{name}.expected has several lines"
         );
-        let got = match zwang_scene::parse_scene(&text) {
-            Ok(_) => {
-                failures.push(format!("{name}: accepted, expected `{expected}`"));
-                continue;
-            }
-            Err(e) => e.to_string(),
+        let Some(got) = refuse(&text) else {
+            failures.push(format!("{name}: accepted, expected `{expected}`"));
+            continue;
         };
         assert!(
             !got.contains(['\n', '\r']),
@@ -50,7 +86,7 @@ fn each_malformed_scene_names_its_key() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures
 }
 
 #[test]
