@@ -39,6 +39,7 @@ use zwang_model::Coordinates;
 
 mod raster;
 mod reel;
+pub mod space;
 
 /// Size of one panel of a PNG (and of the SVG), pixels.
 pub const PANEL: (u32, u32) = (640, 480);
