@@ -301,7 +301,14 @@ fn draw_pictures_the_bin() {
     // The same run as without --draw (the stages' times aside).
     let drawn: Value = serde_json::from_slice(&out.stdout).unwrap();
     let plain = json_of(scene);
-    for key in ["status", "time", "steps", "final", "energy", "max_penetration"] {
+    for key in [
+        "status",
+        "time",
+        "steps",
+        "final",
+        "energy",
+        "max_penetration",
+    ] {
         assert_eq!(drawn[key], plain[key], "--draw changes {key}");
     }
     let bytes = std::fs::read(&png.0).unwrap();
