@@ -39,8 +39,9 @@ const MAX_SAMPLES: f64 = 1e7;
 ///
 /// A spatial scene (`dimension = 3`) runs with the time stepper in space:
 /// each moving body's position, orientation [w, x, y, z], velocity and
-/// angular velocity (world), in the JSON and the CSV; no --plot or --draw
-/// yet.
+/// angular velocity (world), in the JSON and the CSV; --draw FILE.png or
+/// .gif draws the bodies in space (orthographic, from +x, -y and above);
+/// no --plot yet.
 ///
 /// `--system NAME --duration T` (instead of a scene): a system in
 /// generalized coordinates from the catalog of `zwang-generalized` (see
@@ -73,7 +74,8 @@ pub(crate) struct SimulateArgs {
     plot: Option<PathBuf>,
     /// Draw the bodies (scene files only), by the file's extension: `.png`
     /// the final state (or the instants of `--draw-at`, side by side),
-    /// `.gif` or `.svg` an animation of the run (at most 300 frames).
+    /// `.gif` or `.svg` an animation of the run (at most 300 frames; the
+    /// SVG planar scenes only).
     #[arg(long, value_name = "FILE")]
     draw: Option<PathBuf>,
     /// With `--draw FILE.png`: the instants to draw, s (the sample nearest

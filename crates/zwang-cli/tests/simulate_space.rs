@@ -275,24 +275,118 @@ fn malformed_spatial_scenes_exit_2_with_one_line() {
     }
 }
 
+/// The width and height of a PNG, from its header.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR");
+    let word = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (word(16), word(20))
+}
+
+/// `--draw` in space: the bin at its end (one panel), at three instants
+/// (a grid of two by two), and as a GIF; the run and its report are those
+/// without `--draw`.
 #[test]
-fn pictures_in_space_are_not_built_yet() {
+fn draw_pictures_the_bin() {
+    let path = example("boxes_in_bin.toml");
+    let scene = path.to_str().unwrap();
+    let png = Temp::new("bin.png", "");
+    let out = zwang(&["simulate", scene, "--json", "--draw", png.path()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    // The same run as without --draw (the stages' times aside).
+    let drawn: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plain = json_of(scene);
+    for key in [
+        "status",
+        "time",
+        "steps",
+        "final",
+        "energy",
+        "max_penetration",
+    ] {
+        assert_eq!(drawn[key], plain[key], "--draw changes {key}");
+    }
+    let bytes = std::fs::read(&png.0).unwrap();
+    assert!(bytes.len() > 1000);
+    assert_eq!(png_size(&bytes), (640, 480));
+
+    let out = zwang(&[
+        "simulate",
+        scene,
+        "--draw",
+        png.path(),
+        "--draw-at",
+        "0,1,2",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(png_size(&std::fs::read(&png.0).unwrap()), (1280, 960));
+
+    let gif = Temp::new("bin.gif", "");
+    let out = zwang(&["simulate", scene, "--draw", gif.path()]);
+    assert_eq!(out.status.code(), Some(0));
+    let bytes = std::fs::read(&gif.0).unwrap();
+    assert!(bytes.starts_with(b"GIF89a"));
+    assert_eq!(
+        (
+            u16::from_le_bytes([bytes[6], bytes[7]]),
+            u16::from_le_bytes([bytes[8], bytes[9]])
+        ),
+        (480, 360)
+    );
+}
+
+/// What `--draw` cannot do in space is refused before the run, on one
+/// line, exit 2, nothing on stdout: an SVG, an instant outside the run, a
+/// file that cannot be written; `--plot` is planar.
+#[test]
+fn draw_refuses_in_one_line() {
     let path = example("cube_on_floor.toml");
-    for (flag, file) in [("--plot", "x.png"), ("--draw", "x.png")] {
-        let target = std::env::temp_dir().join(file);
-        let out = zwang(&[
-            "simulate",
-            path.to_str().unwrap(),
-            flag,
-            target.to_str().unwrap(),
-        ]);
-        assert_eq!(out.status.code(), Some(2));
+    let scene = path.to_str().unwrap();
+    let dir = std::env::temp_dir();
+    let png = dir.join(format!("zwang-space-{}-x.png", std::process::id()));
+    let png = png.to_str().unwrap();
+    let svg = dir.join(format!("zwang-space-{}-x.svg", std::process::id()));
+    let nowhere = dir.join(format!("zwang-space-{}-none/x.png", std::process::id()));
+    for (args, expected) in [
+        (
+            vec!["--draw", svg.to_str().unwrap()],
+            "--draw: an SVG animation is planar for now; use .png or .gif".to_string(),
+        ),
+        (
+            vec!["--draw", png, "--draw-at", "0,5"],
+            "--draw-at: 5 s is not in the run, from 0 to 1 s".into(),
+        ),
+        (
+            vec!["--draw", "x.bmp"],
+            "--draw: x.bmp: the file must end in .png, .gif or .svg".into(),
+        ),
+        (
+            vec!["--plot", png],
+            "--plot: 3D plots are not built yet".into(),
+        ),
+    ] {
+        let mut all = vec!["simulate", scene];
+        all.extend(args);
+        let out = zwang(&all);
+        assert_eq!(out.status.code(), Some(2), "{expected}");
         assert!(out.stdout.is_empty());
         assert_eq!(
             String::from_utf8(out.stderr).unwrap(),
-            format!("{flag}: 3D pictures are not built yet\n")
+            format!("{expected}\n")
         );
     }
+    assert!(!svg.exists() && !std::path::Path::new(png).exists());
+    let out = zwang(&["simulate", scene, "--draw", nowhere.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("draw: cannot write "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 /// Runs `zwang simulate ARGS... --json`: exit 0, the JSON.

@@ -26,15 +26,20 @@
 //! asked for, or at most [`MAX_FRAMES`] evenly spaced samples; its memory
 //! does not grow with the length of the run.
 
-use crate::plot::{register_font, text_error, write_rgb_png, FONT};
+use crate::plot::{text_error, FONT};
 use crate::simulate::{ContactSample, Observer};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use reel::Reel;
 use std::fmt::Write as _;
 use std::path::Path;
 use zwang_geometry::{Pose, Shape};
 use zwang_model::planar::{BodyKind, BodyRef, JointKind, PlanarModel, Surface};
 use zwang_model::Coordinates;
+
+mod raster;
+mod reel;
+pub mod space;
 
 /// Size of one panel of a PNG (and of the SVG), pixels.
 pub const PANEL: (u32, u32) = (640, 480);
@@ -127,50 +132,51 @@ pub struct Frame {
     pub q: Vec<f64>,
 }
 
-/// A box of the plane, possibly empty.
+/// A box of the plane (or, `Bounds<3>`, of space), possibly empty.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bounds {
-    /// Lower-left corner, m.
-    pub min: [f64; 2],
-    /// Upper-right corner, m.
-    pub max: [f64; 2],
+pub struct Bounds<const N: usize = 2> {
+    /// Lowest corner (lower-left in the plane), m.
+    pub min: [f64; N],
+    /// Highest corner (upper-right in the plane), m.
+    pub max: [f64; N],
 }
 
-impl Default for Bounds {
+impl<const N: usize> Default for Bounds<N> {
     fn default() -> Self {
-        Bounds::EMPTY
+        Self::EMPTY
     }
 }
 
-impl Bounds {
+impl<const N: usize> Bounds<N> {
     /// Nothing.
-    pub const EMPTY: Bounds = Bounds {
-        min: [f64::INFINITY; 2],
-        max: [f64::NEG_INFINITY; 2],
+    pub const EMPTY: Self = Bounds {
+        min: [f64::INFINITY; N],
+        max: [f64::NEG_INFINITY; N],
     };
 
-    /// Grows to hold the disk of `radius` at `p`; points that are not
-    /// finite, or beyond a billion metres, are left out.
-    pub fn include(&mut self, p: [f64; 2], radius: f64) {
+    /// Grows to hold the disk (ball) of `radius` at `p`; points that are
+    /// not finite, or beyond a billion metres, are left out.
+    pub fn include(&mut self, p: [f64; N], radius: f64) {
         if !(p.iter().all(|x| x.is_finite() && x.abs() < LIMIT) && radius < LIMIT) {
             return;
         }
-        for k in 0..2 {
+        for k in 0..N {
             self.min[k] = self.min[k].min(p[k] - radius);
             self.max[k] = self.max[k].max(p[k] + radius);
         }
     }
 
     /// Grows to hold `other`.
-    pub fn union(&mut self, other: &Bounds) {
-        for k in 0..2 {
+    pub fn union(&mut self, other: &Self) {
+        for k in 0..N {
             self.min[k] = self.min[k].min(other.min[k]);
             self.max[k] = self.max[k].max(other.max[k]);
         }
     }
 
-    fn is_empty(&self) -> bool {
-        !(self.min[0] <= self.max[0] && self.min[1] <= self.max[1])
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        !(0..N).all(|k| self.min[k] <= self.max[k])
     }
 }
 
@@ -316,9 +322,9 @@ fn reach(shape: &Shape) -> Option<f64> {
 }
 
 /// The part of the convex polygon `poly` where `n . p <= c`
-/// (Sutherland-Hodgman against one line).
-fn clip(poly: &[[f64; 2]], n: [f64; 2], c: f64) -> Vec<[f64; 2]> {
-    let side = |p: &[f64; 2]| n[0] * p[0] + n[1] * p[1] - c;
+/// (Sutherland-Hodgman against one line, or one plane in space).
+fn clip<const N: usize>(poly: &[[f64; N]], n: [f64; N], c: f64) -> Vec<[f64; N]> {
+    let side = |p: &[f64; N]| (0..N).map(|k| n[k] * p[k]).sum::<f64>() - c;
     let mut out = Vec::with_capacity(poly.len() + 2);
     for (i, p) in poly.iter().enumerate() {
         let q = &poly[(i + 1) % poly.len()];
@@ -328,7 +334,7 @@ fn clip(poly: &[[f64; 2]], n: [f64; 2], c: f64) -> Vec<[f64; 2]> {
         }
         if (sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0) {
             let s = sp / (sp - sq);
-            out.push([p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])]);
+            out.push(std::array::from_fn(|k| p[k] + s * (q[k] - p[k])));
         }
     }
     out
@@ -540,23 +546,17 @@ fn bounds_of(model: &PlanarModel, frames: &[Frame]) -> Bounds {
 
 /// Every frame must be of the model, and there must be one to `most`
 /// (`what`: in one picture, in one animation).
-fn check_frames(
-    model: &PlanarModel,
-    frames: &[Frame],
-    most: usize,
-    what: &str,
-) -> Result<(), String> {
+fn check_frames(nq: usize, frames: &[Frame], most: usize, what: &str) -> Result<(), String> {
     if frames.is_empty() {
         return Err("no states to draw".into());
     }
     if frames.len() > most {
         return Err(format!("at most {most} states {what}"));
     }
-    match frames.iter().position(|f| f.q.len() != model.nq()) {
+    match frames.iter().position(|f| f.q.len() != nq) {
         Some(i) => Err(format!(
-            "state {i} has {} positions, the model {}",
+            "state {i} has {} positions, the model {nq}",
             frames[i].q.len(),
-            model.nq()
         )),
         None => Ok(()),
     }
@@ -633,10 +633,21 @@ where
             }
         }
     }
+    draw_label(area, title, frame.t)
+}
+
+/// The label of a panel or frame: the title and the time, top left.
+fn draw_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    t: f64,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
     let style = TextStyle::from((FONT, 16)).color(&BLACK);
-    area.draw_text(&label(title, frame.t), &style, (8, 6))
-        .map_err(text_error)?;
-    Ok(())
+    area.draw_text(&label(title, t), &style, (8, 6))
+        .map_err(text_error)
 }
 
 /// The part of the segment inside the rectangle (Liang-Barsky).
@@ -680,31 +691,11 @@ pub fn write_png(
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
-    check_frames(model, frames, MAX_STILLS, "in one picture")?;
-    register_font()?;
-    let (rows, cols) = grid(frames.len());
-    let size = (PANEL.0 * cols as u32, PANEL.1 * rows as u32);
+    check_frames(model.nq(), frames, MAX_STILLS, "in one picture")?;
     let view = view_of(model, frames, PANEL);
-    let mut buffer = vec![0u8; size.0 as usize * size.1 as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut buffer, size).into_drawing_area();
-        root.fill(&rgb(BACKGROUND)).map_err(text_error)?;
-        let panels = root.split_evenly((rows, cols));
-        for (area, frame) in panels.iter().zip(frames) {
-            draw_panel(area, model, &view, frame, title)?;
-        }
-        // Thin lines between the panels.
-        for (i, area) in panels.iter().enumerate().take(frames.len()) {
-            if i % cols + 1 < cols || i / cols + 1 < rows {
-                let (w, h) = (PANEL.0 as i32, PANEL.1 as i32);
-                let edge = vec![(w - 1, 0), (w - 1, h - 1), (0, h - 1)];
-                area.draw(&PathElement::new(edge, rgb(FIXED_LINE)))
-                    .map_err(text_error)?;
-            }
-        }
-        root.present().map_err(text_error)?;
-    }
-    write_rgb_png(&buffer, size, path)
+    raster::write_stills(frames.len(), path, |area, i| {
+        draw_panel(area, model, &view, &frames[i], title)
+    })
 }
 
 /// The delay between frames of an animation, ms: real time, between 20 ms
@@ -737,18 +728,11 @@ fn gif(
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
-    check_frames(model, frames, MAX_FRAMES, "in one animation")?;
-    register_font()?;
+    check_frames(model.nq(), frames, MAX_FRAMES, "in one animation")?;
     let view = View::fit(bounds, GIF_SIZE);
-    let root = BitMapBackend::gif(path, GIF_SIZE, delay_ms(frames))
-        .map_err(text_error)?
-        .into_drawing_area();
-    for frame in frames {
-        root.fill(&rgb(BACKGROUND)).map_err(text_error)?;
-        draw_panel(&root, model, &view, frame, title)?;
-        root.present().map_err(text_error)?;
-    }
-    Ok(())
+    raster::write_animation(frames.len(), delay_ms(frames), path, |area, i| {
+        draw_panel(area, model, &view, &frames[i], title)
+    })
 }
 
 /// Escapes text for XML.
@@ -841,7 +825,7 @@ fn svg(
     bounds: &Bounds,
     title: &str,
 ) -> Result<String, String> {
-    check_frames(model, frames, MAX_FRAMES, "in one animation")?;
+    check_frames(model.nq(), frames, MAX_FRAMES, "in one animation")?;
     let view = View::fit(bounds, PANEL);
     let pixel = 1.0 / view.scale;
     let (w, h) = PANEL;
@@ -1080,20 +1064,6 @@ fn one_body(
     }
 }
 
-/// Which states a [`Film`] keeps.
-enum Keep {
-    /// The sample nearest each time, with its distance.
-    Nearest(Vec<(f64, Option<(f64, Frame)>)>),
-    /// Every `every`-th sample (counting from the first), at most `max - 1`
-    /// of them: when full, every other one is dropped and `every` doubles.
-    Every {
-        every: usize,
-        seen: usize,
-        frames: Vec<Frame>,
-        max: usize,
-    },
-}
-
 /// The states a drawing needs, kept as the run goes: an [`Observer`] of a
 /// [`PlanarModel`]'s run whose memory does not grow with the run (a few
 /// instants, or at most [`MAX_FRAMES`] evenly spaced samples and the last
@@ -1117,9 +1087,7 @@ enum Keep {
 pub struct Film<'m> {
     model: &'m PlanarModel,
     format: Format,
-    keep: Keep,
-    /// The last sample, when not kept.
-    last: Option<Frame>,
+    reel: Reel,
     /// The moving bodies over every sample.
     bounds: Bounds,
     poses: Vec<Pose>,
@@ -1130,20 +1098,10 @@ impl<'m> Film<'m> {
     /// `times` (s; none: the last sample), an animation at most
     /// [`MAX_FRAMES`] samples (and ignores `times`).
     pub fn new(model: &'m PlanarModel, format: Format, times: &[f64]) -> Film<'m> {
-        let keep = match format {
-            Format::Png => Keep::Nearest(times.iter().map(|&t| (t, None)).collect()),
-            Format::Gif | Format::Svg => Keep::Every {
-                every: 1,
-                seen: 0,
-                frames: Vec::new(),
-                max: MAX_FRAMES,
-            },
-        };
         Film {
             model,
             format,
-            keep,
-            last: None,
+            reel: Reel::new(format, times),
             bounds: fixed_bounds(model),
             poses: Vec::new(),
         }
@@ -1151,20 +1109,7 @@ impl<'m> Film<'m> {
 
     /// The states kept, in time order (the last sample included).
     pub fn frames(&self) -> Vec<Frame> {
-        let mut out: Vec<Frame> = match &self.keep {
-            Keep::Nearest(wanted) if wanted.is_empty() => Vec::new(),
-            Keep::Nearest(wanted) => {
-                return wanted
-                    .iter()
-                    .filter_map(|(_, best)| best.as_ref().map(|(_, f)| f.clone()))
-                    .collect();
-            }
-            Keep::Every { frames, .. } => frames.clone(),
-        };
-        if let Some(last) = &self.last {
-            out.push(last.clone());
-        }
-        out
+        self.reel.frames()
     }
 
     /// The states to draw: those kept, or the model's initial state when
@@ -1202,48 +1147,7 @@ impl Observer for Film<'_> {
     fn sample(&mut self, t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
         self.model.poses_into(q, &mut self.poses);
         include_poses(&mut self.bounds, self.model, &self.poses);
-        let frame = || Frame { t, q: q.to_vec() };
-        match &mut self.keep {
-            Keep::Nearest(wanted) => {
-                for (target, best) in wanted.iter_mut() {
-                    let d = (t - *target).abs();
-                    if best.as_ref().is_none_or(|(e, _)| d < *e) {
-                        *best = Some((d, frame()));
-                    }
-                }
-                if !wanted.is_empty() {
-                    return;
-                }
-            }
-            Keep::Every {
-                every,
-                seen,
-                frames,
-                max,
-            } => {
-                let due = *seen % *every == 0;
-                *seen += 1;
-                if due {
-                    frames.push(frame());
-                    self.last = None;
-                    if frames.len() >= *max {
-                        // Keep the first and every other one; the newest,
-                        // when it would go, stays as the last sample.
-                        if frames.len() % 2 == 0 {
-                            self.last = frames.pop();
-                        }
-                        let mut k = 0;
-                        frames.retain(|_| {
-                            k += 1;
-                            k % 2 == 1
-                        });
-                        *every *= 2;
-                    }
-                    return;
-                }
-            }
-        }
-        self.last = Some(frame());
+        self.reel.sample(t, q);
     }
 }
 
@@ -1311,7 +1215,7 @@ mod tests {
     }
 
     /// A folder of the test's own, emptied first.
-    fn scratch(test: &str) -> std::path::PathBuf {
+    pub(super) fn scratch(test: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("zwang-draw-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -1319,7 +1223,7 @@ mod tests {
     }
 
     /// The RGB pixels of a PNG, its width and height.
-    fn decode(path: &Path) -> (Vec<u8>, u32, u32) {
+    pub(super) fn decode(path: &Path) -> (Vec<u8>, u32, u32) {
         let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
         let mut reader = decoder.read_info().unwrap();
         let mut buffer = vec![0; reader.output_buffer_size()];
@@ -1400,7 +1304,7 @@ mod tests {
     }
 
     /// The frames of a GIF, counted by walking its blocks.
-    fn gif_frames(bytes: &[u8]) -> usize {
+    pub(super) fn gif_frames(bytes: &[u8]) -> usize {
         assert!(bytes.starts_with(b"GIF89a"));
         let table = |flags: u8| {
             if flags & 0x80 != 0 {

@@ -20,7 +20,8 @@
 //!   [`report::Recorder`] that keeps the trajectory.
 //! - `plot` and `draw` (with the cargo feature `pictures`, off by
 //!   default; the command line turns it on): the PNG of `--plot`, and the
-//!   pictures and animations of `--draw` (PNG, GIF, SVG).
+//!   pictures and animations of `--draw` (PNG, GIF, SVG; in space,
+//!   `draw::space`: PNG and GIF).
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};

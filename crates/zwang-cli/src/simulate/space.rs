@@ -2,8 +2,9 @@
 //! stepper in space, its JSON, text and CSV. Body states are what users
 //! see ([`SpatialModel::body_state`]: the body frame's orientation
 //! `[w, x, y, z]`, world velocities), never the stepper's coordinates (the
-//! principal frames); fixed bodies are not listed. `--plot` and `--draw`
-//! are planar for now.
+//! principal frames); fixed bodies are not listed. `--draw` draws the
+//! bodies in space (PNG or GIF, [`zwang_motion::draw::space`]); `--plot`
+//! is planar for now.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -11,10 +12,12 @@ use std::io::{self, BufWriter, Write};
 use serde_json::{json, Map, Value};
 use zwang::run::space_step_settings_of;
 use zwang_model::spatial::SpatialModel;
+use zwang_motion::draw::space::{Film, NO_SVG};
+use zwang_motion::draw::Format;
 use zwang_motion::{simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status};
 use zwang_scene::SpatialScene;
 
-use super::{cannot_write, SimulateArgs, MAX_SAMPLES};
+use super::{cannot_write, check_draw_at, SimulateArgs, MAX_SAMPLES};
 use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 
 /// Runs a spatial scene (its model built); returns the exit code.
@@ -25,22 +28,30 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    for (flag, given) in [
-        ("--plot", args.plot.is_some()),
-        ("--draw", args.draw.is_some()),
-    ] {
-        if given {
-            emit(err, &format!("{flag}: 3D pictures are not built yet\n"));
+    if args.plot.is_some() {
+        emit(err, "--plot: 3D plots are not built yet\n");
+        return EXIT_BAD_INPUT;
+    }
+    let format = match args.draw.as_deref().map(Format::of).transpose() {
+        Ok(Some(Format::Svg)) => Err(NO_SVG.to_string()),
+        Ok(format) => Ok(format),
+        Err(e) => Err(e),
+    }
+    .and_then(|format| check_draw_at(format, &args.draw_at, scene.duration).map(|_| format));
+    let format = match format {
+        Ok(format) => format,
+        Err(e) => {
+            emit(err, &one_line("", &e));
             return EXIT_BAD_INPUT;
         }
-    }
+    };
     let samples = scene.duration / scene.output_every;
-    if args.csv.is_some() && samples > MAX_SAMPLES {
+    if (args.csv.is_some() || format.is_some()) && samples > MAX_SAMPLES {
         emit(
             err,
             &format!(
                 "scene.output_every: {:e} s gives {samples:.0e} samples over {} s; \
-                 the most with --csv is {MAX_SAMPLES:e}\n",
+                 the most with --csv or --draw is {MAX_SAMPLES:e}\n",
                 scene.output_every, scene.duration
             ),
         );
@@ -53,24 +64,31 @@ pub(super) fn run(
         emit(err, &one_line("", &e.to_string()));
         return EXIT_BAD_INPUT;
     }
-    let mut csv = match &args.csv {
-        None => {
-            // Without samples wanted, sample only the ends.
-            settings.output_every = scene.duration;
-            None
-        }
+    let csv = match &args.csv {
+        None => None,
         Some(path) => match File::create(path).and_then(|f| Csv::new(model, BufWriter::new(f))) {
             Ok(csv) => Some(csv),
             Err(e) => return cannot_write(err, "csv", path, e),
         },
     };
-    let outcome = match &mut csv {
-        Some(csv) => simulate_space(model, scene.duration, &settings, csv),
-        None => simulate_space(model, scene.duration, &settings, &mut Quiet),
+    let mut outputs = Outputs {
+        csv,
+        film: format.map(|format| Film::new(model, format, &args.draw_at)),
     };
-    if let (Some(path), Some(csv)) = (&args.csv, csv) {
+    if !outputs.wants_samples() {
+        // Without samples wanted, sample only the ends.
+        settings.output_every = scene.duration;
+    }
+    let outcome = simulate_space(model, scene.duration, &settings, &mut outputs);
+    if let (Some(path), Some(csv)) = (&args.csv, outputs.csv) {
         if let Err(e) = csv.finish() {
             return cannot_write(err, "csv", path, e);
+        }
+    }
+    if let (Some(path), Some(film)) = (&args.draw, &outputs.film) {
+        let title = scene.name.as_deref().unwrap_or("scene");
+        if let Err(e) = film.write(title, path) {
+            return cannot_write(err, "draw", path, e);
         }
     }
     if args.json {
@@ -86,9 +104,26 @@ pub(super) fn run(
     }
 }
 
-/// An observer that wants nothing.
-struct Quiet;
-impl Observer for Quiet {}
+/// What a run in space does as it goes: the CSV written row by row, the
+/// drawing's frames kept. Without either it wants no samples.
+struct Outputs<'m> {
+    csv: Option<Csv<'m, BufWriter<File>>>,
+    film: Option<Film<'m>>,
+}
+
+impl Observer for Outputs<'_> {
+    fn wants_samples(&self) -> bool {
+        self.csv.is_some() || self.film.is_some()
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        if let Some(csv) = &mut self.csv {
+            csv.sample(t, q, v, contacts);
+        }
+        if let Some(film) = &mut self.film {
+            film.sample(t, q, v, contacts);
+        }
+    }
+}
 
 /// The moving bodies' indices, in file order.
 fn moving(model: &SpatialModel) -> impl Iterator<Item = usize> + '_ {

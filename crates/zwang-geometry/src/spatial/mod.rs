@@ -13,4 +13,4 @@ mod shape;
 
 pub use crate::ShapeError;
 pub use collide::{Collider, Collision, ContactPoint};
-pub use shape::{MassProperties, Pose, Shape};
+pub use shape::{MassProperties, Pose, Shape, Triangles};

@@ -185,6 +185,40 @@ impl Shape {
     }
 }
 
+/// A surface of triangles: its corners, and each triangle's three corner
+/// indices.
+pub type Triangles = (Vec<[f64; 3]>, Vec<[usize; 3]>);
+
+impl Shape {
+    /// A hull's surface: its corners (body frame) and triangles, each
+    /// counter-clockwise seen from outside (its normal outwards); `None`
+    /// for other shapes and for a hull [`Shape::validate`] refuses. The
+    /// triangles of one flat face share its normal.
+    pub fn hull_triangles(&self) -> Option<Triangles> {
+        let Shape::Convex { vertices } = self else {
+            return None;
+        };
+        let hull = solid_hull(vertices).ok()?;
+        let (points, triangles) = hull.to_trimesh();
+        let points: Vec<Vector> = points;
+        let n = points.len() as f64;
+        let centre = points.iter().fold(Vector::ZERO, |s, p| s + *p) / n;
+        let triangles = triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|k| k as usize);
+                let normal = (points[b] - points[a]).cross(points[c] - points[a]);
+                if normal.dot(points[a] - centre) < 0.0 {
+                    [a, c, b]
+                } else {
+                    [a, b, c]
+                }
+            })
+            .collect();
+        Some((points.iter().map(|p| p.to_array()).collect(), triangles))
+    }
+}
+
 /// The centroid and inertia tensor of a uniform `hull` of `mass`: parry's
 /// sum over the tetrahedra from the centroid to the hull's triangles
 /// (`MassProperties::from_trimesh`), but the tensor kept as it is. parry's
@@ -403,6 +437,32 @@ mod tests {
         }
         .mass_properties(1.0)
         .is_none());
+    }
+
+    /// A cube's hull: 8 corners, 12 triangles, each facing outwards;
+    /// other shapes have none.
+    #[test]
+    fn hull_triangles_face_outwards() {
+        let corners: Vec<[f64; 3]> = (0..8)
+            .map(|k| [1, 2, 4].map(|bit| if k & bit == 0 { -0.5 } else { 0.5 }))
+            .collect();
+        let (points, triangles) = Shape::Convex { vertices: corners }
+            .hull_triangles()
+            .unwrap();
+        assert_eq!((points.len(), triangles.len()), (8, 12));
+        for [a, b, c] in triangles {
+            let (p, q, r) = (points[a], points[b], points[c]);
+            let u = [0, 1, 2].map(|k| q[k] - p[k]);
+            let v = [0, 1, 2].map(|k| r[k] - p[k]);
+            let n = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let centre = [0, 1, 2].map(|k| (p[k] + q[k] + r[k]) / 3.0);
+            assert!(n.iter().zip(centre).map(|(x, y)| x * y).sum::<f64>() > 0.0);
+        }
+        assert!(Shape::Sphere { radius: 1.0 }.hull_triangles().is_none());
     }
 
     /// Each bad number names its key.
