@@ -12,6 +12,7 @@
 //! its manifold (`q <- q exp(h w)`); users see the body frame and world
 //! angular velocities ([`SpatialModel::body_state`]).
 
+mod mechanism;
 pub mod rotation;
 
 use faer::Mat;
@@ -334,29 +335,37 @@ impl SpatialModel {
         }
     }
 
-    /// The velocity after `h` of the applied forces alone (gravity, the
-    /// constant forces, the gyroscopic torque at `v`): `v + h M^-1 Q`.
-    pub fn free_velocity(&self, q: &[f64], v: &[f64], h: f64, out: &mut [f64]) {
-        out.copy_from_slice(v);
+    /// The applied forces `Q` at `(q, v)`: gravity, the constant forces
+    /// (their torques in the principal frame), and the gyroscopic torque
+    /// `I w x w`.
+    pub fn applied_forces(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         for (m, mover) in self.movers.iter().enumerate() {
             for j in 0..3 {
-                out[6 * m + j] += h * self.gravity[j];
+                out[6 * m + j] = mover.mass * self.gravity[j];
             }
             let w = [v[6 * m + 3], v[6 * m + 4], v[6 * m + 5]];
             let iw = [0, 1, 2].map(|j| mover.moments[j] * w[j]);
-            let gyro = cross(iw, w);
-            for j in 0..3 {
-                out[6 * m + 3 + j] += h * gyro[j] / mover.moments[j];
-            }
+            out[6 * m + 3..6 * m + 6].copy_from_slice(&cross(iw, w));
         }
         for f in &self.forces {
             let m = self.moving[f.body].expect("checked in new");
-            let mover = &self.movers[m];
             let frame: [f64; 4] = q[7 * m + 3..7 * m + 7].try_into().expect("four");
             let torque = apply_transpose(&matrix(frame), f.torque);
             for j in 0..3 {
-                out[6 * m + j] += h * f.force[j] / mover.mass;
-                out[6 * m + 3 + j] += h * torque[j] / mover.moments[j];
+                out[6 * m + j] += f.force[j];
+                out[6 * m + 3 + j] += torque[j];
+            }
+        }
+    }
+
+    /// The velocity after `h` of the applied forces alone:
+    /// `v + h M^-1 Q` ([`SpatialModel::applied_forces`]).
+    pub fn free_velocity(&self, q: &[f64], v: &[f64], h: f64, out: &mut [f64]) {
+        self.applied_forces(q, v, out);
+        for (m, mover) in self.movers.iter().enumerate() {
+            for j in 0..3 {
+                out[6 * m + j] = v[6 * m + j] + h * out[6 * m + j] / mover.mass;
+                out[6 * m + 3 + j] = v[6 * m + 3 + j] + h * out[6 * m + 3 + j] / mover.moments[j];
             }
         }
     }
