@@ -40,14 +40,12 @@ use crate::Friction;
 const MAX_OUTER: usize = 40;
 const MAX_NEWTON: usize = 40;
 /// Most Newton steps of a finish in all, on islands of up to
-/// `BUDGET_SIZE` unknowns; fewer on larger ones, as the square of their
-/// size (a factorisation's cost grows faster than the size), but at least
-/// `MIN_BUDGET`: a step of a pile whose island holds every box costs
-/// about as much as one of a small island. The best iterate is the
-/// answer when they run out.
+/// `BUDGET_SIZE` unknowns; fewer on larger ones, as the cube of their
+/// size (a factorisation's cost grows faster than the size), none past
+/// about 6,000 (a pile whose island holds every box: its sparse LU costs
+/// a second). The best iterate is the answer when they run out.
 const BUDGET: usize = 1600;
 const BUDGET_SIZE: usize = 500;
-const MIN_BUDGET: usize = 4;
 /// The proximal weight relative to a contact's `W_ii`.
 const SIGMA: f64 = 1e-6;
 /// The proximal weight's cut after an easy proximal problem, and its
@@ -120,6 +118,12 @@ pub(super) struct Given<'a> {
     pub places: &'a [usize],
     pub diagonal: &'a [f64],
     pub free: &'a [f64],
+}
+
+/// The Newton steps a finish of `problem` may take (see [`BUDGET`]).
+pub(super) fn budget(problem: &VelocityProblem) -> usize {
+    let size = problem.force.len() + problem.rows.dimension * problem.mu.len();
+    (BUDGET as f64 * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(BUDGET as f64) as usize
 }
 
 /// The place of `(row, col)` in a column's sorted rows.
@@ -219,8 +223,7 @@ impl Finish {
             scratch: vec![0.0; n],
             jr: vec![0.0; n],
             steps: 0,
-            budget: (BUDGET as f64 * (BUDGET_SIZE as f64 / size as f64).powi(2))
-                .clamp(MIN_BUDGET as f64, BUDGET as f64) as usize,
+            budget: budget(problem),
             best_v: vec![0.0; n],
             best_r: vec![0.0; d * k],
             best_u: vec![0.0; d * k],

@@ -6,7 +6,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
-use super::finish::{Finish, Given};
+use super::finish::{self, Finish, Given};
 use super::VelocityProblem;
 use crate::error::{components, cone_derivative, error_for, project_on_cone, ConePiece};
 use crate::solver::{Report, Status};
@@ -20,6 +20,9 @@ const KAPPA_START: f64 = 1e4;
 /// The largest relative penalty (the Newton matrix stays well
 /// conditioned enough below it: `M` keeps its smallest eigenvalue).
 const KAPPA_MAX: f64 = 1e6;
+/// The smallest relative penalty (a softer one is taken where Newton's
+/// steps do not reach a stiffer one's minimum).
+const KAPPA_MIN: f64 = 1.0;
 /// The penalty grows by this factor when an outer iteration does not
 /// bring the error below [`SLOW`] times the best so far.
 const KAPPA_GROWTH: f64 = 10.0;
@@ -28,6 +31,10 @@ const SLOW: f64 = 0.5;
 /// Outer iterations without progress that make a stall (at the largest
 /// penalty).
 const STALL: usize = 5;
+/// Outer iterations without progress that make a crawl, whatever the
+/// penalty (De Saxce's fixed point creeping, the penalty going up and down
+/// as Newton's steps reach its minimum or not): the finish goes on.
+const CRAWL: usize = 12;
 /// Outer iterations whose impulses move by at least `DRIFT` times as much
 /// as in the one before, `DRIFT_STEPS` in a row, make a drift.
 const DRIFT: f64 = 0.9;
@@ -341,7 +348,7 @@ impl Island {
                     0.0
                 };
             }
-            self.minimise(
+            let converged = self.minimise(
                 problem,
                 v,
                 u,
@@ -349,6 +356,16 @@ impl Island {
                 &mut fresh,
                 &mut report.newton_steps,
             )?;
+            if !converged && kappa > KAPPA_MIN {
+                // Newton's steps did not reach this penalty's minimum (many
+                // contacts changing piece, each step cut short by the
+                // next kink): the impulses stay, and a softer penalty,
+                // whose pieces are wider, goes on from these velocities.
+                kappa = (kappa / KAPPA_GROWTH).max(KAPPA_MIN);
+                self.penalties(problem, kappa);
+                fresh = false;
+                continue;
+            }
             std::mem::swap(&mut self.lambda, &mut self.projected);
             // A problem without an answer shows as impulses that move by
             // as much every outer iteration, ever further, while the
@@ -413,6 +430,9 @@ impl Island {
                 slow = 0;
             } else {
                 slow += 1;
+                if slow >= CRAWL {
+                    break;
+                }
                 if kappa < KAPPA_MAX {
                     kappa = (kappa * KAPPA_GROWTH).min(KAPPA_MAX);
                     self.penalties(problem, kappa);
@@ -439,7 +459,7 @@ impl Island {
         report.error = error;
         if error <= margin * settings.tolerance && !drifted {
             report.status = Status::Solved;
-        } else if d == 3 && k > 0 {
+        } else if d == 3 && k > 0 && finish::budget(problem) > 0 {
             // The dual method is planar; in space proximal Newton
             // iterations in `(v, r)` finish. A walk found endless that
             // they do not end is a problem without an answer.
@@ -599,7 +619,8 @@ impl Island {
     }
 
     /// Newton's method on `phi` from `v` (with `u = J v + b`), to its
-    /// minimum: `v`, `u`, the projections and pieces there.
+    /// minimum: `v`, `u`, the projections and pieces there; `false` when
+    /// the steps ran out first.
     ///
     /// The step length is found on `phi`'s slope along the direction, not
     /// on its values: near the minimum `phi` changes by less than its
@@ -613,7 +634,7 @@ impl Island {
         tolerance: f64,
         fresh: &mut bool,
         steps: &mut usize,
-    ) -> Result<(), GlobalError> {
+    ) -> Result<bool, GlobalError> {
         let d = problem.rows.dimension;
         self.jd.fill(0.0);
         self.contact_slope(&problem.mu, d, u, 0.0, true);
@@ -656,7 +677,7 @@ impl Island {
             // the factor's round-off, which more steps on the same factor
             // refine away while they halve the gradient.
             if largest <= tolerance * scale || (refining && largest > 0.5 * last) {
-                return Ok(());
+                return Ok(true);
             }
             // A factor whose pieces are no longer all right still gives a
             // descent direction: kept while its full steps halve the
@@ -700,7 +721,7 @@ impl Island {
                 .sum();
             if slope >= 0.0 {
                 // Round-off: no descent left.
-                return Ok(());
+                return Ok(true);
             }
             let mass_slope: f64 = self
                 .direction
@@ -755,7 +776,7 @@ impl Island {
                     t = a;
                 }
                 if t == 0.0 {
-                    return Ok(());
+                    return Ok(true);
                 }
             }
             for (x, d) in v.iter_mut().zip(&self.direction) {
@@ -772,7 +793,7 @@ impl Island {
             full = t == 1.0;
             refining = full && self.factor_exact();
         }
-        Ok(())
+        Ok(false)
     }
 
     /// An outer iteration that steps the impulses as the one before did
