@@ -348,6 +348,30 @@ impl SpaceJoints {
         }
     }
 
+    /// A start `(q, v)` moved onto the joints: the drift projected away,
+    /// then the velocities (Gauss's metric, `mass` the diagonal of `M`).
+    pub fn start(
+        &mut self,
+        model: &SpatialModel,
+        q: &mut [f64],
+        v: &mut [f64],
+        mass: &[f64],
+        tolerance: f64,
+    ) -> Result<(), StepError> {
+        self.correct(model, q, mass, tolerance)?;
+        self.refresh(model, q, mass)?;
+        let n = mass.len();
+        let p = VelocityProblem {
+            mass: CsMat::new_csc((n, n), (0..=n).collect(), (0..n).collect(), mass.to_vec()),
+            force: v.iter().zip(mass).map(|(x, m)| x * m).collect(),
+            rows: ContactRows::new(3),
+            b: Vec::new(),
+            mu: Vec::new(),
+        };
+        self.solve(&p, mass, &SolverSettings::default(), &mut [], v, &mut [])?;
+        Ok(())
+    }
+
     /// The joints' drift at `q` projected away (Gauss's metric, `mass` the
     /// diagonal of `M`), in place; the largest error before it.
     pub fn correct(

@@ -120,7 +120,12 @@ impl<'m> SpaceStepper<'m> {
             tolerance: settings.tolerance,
             ..SolverSettings::default()
         };
-        let joints = SpaceJoints::new(model);
+        let mut joints = SpaceJoints::new(model);
+        if let Some(joints) = joints.as_mut() {
+            // A start off its joints is moved onto them (Gauss's metric).
+            let tol = GAP_SLOP * settings.penetration_tolerance;
+            joints.start(model, &mut q, &mut v, &mass, tol)?;
+        }
         Ok(SpaceStepper {
             joints,
             max_drift: 0.0,
