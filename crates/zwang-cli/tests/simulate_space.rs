@@ -73,6 +73,13 @@ fn the_json_has_the_contracts_fields_for_every_example() {
                 "wall_north",
             ],
         ),
+        ("spherical_pendulum.toml", &["bob"], &[]),
+        ("spinning_top.toml", &["top"], &[]),
+        (
+            "newtons_cradle.toml",
+            &["ball0", "ball1", "ball2", "ball3", "ball4"],
+            &["frame"],
+        ),
     ] {
         let path = example(file);
         let v = json_of(path.to_str().unwrap());
