@@ -445,3 +445,228 @@ fn angle_row(end: &Placed, d: [f64; 3], sign: f64, out: &mut JointRows) {
         out.entries.push((6 * m + 3 + c, sign * local[c]));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::{SpatialBody, SpatialKind};
+
+    /// Two moving bodies with full inertia tensors (principal frames off
+    /// the body frames), turned, and a fixed one turned and moved.
+    fn bodies() -> Vec<SpatialBody> {
+        let mut a = SpatialBody::new(
+            "a",
+            SpatialKind::Rigid {
+                mass: 2.0,
+                inertia: Some([[0.3, 0.05, 0.0], [0.05, 0.2, 0.02], [0.0, 0.02, 0.4]]),
+            },
+        );
+        a.position = [0.1, -0.2, 0.3];
+        a.orientation = [0.9, 0.1, -0.3, 0.2];
+        let mut b = SpatialBody::new(
+            "b",
+            SpatialKind::Rigid {
+                mass: 1.5,
+                inertia: Some([[0.1, 0.0, 0.01], [0.0, 0.25, 0.0], [0.01, 0.0, 0.15]]),
+            },
+        );
+        b.orientation = [0.7, -0.2, 0.1, 0.6];
+        let mut c = SpatialBody::new("c", SpatialKind::Fixed);
+        c.position = [1.0, 2.0, -0.5];
+        c.orientation = [0.8, 0.0, 0.6, 0.0];
+        vec![a, b, c]
+    }
+
+    /// A model whose joint holds at the initial state: `b` placed so that
+    /// its anchor meets `a`'s (or lies along the axis, for a slider).
+    fn model(kind: SpatialJointKind, partner: Option<usize>) -> SpatialModel {
+        let mut bodies = bodies();
+        let anchors = [[0.2, -0.1, 0.3], [-0.3, 0.1, 0.2]];
+        // Where the first anchor is in the world.
+        let first = match partner {
+            Some(i) => {
+                let body = &bodies[i];
+                let q = super::super::rotation::normalized(body.orientation).unwrap();
+                let p = apply(&matrix(q), anchors[0]);
+                [0, 1, 2].map(|c| body.position[c] + p[c])
+            }
+            None => anchors[0],
+        };
+        let offset = match kind {
+            SpatialJointKind::Slider { axis } => {
+                let q = super::super::rotation::normalized(
+                    partner.map_or([1.0, 0.0, 0.0, 0.0], |i| bodies[i].orientation),
+                )
+                .unwrap();
+                apply(&matrix(q), axis).map(|x| 0.4 * x / dot(axis, axis).sqrt())
+            }
+            SpatialJointKind::Distance { .. } => [0.3, -0.4, 0.5],
+            _ => [0.0; 3],
+        };
+        let qb = super::super::rotation::normalized(bodies[1].orientation).unwrap();
+        let arm = apply(&matrix(qb), anchors[1]);
+        bodies[1].position = [0, 1, 2].map(|c| first[c] + offset[c] - arm[c]);
+        SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![])
+            .unwrap()
+            .with_joints(vec![SpatialJoint {
+                kind,
+                bodies: [partner, Some(1)],
+                anchors,
+            }])
+            .unwrap()
+    }
+
+    const KINDS: [SpatialJointKind; 5] = [
+        SpatialJointKind::Ball,
+        SpatialJointKind::Hinge {
+            axis: [0.0, 0.6, 0.8],
+        },
+        SpatialJointKind::Slider {
+            axis: [1.0, -1.0, 0.5],
+        },
+        SpatialJointKind::Weld,
+        SpatialJointKind::Distance { length: None },
+    ];
+
+    /// `J v` against central differences of the errors along `q (+) s v`.
+    fn check_rows(model: &SpatialModel, q: &[f64]) {
+        let v: Vec<f64> = (0..model.nv())
+            .map(|i| ((i * 7 + 3) % 11) as f64 / 5.0 - 1.0)
+            .collect();
+        let mut rows = JointRows::default();
+        model.joint_rows(q, &mut rows).unwrap();
+        let jv: Vec<f64> = (0..rows.len())
+            .map(|i| rows.row(i).iter().map(|&(c, x)| x * v[c]).sum())
+            .collect();
+        let s = 1e-6;
+        let errors = |sign: f64| {
+            let mut moved = q.to_vec();
+            model.integrate(&mut moved, &v, sign * s);
+            let mut r = JointRows::default();
+            model.joint_rows(&moved, &mut r).unwrap();
+            r.errors
+        };
+        let (plus, minus) = (errors(1.0), errors(-1.0));
+        for i in 0..rows.len() {
+            let fd = (plus[i] - minus[i]) / (2.0 * s);
+            assert!(
+                (fd - jv[i]).abs() < 1e-7,
+                "row {i}: J v = {} against {fd}",
+                jv[i]
+            );
+        }
+    }
+
+    #[test]
+    fn the_rows_are_the_errors_rates_on_the_joint() {
+        for kind in KINDS {
+            for partner in [Some(0), None, Some(2)] {
+                let model = model(kind, partner);
+                let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+                model.initial_state(&mut q, &mut v);
+                let mut rows = JointRows::default();
+                model.joint_rows(&q, &mut rows).unwrap();
+                assert_eq!(rows.len(), model.joint_rows_count());
+                assert!(
+                    rows.errors.iter().all(|e| e.abs() < 1e-12),
+                    "{kind:?} {partner:?}: {:?}",
+                    rows.errors
+                );
+                check_rows(&model, &q);
+            }
+        }
+    }
+
+    #[test]
+    fn ball_and_distance_rows_are_the_rates_anywhere() {
+        for kind in [KINDS[0], KINDS[4]] {
+            let model = model(kind, Some(0));
+            let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+            model.initial_state(&mut q, &mut v);
+            // Off the joint: b moved and turned.
+            let push: Vec<f64> = (0..model.nv()).map(|i| 0.1 * (i as f64).sin()).collect();
+            model.integrate(&mut q, &push, 1.0);
+            check_rows(&model, &q);
+        }
+    }
+
+    #[test]
+    fn bad_joints_name_their_key() {
+        let cases = [
+            (
+                SpatialJointKind::Hinge { axis: [0.0; 3] },
+                [None, Some(0)],
+                [[0.0; 3]; 2],
+                "joint[0].axis: must be nonzero",
+            ),
+            (
+                SpatialJointKind::Ball,
+                [Some(2), None],
+                [[0.0; 3]; 2],
+                "joint[0].bodies: joins two fixed bodies (one must be a moving body)",
+            ),
+            (
+                SpatialJointKind::Ball,
+                [Some(1), Some(1)],
+                [[0.0; 3]; 2],
+                "joint[0].bodies: joins a body to itself",
+            ),
+            (
+                SpatialJointKind::Ball,
+                [Some(7), Some(1)],
+                [[0.0; 3]; 2],
+                "joint[0].bodies[0]: no such body",
+            ),
+            (
+                SpatialJointKind::Ball,
+                [None, Some(1)],
+                [[0.0, f64::NAN, 0.0], [0.0; 3]],
+                "joint[0].anchors[0]: must be finite",
+            ),
+            (
+                SpatialJointKind::Distance { length: Some(0.0) },
+                [None, Some(1)],
+                [[0.0; 3], [0.0; 3]],
+                "joint[0].length: must be > 0",
+            ),
+            (
+                SpatialJointKind::Distance { length: None },
+                [Some(0), Some(1)],
+                [[0.0; 3], [0.0; 3]],
+                "joint[0].length: must be > 0 (the default, the initial distance of the anchors, is 0)",
+            ),
+        ];
+        for (kind, ends, anchors, expected) in cases {
+            let mut bodies = bodies();
+            bodies[1].position = bodies[0].position;
+            let err = SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![])
+                .unwrap()
+                .with_joints(vec![SpatialJoint {
+                    kind,
+                    bodies: ends,
+                    anchors,
+                }])
+                .unwrap_err();
+            assert_eq!(err.to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn anchors_that_meet_leave_a_distance_joint_without_a_row() {
+        let model = model(SpatialJointKind::Distance { length: Some(1.0) }, Some(0));
+        let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+        model.initial_state(&mut q, &mut v);
+        // Move b so that its anchor lands on a's.
+        let mut rows = JointRows::default();
+        model.joint_rows(&q, &mut rows).unwrap();
+        let sep = [0.3, -0.4, 0.5];
+        for c in 0..3 {
+            q[7 + c] -= sep[c];
+        }
+        let err = model.joint_rows(&q, &mut rows).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "joint[0]: the anchors of a distance joint coincide"
+        );
+    }
+}
