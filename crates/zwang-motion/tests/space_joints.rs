@@ -676,3 +676,48 @@ fn a_door_on_two_hinges_of_one_axis_swings_as_on_one() {
     );
     assert!(((measured - exact) / exact).abs() < 1e-4);
 }
+
+#[test]
+fn bodies_joined_by_a_joint_do_not_collide() {
+    // Two boxes overlapping by half their size, joined by a ball joint,
+    // falling: no contact between them, no correction, free fall of both
+    // centres at g.
+    let cube = |name: &str, x: f64| {
+        let mut b = SpatialBody::new(
+            name,
+            SpatialKind::Rigid {
+                mass: 1.0,
+                inertia: None,
+            },
+        );
+        b.shape = Some(Shape::Box {
+            half_extents: [0.1; 3],
+        });
+        b.position = [x, 0.0, 0.0];
+        b
+    };
+    let model = SpatialModel::new([0.0, 0.0, -G], vec![cube("a", 0.0), cube("b", 0.1)], vec![])
+        .unwrap()
+        .with_joints(vec![joint(
+            SpatialJointKind::Ball,
+            [Some(0), Some(1)],
+            [[0.05, 0.0, 0.0], [-0.05, 0.0, 0.0]],
+        )])
+        .unwrap();
+    let h = 1e-3;
+    let mut stepper = SpaceStepper::new(&model, settings(h)).unwrap();
+    for _ in 0..100 {
+        let report = stepper.step(h).unwrap();
+        assert_eq!((report.contacts, report.corrected), (0, false));
+    }
+    let (t, q, v) = stepper.state();
+    for b in 0..2 {
+        let s = model.body_state(b, q, v);
+        assert!(
+            (s.velocity[2] + G * t).abs() < 1e-9 * G * t,
+            "{:?}",
+            s.velocity
+        );
+        assert!((s.position[2] + G * t * (t + h) / 2.0).abs() < 1e-9);
+    }
+}

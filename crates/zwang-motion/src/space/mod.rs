@@ -294,9 +294,6 @@ impl<'m> SpaceStepper<'m> {
         self.stages.collide += clock.elapsed();
         let clock = Clock::now();
         let tol = self.settings.penetration_tolerance;
-        if let Some(joints) = self.joints.as_mut() {
-            joints.refresh(model, &self.q, &self.mass)?;
-        }
         if self.contacts.iter().any(|c| c.gap < -tol) {
             self.displacement()?;
             self.corrections += 1;
@@ -358,6 +355,8 @@ impl<'m> SpaceStepper<'m> {
             ..SolverSettings::default()
         };
         if let Some(joints) = self.joints.as_mut() {
+            // The joints' null space at these positions.
+            joints.refresh(self.model, &self.q, &self.mass)?;
             joints.solve(
                 p,
                 &self.mass,
