@@ -721,3 +721,36 @@ fn bodies_joined_by_a_joint_do_not_collide() {
         assert!((s.position[2] + G * t * (t + h) / 2.0).abs() < 1e-9);
     }
 }
+
+#[test]
+fn a_start_off_its_joint_is_moved_onto_it() {
+    // A bob 1 m below a ball joint's anchor on its rod, started 2 cm low
+    // and moving along the rod: the stepper starts it on the joint (the
+    // anchor at the pivot, no velocity along the rod), and a run's
+    // initial energy is that start's.
+    let mut bob = rigid("bob", 1.0, [0.01; 3], [0.3, 0.0, -0.98]);
+    bob.velocity = [0.5, 0.2, -1.0];
+    let model = SpatialModel::new([0.0, 0.0, -G], vec![bob], vec![])
+        .unwrap()
+        .with_joints(vec![joint(
+            SpatialJointKind::Ball,
+            [None, Some(0)],
+            [[0.0; 3], [0.0, 0.0, 1.0]],
+        )])
+        .unwrap();
+    let stepper = SpaceStepper::new(&model, settings(1e-3)).unwrap();
+    let (_, q, v) = stepper.state();
+    let s = model.body_state(0, q, v);
+    let anchor = [0, 1, 2].map(|i| s.position[i] + rotate(s.orientation, [0.0, 0.0, 1.0])[i]);
+    assert!(anchor.iter().all(|x| x.abs() < 1e-9), "{anchor:?}");
+    // The anchor's velocity: v + w x (anchor - centre) = 0.
+    let arm = rotate(s.orientation, [0.0, 0.0, 1.0]);
+    let w_arm = cross(s.angular_velocity, arm);
+    assert!(
+        (0..3).all(|i| (s.velocity[i] + w_arm[i]).abs() < 1e-12),
+        "{s:?}"
+    );
+    let outcome =
+        zwang_motion::simulate_space(&model, 0.01, &settings(1e-3), &mut zwang_motion::NoObserver);
+    assert_eq!(outcome.energy_initial, model.energy(q, v));
+}

@@ -434,6 +434,11 @@ pub fn simulate_space(
         Ok(s) => s,
         Err(e) => return failed(e.to_string(), q0, v0),
     };
+    // The start as the stepper holds it (moved onto its joints).
+    let (_, q, v) = stepper.state();
+    q0.copy_from_slice(q);
+    v0.copy_from_slice(v);
+    let e0 = model.energy(&q0, &v0);
     let h = settings.time_step;
     let wants = observer.wants_samples();
     if wants {
