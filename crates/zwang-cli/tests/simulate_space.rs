@@ -80,6 +80,11 @@ fn the_json_has_the_contracts_fields_for_every_example() {
             &["ball0", "ball1", "ball2", "ball3", "ball4"],
             &["frame"],
         ),
+        (
+            "newtons_cradle_touching.toml",
+            &["ball0", "ball1", "ball2", "ball3", "ball4"],
+            &["frame"],
+        ),
     ] {
         let path = example(file);
         let v = json_of(path.to_str().unwrap());

@@ -154,3 +154,53 @@ fn the_cradle_passes_the_first_balls_speed_to_the_last() {
     assert!(others < 1e-3 * first);
     assert!(((top - start) / start).abs() < 5e-3);
 }
+
+#[test]
+fn the_touching_cradle_sends_the_row_on_together() {
+    let (scene, model, settings) = scene("newtons_cradle_touching.toml");
+    let n = 5;
+    let (r, l) = (0.02, 0.3);
+    let m = mass_of(&scene, 1);
+    // The balls' angular momentum about the y axes through their pivots
+    // (x = 2 r i, z = l): the impact's contacts, horizontal between centres
+    // at one height, move none of it.
+    let momentum = |q: &[f64], v: &[f64]| -> f64 {
+        (0..n)
+            .map(|i| {
+                let s = model.body_state(i + 1, q, v);
+                let arm = [s.position[0] - 2.0 * r * i as f64, s.position[2] - l];
+                0.4 * m * r * r * s.angular_velocity[1]
+                    + m * (arm[1] * s.velocity[0] - arm[0] * s.velocity[2])
+            })
+            .sum()
+    };
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let mut before = (0.0, 0.0, 0.0);
+    loop {
+        stepper.step(h).unwrap();
+        let (t, q, v) = stepper.state();
+        assert!(t < scene.duration, "no impact");
+        let vx = |b: usize| model.body_state(b, q, v).velocity[0];
+        if vx(2) == 0.0 {
+            before = (vx(1), momentum(q, v), model.energy(q, v));
+            continue;
+        }
+        let (big_v, l_before, e_before) = before;
+        let rebound = -(n as f64 - 2.0) / n as f64 * big_v;
+        let row = 2.0 / n as f64 * big_v;
+        let speeds: Vec<f64> = (1..=n).map(vx).collect();
+        let (l_after, e_after) = (momentum(q, v), model.energy(q, v));
+        println!(
+            "touching cradle: V = {big_v}, after the impact {speeds:?} (law: {rebound}, then \
+             {row}); momentum {:e}, energy {:e} relative",
+            (l_after - l_before) / l_before,
+            (e_after - e_before) / e_before
+        );
+        assert!((speeds[0] - rebound).abs() < 1e-3 * big_v);
+        assert!(speeds[1..].iter().all(|x| (x - row).abs() < 1e-3 * big_v));
+        assert!(((l_after - l_before) / l_before).abs() < 1e-3);
+        assert!(e_after <= e_before * (1.0 + 1e-4));
+        break;
+    }
+}
