@@ -278,10 +278,10 @@ fn a_top_on_a_ball_joint_precesses_at_the_steady_rate() {
     assert!(((coarse.rate - exact) / exact).abs() < 2e-3);
     // The fast top's m g l / (I3 omega3) is 1.6 % below it here.
     assert!(((fine.rate - fast) / fast - (exact - fast) / fast).abs() < 5e-4);
-    // The spin of a symmetric top is kept exactly: the joint's impulse at
-    // the tip has no moment about the axis, the gyroscopic term none
-    // along it.
-    assert!(fine.spin < 1e-12, "spin {:e}", fine.spin);
+    // The spin of a symmetric top is kept to round-off (5e-13 over 20 000
+    // steps): the joint's impulse at the tip has no moment about the axis,
+    // the gyroscopic term none along it.
+    assert!(fine.spin < 1e-11, "spin {:e}", fine.spin);
     // L_z, the energy and the tilt drift at first order in h (the
     // scheme's order): 1 %, 1.1e-4 of the kinetic energy and 0.017 rad
     // over 2 s at h = 1e-4, three times as much at 3e-4.

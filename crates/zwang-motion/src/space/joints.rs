@@ -11,9 +11,11 @@
 //! answer satisfies the joints exactly, whatever the contacts do. `N` is
 //! block diagonal: the identity on the bodies no joint touches (their
 //! coordinates pass through unchanged), and, per group of bodies the
-//! joints link, an orthonormal basis from a Householder QR of `J_E^T`
-//! with column pivoting (redundant rows, as a closed loop's, drop out).
-//! Without contacts the problem in `z` is a dense solve per group.
+//! joints link, a basis from a Householder QR of `J_E^T` with column
+//! pivoting (redundant rows, as a closed loop's, drop out), made
+//! `M`-orthonormal (`N L^-T`, `L L^T` the Cholesky factor of `N^T M N`):
+//! the mass in `z` is then diagonal, as without joints, and the primal
+//! solver takes its diagonal path. Without contacts `z = N^T M v*`.
 //!
 //! What the linear rows leave of the joints' positions is projected away
 //! at the end of the step in Gauss's metric: Newton steps
@@ -50,9 +52,8 @@ struct Block {
     null: usize,
     /// Where its `z` start.
     z0: usize,
-    /// `N^T M N` (null x null) and its Cholesky factor; the drift's
+    /// The Cholesky factor of `N^T M N` (null x null); the drift's
     /// `J M^-1 J^T` (rows x rows).
-    mass: Vec<f64>,
     factor: Vec<f64>,
     schur: Vec<f64>,
 }
@@ -74,8 +75,6 @@ pub(super) struct SpaceJoints {
     spread: Vec<[f64; 3]>,
     touched: Vec<usize>,
     work: Vec<f64>,
-    /// The mass's pattern was made for these null widths.
-    widths: Vec<usize>,
 }
 
 /// No block: the coordinate maps to `z` one to one.
@@ -128,7 +127,6 @@ impl SpaceJoints {
                     basis: Vec::new(),
                     null: 0,
                     z0: 0,
-                    mass: Vec::new(),
                     factor: Vec::new(),
                     schur: Vec::new(),
                 });
@@ -173,7 +171,6 @@ impl SpaceJoints {
             spread: Vec::new(),
             touched: Vec::new(),
             work: Vec::new(),
-            widths: Vec::new(),
         })
     }
 
@@ -191,51 +188,26 @@ impl SpaceJoints {
             block.null_space(&self.rows, &self.place);
             block.z0 = z0;
             z0 += block.null;
-            block.reduced_mass(mass);
+            block.orthonormalize(mass);
         }
         self.nz = z0;
         self.write_mass(mass);
         Ok(())
     }
 
-    /// The problem's mass in `z`: the free coordinates' diagonal, then a
-    /// dense block per group (the pattern made again only when a width
-    /// changes).
+    /// The problem's mass in `z`: the free coordinates' `M`, and 1 on
+    /// each group's (its basis is `M`-orthonormal): diagonal, as without
+    /// joints (the pattern made again only when the size changes).
     fn write_mass(&mut self, mass: &[f64]) {
-        let same = self.widths.len() == self.blocks.len()
-            && self
-                .widths
-                .iter()
-                .zip(&self.blocks)
-                .all(|(w, b)| *w == b.null)
-            && self.problem.mass.rows() == self.nz;
-        if !same {
-            self.widths.clear();
-            self.widths.extend(self.blocks.iter().map(|b| b.null));
-            let mut indptr = vec![0];
-            let mut indices = Vec::new();
-            for c in 0..self.free.len() {
-                indices.push(c);
-                indptr.push(indices.len());
-            }
-            for b in &self.blocks {
-                for _ in 0..b.null {
-                    indices.extend(b.z0..b.z0 + b.null);
-                    indptr.push(indices.len());
-                }
-            }
-            let data = vec![0.0; indices.len()];
-            self.problem.mass = CsMat::new_csc((self.nz, self.nz), indptr, indices, data);
+        if self.problem.mass.rows() != self.nz {
+            let n = self.nz;
+            self.problem.mass =
+                CsMat::new_csc((n, n), (0..=n).collect(), (0..n).collect(), vec![1.0; n]);
         }
         let data = self.problem.mass.data_mut();
+        data.fill(1.0);
         for (x, &c) in data.iter_mut().zip(&self.free) {
             *x = mass[c];
-        }
-        let mut at = self.free.len();
-        for b in &self.blocks {
-            let n = b.null * b.null;
-            data[at..at + n].copy_from_slice(&b.mass);
-            at += n;
         }
     }
 
@@ -275,9 +247,7 @@ impl SpaceJoints {
             for (zi, &c) in z.iter_mut().zip(&self.free) {
                 *zi /= mass[c];
             }
-            for b in &self.blocks {
-                b.solve_mass(&mut z[b.z0..b.z0 + b.null]);
-            }
+            // A group's basis is M-orthonormal: z is its momentum.
             None
         } else {
             self.problem.force.clear();
@@ -484,28 +454,34 @@ impl Block {
         }
     }
 
-    /// `N^T M N` and its Cholesky factor.
-    fn reduced_mass(&mut self, mass: &[f64]) {
+    /// `N` made `M`-orthonormal: `N L^-T`, `L L^T = N^T M N`, so that
+    /// the problem in `z` has the identity for the group's mass (the
+    /// primal solver's diagonal path, as without joints).
+    fn orthonormalize(&mut self, mass: &[f64]) {
         let (n, r) = (self.coords.len(), self.null);
-        self.mass.clear();
-        self.mass.resize(r * r, 0.0);
+        self.factor.clear();
+        self.factor.resize(r * r, 0.0);
         for a in 0..r {
             for b in 0..=a {
                 let x: f64 = (0..n)
                     .map(|i| self.basis[a * n + i] * mass[self.coords[i]] * self.basis[b * n + i])
                     .sum();
-                self.mass[a * r + b] = x;
-                self.mass[b * r + a] = x;
+                self.factor[a * r + b] = x;
+                self.factor[b * r + a] = x;
             }
         }
-        self.factor.clear();
-        self.factor.extend_from_slice(&self.mass);
         cholesky(&mut self.factor, r);
-    }
-
-    /// `x <- (N^T M N)^-1 x`.
-    fn solve_mass(&self, x: &mut [f64]) {
-        cholesky_solve(&self.factor, self.null, x);
+        // Each row of N: y = L^-1 x (a zero pivot leaves its column out).
+        for i in 0..n {
+            for a in 0..r {
+                let d = self.factor[a * r + a];
+                let s: f64 = (0..a)
+                    .map(|p| self.factor[a * r + p] * self.basis[p * n + i])
+                    .sum();
+                let x = self.basis[a * n + i];
+                self.basis[a * n + i] = if d == 0.0 { 0.0 } else { (x - s) / d };
+            }
+        }
     }
 
     /// One Newton step of the block's drift into `dq`: `-M^-1 J^T S^-1 e`.
