@@ -754,3 +754,69 @@ fn a_start_off_its_joint_is_moved_onto_it() {
         zwang_motion::simulate_space(&model, 0.01, &settings(1e-3), &mut zwang_motion::NoObserver);
     assert_eq!(outcome.energy_initial, model.energy(q, v));
 }
+
+#[test]
+fn contacts_the_joints_hold_shut_do_not_stop_the_run() {
+    // A chain of six capsules whose start is off its joints: moved onto
+    // them, it folds so that links overlap links they are not joined to,
+    // along directions the joints leave no motion in (those contact rows
+    // are zero to round-off in the joints' null space). Such rows are
+    // left out; the chain falls onto the floor and the run finishes.
+    let mut floor = SpatialBody::new("floor", SpatialKind::Fixed);
+    floor.shape = Some(Shape::Halfspace {
+        normal: [0.0, 0.0, 1.0],
+    });
+    let mut bodies = vec![floor];
+    let turn = [0.5f64.sqrt(), 0.0, 0.5f64.sqrt(), 0.0];
+    for i in 0..6 {
+        let mut link = SpatialBody::new(
+            &format!("link{i}"),
+            SpatialKind::Rigid {
+                mass: 1.0,
+                inertia: None,
+            },
+        );
+        link.shape = Some(Shape::Capsule {
+            half_length: 0.08,
+            radius: 0.02,
+        });
+        link.position = [0.2 * i as f64 + 0.1, 0.0, 0.5];
+        link.orientation = turn;
+        bodies.push(link);
+    }
+    let mut joints = vec![joint(
+        SpatialJointKind::Ball,
+        [None, Some(1)],
+        [[0.0, 0.0, 0.5], [0.0, 0.0, 0.1]],
+    )];
+    let kinds = [
+        SpatialJointKind::Ball,
+        SpatialJointKind::Hinge {
+            axis: [0.0, 1.0, 0.0],
+        },
+        SpatialJointKind::Ball,
+        SpatialJointKind::Distance { length: None },
+        SpatialJointKind::Ball,
+    ];
+    for (i, kind) in kinds.into_iter().enumerate() {
+        joints.push(joint(
+            kind,
+            [Some(i + 1), Some(i + 2)],
+            [[0.0, 0.0, -0.1], [0.0, 0.0, 0.1]],
+        ));
+    }
+    let model = SpatialModel::new([0.0, 0.0, -G], bodies, vec![])
+        .unwrap()
+        .with_joints(joints)
+        .unwrap();
+    let o =
+        zwang_motion::simulate_space(&model, 1.0, &settings(2e-3), &mut zwang_motion::NoObserver);
+    assert_eq!(o.status, zwang_motion::Status::Finished, "{:?}", o.reason);
+    // Hanging from the pivot 0.5 m up, 1.2 m of chain reaches the floor
+    // and none of it goes through.
+    let heights: Vec<f64> = (1..7)
+        .map(|b| model.body_state(b, &o.q, &o.v).position[2])
+        .collect();
+    assert!(heights.iter().all(|&z| z > 0.0), "{heights:?}");
+    assert!(heights.iter().any(|&z| z < 0.025), "{heights:?}");
+}

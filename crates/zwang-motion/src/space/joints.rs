@@ -34,6 +34,10 @@ use crate::timestep::StepError;
 /// redundant row).
 const RANK_TOLERANCE: f64 = 1e-9;
 
+/// A contact row whose motion the joints leave below this fraction of
+/// what it has without them is held by the joints (left out).
+const BLOCKED: f64 = 1e-9;
+
 /// Newton steps the drift projection may take.
 const DRIFT_ITERATIONS: usize = 8;
 
@@ -252,7 +256,7 @@ impl SpaceJoints {
         } else {
             self.problem.force.clear();
             self.problem.force.extend_from_slice(&self.z);
-            self.rows_in_z(p);
+            self.rows_in_z(p, mass);
             let report = self
                 .primal
                 .solve_in_place(&self.problem, settings, r, &mut self.z, u)
@@ -283,7 +287,7 @@ impl SpaceJoints {
 
     /// The rows of `p` in `z` (`J N`), its free terms and friction, into
     /// the problem in `z`.
-    fn rows_in_z(&mut self, p: &VelocityProblem) {
+    fn rows_in_z(&mut self, p: &VelocityProblem, mass: &[f64]) {
         let q = &mut self.problem;
         q.rows.clear();
         q.b.clear();
@@ -295,8 +299,14 @@ impl SpaceJoints {
         let rows = &p.rows;
         for i in 0..rows.contacts() {
             self.touched.clear();
+            // |J_i|^2 in M^-1 per row: against it, a row the joints leave
+            // no motion along (|J_i N|, N M-orthonormal, at round-off).
+            let mut free = [0.0; 3];
             for a in rows.start[i]..rows.start[i + 1] {
                 let e = rows.entry(a);
+                for (f, x) in free.iter_mut().zip(e) {
+                    *f += x * x / mass[rows.cols[a]];
+                }
                 let (block, at) = self.place[rows.cols[a]];
                 if block == FREE {
                     add(&mut self.spread, &mut self.touched, at, e, 1.0);
@@ -309,11 +319,21 @@ impl SpaceJoints {
                     }
                 }
             }
+            let mut held = [0.0; 3];
+            for &k in &self.touched {
+                let m = q.mass.data()[k];
+                for (h, x) in held.iter_mut().zip(self.spread[k]) {
+                    *h += x * x / m;
+                }
+            }
+            // Such a row is left out (zero): the joints hold the contact
+            // along it, and its impulse can move nothing.
+            let keep = [0, 1, 2].map(|c| held[c] > BLOCKED * BLOCKED * free[c]);
             let spread = &mut self.spread;
             q.rows.push(self.touched.iter().map(|&k| {
                 let x = spread[k];
                 spread[k] = [0.0; 3];
-                (k, x)
+                (k, [0, 1, 2].map(|c| if keep[c] { x[c] } else { 0.0 }))
             }));
         }
     }
