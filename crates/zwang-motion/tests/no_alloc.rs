@@ -22,7 +22,9 @@
 //! The time stepper: a stack of boxes, a rolling disk and a sliding box on
 //! a floor, the same contacts step after step (collision detection with
 //! its kept manifolds, the Delassus operator written in place, the contact
-//! solve warm-started, integration and the overlap check). Not covered:
+//! solve warm-started, integration and the overlap check); in space, with
+//! joints too (the problem in the joints' null space, the drift's
+//! projection). Not covered:
 //! islands solved in parallel (rayon's injector allocates a block every 63
 //! jobs sent to its pool; the solver goes parallel from 256 contacts on).
 //!
@@ -224,6 +226,7 @@ fn steps_allocate_nothing() {
     let free = Settings::default();
     time_steps_allocate_nothing();
     space_steps_allocate_nothing();
+    space_joints_allocate_nothing();
     for (name, model, settings) in [
         ("chain", &links, &free),
         ("resting box", &resting, &free),
@@ -298,7 +301,6 @@ fn time_steps_allocate_nothing() {
 fn space_steps_allocate_nothing() {
     use zwang_geometry::spatial::Shape as Shape3;
     use zwang_model::spatial::{SpatialBody, SpatialKind, SpatialModel};
-    use zwang_motion::SpaceStepper;
     let body = |name: &str, shape: Shape3, position: [f64; 3], velocity: [f64; 3]| {
         let mut b = SpatialBody::new(
             name,
@@ -338,16 +340,91 @@ fn space_steps_allocate_nothing() {
     ball.angular_velocity = [0.0, 10.0, 0.0];
     bodies.push(ball);
     let model = SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![]).unwrap();
+    assert_space_steps_allocate_nothing(&model, 17);
+}
+
+/// Steady steps in space with joints allocate nothing: a box resting on
+/// the floor with a pendulum hung from it by a ball joint (contacts with
+/// joints held, the problem in the joints' null space) and a top spinning
+/// on a ball joint at its tip (joints alone), beside a free cube sliding.
+fn space_joints_allocate_nothing() {
+    use zwang_geometry::spatial::Shape as Shape3;
+    use zwang_model::spatial::{
+        SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
+    };
+    let body = |name: &str, shape: Option<Shape3>, position: [f64; 3]| {
+        let mut b = SpatialBody::new(
+            name,
+            SpatialKind::Rigid {
+                mass: 1.0,
+                inertia: shape.is_none().then_some([
+                    [0.01, 0.0, 0.0],
+                    [0.0, 0.01, 0.0],
+                    [0.0, 0.0, 0.02],
+                ]),
+            },
+        );
+        b.shape = shape;
+        b.position = position;
+        b
+    };
+    let mut floor = SpatialBody::new("floor", SpatialKind::Fixed);
+    floor.shape = Some(Shape3::Halfspace {
+        normal: [0.0, 0.0, 1.0],
+    });
+    let cube = Shape3::Box {
+        half_extents: [0.1; 3],
+    };
+    let mut slider = body("slider", Some(cube.clone()), [2.0, 0.0, 0.1]);
+    slider.velocity = [0.0, -50.0, 0.0];
+    let mut bob = body("bob", None, [0.05, 0.0, 0.6]);
+    bob.velocity = [0.0, 0.1, 0.0];
+    let mut top = body("top", None, [-2.0, 0.0, 0.5]);
+    top.angular_velocity = [0.0, 0.0, 100.0];
+    top.velocity = [0.0, 0.0, 0.0];
+    let bodies = vec![
+        floor,
+        body("base", Some(cube), [0.0, 0.0, 0.1]),
+        bob,
+        top,
+        slider,
+    ];
+    let joints = vec![
+        SpatialJoint {
+            kind: SpatialJointKind::Ball,
+            bodies: [Some(1), Some(2)],
+            anchors: [[0.0, 0.0, 0.9], [-0.05, 0.0, 0.4]],
+        },
+        SpatialJoint {
+            kind: SpatialJointKind::Ball,
+            bodies: [None, Some(3)],
+            anchors: [[-2.0, 0.0, 0.4], [0.0, 0.0, -0.1]],
+        },
+    ];
+    let model = SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![])
+        .unwrap()
+        .with_joints(joints)
+        .unwrap();
+    assert_space_steps_allocate_nothing(&model, 8);
+}
+
+/// 200 steady steps of `model` in space (after 50), each with `contacts`
+/// contacts solved, allocate nothing (the least of three runs).
+fn assert_space_steps_allocate_nothing(
+    model: &zwang_model::spatial::SpatialModel,
+    contacts: usize,
+) {
     let counts: Vec<usize> = (0..3)
         .map(|_| {
-            let mut stepper = SpaceStepper::new(&model, StepSettings::default()).unwrap();
+            let mut stepper =
+                zwang_motion::SpaceStepper::new(model, StepSettings::default()).unwrap();
             for _ in 0..50 {
                 stepper.step(0.002).unwrap();
             }
             let region = Region::new(GLOBAL);
             for _ in 0..200 {
                 let report = stepper.step(0.002).unwrap();
-                assert!(report.solved && report.contacts == 17, "{report:?}");
+                assert!(report.solved && report.contacts == contacts, "{report:?}");
             }
             region.change().allocations
         })

@@ -87,4 +87,6 @@ pub use types::{
 /// `convex`, `halfspace`).
 pub use zwang_geometry::spatial::Shape as SpatialShape;
 /// The description types of spatial scenes are the model's own.
-pub use zwang_model::spatial::{SpatialBody, SpatialForce, SpatialKind};
+pub use zwang_model::spatial::{
+    SpatialBody, SpatialForce, SpatialJoint, SpatialJointKind, SpatialKind,
+};

@@ -4,9 +4,9 @@
 //! The planar parser's machinery reads it (key paths, one-line errors, the
 //! `[scene]` header, body names, the `[solver]` table); what differs is
 //! the bodies (rigid or fixed, an orientation, 3-vectors, an inertia of 3
-//! or 6 numbers, the spatial shapes), the forces (constant only) and what
-//! is refused (joints, point contacts, moving frames, event-driven
-//! stepping: planar for now). The values the model checks (a mass `> 0`,
+//! or 6 numbers, the spatial shapes), the joints (ball, hinge, slider,
+//! weld, distance), the forces (constant only) and what is refused (point
+//! contacts, moving frames, event-driven stepping: planar for now). The values the model checks (a mass `> 0`,
 //! a nonzero quaternion, a shape's sizes, a half-space on a fixed body, a
 //! positive definite inertia, a force on a moving body) are checked by
 //! building the [`SpatialModel`] once, its keys being the file's already.
@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use toml::{Table, Value};
 use zwang_geometry::spatial::Shape;
 use zwang_model::planar::DEFAULT_FRICTION;
-use zwang_model::spatial::{SpatialBody, SpatialForce, SpatialKind, SpatialModel};
+use zwang_model::spatial::{
+    SpatialBody, SpatialForce, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
+};
 use zwang_model::ModelError;
 
 use crate::error::SceneError;
@@ -60,6 +62,8 @@ const SHAPE_KEYS: &[&str] = &[
     "normal",
 ];
 const FORCE_KEYS: &[&str] = &["kind", "body", "force", "torque"];
+/// The keys of a `[[joint]]` table, `kind` first.
+const JOINT_KEYS: &[&str] = &["kind", "bodies", "anchors", "axis", "length"];
 
 /// A scene in space (`dimension = 3`): the world, its bodies and forces,
 /// how long to run it and how. Bodies are in file order, fixed ones
@@ -79,6 +83,9 @@ pub struct SpatialScene {
     /// The `[[force]]` tables (constant forces and torques), in file
     /// order.
     pub forces: Vec<SpatialForce>,
+    /// The `[[joint]]` tables, in file order (`ground` as `None`; a fixed
+    /// body by its index, the model taking its anchor to the world).
+    pub joints: Vec<SpatialJoint>,
     /// The `[solver]` table, defaults filled in: always
     /// [`Stepping::TimeStep`](crate::Stepping::TimeStep).
     pub solver: SolverSettings,
@@ -89,7 +96,8 @@ impl SpatialScene {
     /// the model checks, so this fails only for a `SpatialScene` built by
     /// hand with bad values).
     pub fn model(&self) -> std::result::Result<SpatialModel, ModelError> {
-        SpatialModel::new(self.gravity, self.bodies.clone(), self.forces.clone())
+        SpatialModel::new(self.gravity, self.bodies.clone(), self.forces.clone())?
+            .with_joints(self.joints.clone())
     }
 
     /// The index of the body called `name` (`None`: no such body).
@@ -233,12 +241,11 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
             "at least one moving body (rigid) is required",
         ));
     }
-    if let Some(t) = root.array_of_tables("joint")?.first() {
-        return Err(SceneError::new(
-            t.path(),
-            "joints in space are not built yet",
-        ));
-    }
+    let joints = root
+        .array_of_tables("joint")?
+        .iter()
+        .map(|t| read_joint(t, &names, &bodies))
+        .collect::<Result<Vec<_>>>()?;
     if let Some(t) = root.array_of_tables("contact")?.first() {
         return Err(SceneError::new(
             t.path(),
@@ -257,6 +264,7 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
         output_every,
         bodies,
         forces,
+        joints,
         solver: SolverSettings::default(),
     };
     // The values the model checks are checked by it, once; its keys are
@@ -447,5 +455,102 @@ fn read_force(t: &Tab, names: &HashMap<String, usize>) -> Result<SpatialForce> {
         body,
         force: t.opt_vec("force")?.unwrap_or([0.0; 3]),
         torque: t.opt_vec("torque")?.unwrap_or([0.0; 3]),
+    })
+}
+
+/// A `[[joint]]` table: `kind` (ball, hinge, slider, weld, distance),
+/// `bodies` (two names; `ground` or a fixed body for the world), `anchors`
+/// (one point in each body's frame), `axis` (hinge, slider: in the first
+/// body's frame), `length` (distance; default the initial distance).
+fn read_joint(
+    t: &Tab,
+    names: &HashMap<String, usize>,
+    bodies: &[SpatialBody],
+) -> Result<SpatialJoint> {
+    t.only(JOINT_KEYS)?;
+    let kind = t.string("kind")?;
+    let pair: &[&str] = &["kind", "bodies", "anchors"];
+    let (what, allowed): (&str, &[&str]) = match kind {
+        "ball" => ("a ball joint", pair),
+        "hinge" => ("a hinge joint", &["kind", "bodies", "anchors", "axis"]),
+        "slider" => ("a slider joint", &["kind", "bodies", "anchors", "axis"]),
+        "weld" => ("a weld joint", pair),
+        "distance" => ("a distance joint", &["kind", "bodies", "anchors", "length"]),
+        "pin" | "slot" | "knife_edge" => {
+            return Err(t.err(
+                "kind",
+                format!(
+                    "{kind:?} is a planar joint (expected ball, hinge, slider, weld or distance)"
+                ),
+            ))
+        }
+        other => {
+            return Err(t.err(
+                "kind",
+                format!("unknown kind {other:?} (expected ball, hinge, slider, weld or distance)"),
+            ))
+        }
+    };
+    t.not_of_kind(JOINT_KEYS, allowed, what)?;
+    let key = t.key("bodies");
+    let items = array(t.required("bodies")?, &key, 2, "body names")?;
+    let mut ends = [None; 2];
+    let mut labels = ["", ""];
+    for (k, item) in items.iter().enumerate() {
+        let at = format!("{key}[{k}]");
+        let Some(name) = item.as_str() else {
+            return Err(SceneError::new(at, "expected a body name"));
+        };
+        labels[k] = name;
+        ends[k] = match name {
+            "ground" => None,
+            _ => match names.get(name) {
+                Some(&i) => Some(i),
+                None => return Err(SceneError::new(at, format!("unknown body {name:?}"))),
+            },
+        };
+    }
+    if labels[0] == labels[1] {
+        return Err(t.err("bodies", format!("joins {:?} to itself", labels[0])));
+    }
+    let fixed = |e: Option<usize>| e.is_none_or(|i| bodies[i].kind == SpatialKind::Fixed);
+    if fixed(ends[0]) && fixed(ends[1]) {
+        return Err(t.err(
+            "bodies",
+            format!(
+                "joins {:?} to {:?}, both fixed (one must be a moving body)",
+                labels[0], labels[1]
+            ),
+        ));
+    }
+    let key = t.key("anchors");
+    let items = array(t.required("anchors")?, &key, 2, "points")?;
+    let anchors = [
+        vector(&items[0], &format!("{key}[0]"))?,
+        vector(&items[1], &format!("{key}[1]"))?,
+    ];
+    let axis = |t: &Tab| -> Result<[f64; 3]> {
+        let axis: [f64; 3] = t.vec("axis")?;
+        let n = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(n.is_finite() && n > 0.0) {
+            return Err(t.err("axis", "must be nonzero"));
+        }
+        Ok(axis)
+    };
+    let kind = match kind {
+        "ball" => SpatialJointKind::Ball,
+        "hinge" => SpatialJointKind::Hinge { axis: axis(t)? },
+        "slider" => SpatialJointKind::Slider { axis: axis(t)? },
+        "weld" => SpatialJointKind::Weld,
+        _ => SpatialJointKind::Distance {
+            length: t.opt_number("length")?,
+        },
+    };
+    // A fixed body's end is the world through its pose (the model does
+    // that with the body's index); ground's is the world itself.
+    Ok(SpatialJoint {
+        kind,
+        bodies: ends,
+        anchors,
     })
 }

@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::PathBuf;
 use zwang_scene::{
-    parse_any_scene, parse_scene, parse_spatial_scene, AnyScene, SpatialKind, SpatialShape,
-    Stepping,
+    parse_any_scene, parse_scene, parse_spatial_scene, AnyScene, SpatialJointKind, SpatialKind,
+    SpatialShape, Stepping,
 };
 
 fn examples() -> Vec<PathBuf> {
@@ -131,6 +131,34 @@ fn every_key_is_read() {
     force = [1, 2, 3]
     torque = [4, 5, 6]
 
+    [[joint]]
+    kind = "hinge"
+    bodies = ["ground", "a"]
+    anchors = [[1, 2, 4], [0, 0, 1]]
+    axis = [0, 2, 0]
+
+    [[joint]]
+    kind = "slider"
+    bodies = ["a", "b"]
+    anchors = [[0, 0, 0], [0, 0, 0]]
+    axis = [1, 0, 0]
+
+    [[joint]]
+    kind = "distance"
+    bodies = ["b", "c"]
+    anchors = [[0, 0, 0], [0, 0, 0]]
+    length = 4.5
+
+    [[joint]]
+    kind = "ball"
+    bodies = ["c", "ground"]
+    anchors = [[0, 0, 1], [0, 0, 6]]
+
+    [[joint]]
+    kind = "weld"
+    bodies = ["a", "c"]
+    anchors = [[0, 0, 0], [0, 0, 0]]
+
     [solver]
     stepping = "timestep"
     time_step = 0.01
@@ -161,6 +189,24 @@ fn every_key_is_read() {
     );
     assert_eq!(scene.forces[0].body, 1);
     assert_eq!(scene.forces[0].torque, [4.0, 5.0, 6.0]);
+    let kinds: Vec<_> = scene.joints.iter().map(|j| j.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            SpatialJointKind::Hinge {
+                axis: [0.0, 2.0, 0.0]
+            },
+            SpatialJointKind::Slider {
+                axis: [1.0, 0.0, 0.0]
+            },
+            SpatialJointKind::Distance { length: Some(4.5) },
+            SpatialJointKind::Ball,
+            SpatialJointKind::Weld,
+        ]
+    );
+    assert_eq!(scene.joints[0].bodies, [None, Some(0)]);
+    assert_eq!(scene.joints[0].anchors, [[1.0, 2.0, 4.0], [0.0, 0.0, 1.0]]);
+    assert_eq!(scene.joints[3].bodies, [Some(2), None]);
     assert_eq!(scene.solver.time_step, 0.01);
     assert_eq!(scene.solver.max_steps, 1000);
 }
@@ -258,11 +304,52 @@ fn malformed_spatial_scenes_name_their_key() {
             "body[0].mass: a fixed body has no mass",
         ),
         (
-            format!(
-                "{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"cube\"]\n\
-                 anchors = [[0, 0, 0], [0, 0, 0]]\n"
-            ),
-            "joint[0]: joints in space are not built yet",
+            format!("{CUBE}\n[[joint]]\nkind = \"hinge\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\naxis = [0, 0, 0]\n"),
+            "joint[0].axis: must be nonzero",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"slider\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].axis: missing required key",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\naxis = [1, 0, 0]\n"),
+            "joint[0].axis: not allowed on a ball joint",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"screw\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].kind: unknown kind \"screw\" (expected ball, hinge, slider, weld or distance)",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"pin\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].kind: \"pin\" is a planar joint (expected ball, hinge, slider, weld or distance)",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"ground\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].bodies: joins \"floor\" to \"ground\", both fixed (one must be a moving body)",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"weld\"\nbodies = [\"cube\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].bodies: joins \"cube\" to itself",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"box\"]\nanchors = [[0, 0, 1], [0, 0, 0.5]]\n"),
+            "joint[0].bodies[1]: unknown body \"box\"",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, 1], [0, 0]]\n"),
+            "joint[0].anchors[1]: expected 3 numbers, found 2",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"ball\"\nbodies = [\"floor\", \"cube\"]\nanchors = [[0, 0, nan], [0, 0, 0.5]]\n"),
+            "joint[0].anchors[0][2]: must be finite",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"distance\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 0.5], [0, 0, 0]]\n"),
+            "joint[0].length: must be > 0 (the default, the initial distance of the anchors, is 0)",
+        ),
+        (
+            format!("{CUBE}\n[[joint]]\nkind = \"distance\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nlength = -1\n"),
+            "joint[0].length: must be > 0",
         ),
         (
             format!("{CUBE}\n[solver]\nstepping = \"event\"\n"),

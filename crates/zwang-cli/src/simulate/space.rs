@@ -151,7 +151,8 @@ fn bodies(model: &SpatialModel, q: &[f64], v: &[f64]) -> Value {
 
 /// The JSON of `zwang simulate --json` for a spatial scene: the planar
 /// summary's keys (`events` empty: the time stepper locates none;
-/// `max_constraint_drift` 0: no joints), the body states in space.
+/// `max_constraint_drift` the joints' largest error at a step's end,
+/// before its projection), the body states in space.
 pub(crate) fn summary(model: &SpatialModel, outcome: &Outcome) -> Value {
     let mut out = Map::new();
     out.insert("status".into(), json!(outcome.status.as_str()));

@@ -1,5 +1,6 @@
-//! Rigid bodies in space, for velocity-level time stepping: free bodies
-//! (no joints yet) with shapes, gravity and constant forces.
+//! Rigid bodies in space, for velocity-level time stepping: bodies with
+//! shapes, gravity and constant forces, and joints between them
+//! ([`joints`]).
 //!
 //! A moving body's coordinates are those of its *principal* frame (the
 //! body frame turned onto the axes of its inertia tensor, as MuJoCo's
@@ -12,8 +13,11 @@
 //! its manifold (`q <- q exp(h w)`); users see the body frame and world
 //! angular velocities ([`SpatialModel::body_state`]).
 
+pub mod joints;
 mod mechanism;
 pub mod rotation;
+
+pub use joints::{JointRows, SpatialJoint, SpatialJointKind};
 
 use faer::Mat;
 use zwang_geometry::spatial::{Collider, Pose, Shape};
@@ -124,6 +128,8 @@ pub struct SpatialModel {
     /// Per body, its index among the moving ones.
     moving: Vec<Option<usize>>,
     movers: Vec<Mover>,
+    /// The joints ([`SpatialModel::with_joints`]).
+    joints: Vec<joints::Held>,
 }
 
 fn invalid(key: String, message: &str) -> ModelError {
@@ -276,6 +282,7 @@ impl SpatialModel {
             forces,
             moving,
             movers,
+            joints: Vec::new(),
         })
     }
 

@@ -71,9 +71,11 @@ impl Collide {
             None
         } else {
             Some(
-                Collision::new(colliders, &[]).map_err(|e| ModelError::Invalid {
-                    key: format!("shape.{}", e.key),
-                    message: e.message,
+                Collision::new(colliders, &model.joined_pairs()).map_err(|e| {
+                    ModelError::Invalid {
+                        key: format!("shape.{}", e.key),
+                        message: e.message,
+                    }
                 })?,
             )
         };

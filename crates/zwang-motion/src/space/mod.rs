@@ -1,6 +1,7 @@
 //! Velocity-level time stepping in space (Moreau-Jean): the planar time
 //! stepper's stages ([`crate::timestep`]) on rigid bodies in space, for
-//! piles, stacks and bins. No joints yet.
+//! piles, stacks and bins, and joints (`joints.rs`: ball, hinge, slider,
+//! weld, distance), held as in the plane.
 //!
 //! A step of length `h` from `(q, v)`, each stage timed ([`StageTimes`]):
 //!
@@ -22,10 +23,15 @@
 //!    solver without friction), the moved bodies' kinetic energy paying
 //!    for the potential energy it adds.
 //!
+//! With joints, stage 3 solves in a basis of what the joints leave free
+//! and stage 5 projects their drift away (`joints.rs`); without them the
+//! path is the one above.
+//!
 //! `M` is diagonal and constant ([`SpatialModel`]'s principal frames).
 //! Steady-state steps allocate nothing.
 
 mod collide;
+mod joints;
 
 use std::time::Instant as Clock;
 
@@ -37,6 +43,7 @@ use crate::simulate::{Observer, Outcome, StageTimes, Stats, Status};
 use crate::timestep::{StepError, StepReport, StepSettings};
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
+use joints::SpaceJoints;
 
 /// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
 /// count as touching in the gap term (as in the plane).
@@ -75,6 +82,9 @@ pub struct SpaceStepper<'m> {
     stages: StageTimes,
     max_penetration: f64,
     last: StepReport,
+    /// The joints held (none without joints) and their largest drift.
+    joints: Option<SpaceJoints>,
+    max_drift: f64,
 }
 
 /// An empty problem in velocities with three rows per contact and `M`.
@@ -110,7 +120,15 @@ impl<'m> SpaceStepper<'m> {
             tolerance: settings.tolerance,
             ..SolverSettings::default()
         };
+        let mut joints = SpaceJoints::new(model);
+        if let Some(joints) = joints.as_mut() {
+            // A start off its joints is moved onto them (Gauss's metric).
+            let tol = GAP_SLOP * settings.penetration_tolerance;
+            joints.start(model, &mut q, &mut v, &mass, tol)?;
+        }
         Ok(SpaceStepper {
+            joints,
+            max_drift: 0.0,
             model,
             collide: Collide::new(model)?,
             problem: problem_of(&mass),
@@ -208,6 +226,9 @@ impl<'m> SpaceStepper<'m> {
             p.b.extend([bias, 0.0, 0.0]);
             p.mu.push(c.mu);
         }
+        if let Some(joints) = self.joints.as_mut() {
+            joints.refresh(model, &self.q, &self.mass)?;
+        }
         self.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
@@ -217,7 +238,16 @@ impl<'m> SpaceStepper<'m> {
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
-        let report = if k == 0 {
+        let report = if let Some(joints) = self.joints.as_mut() {
+            joints.solve(
+                &self.problem,
+                &self.mass,
+                &self.solver_settings,
+                &mut self.r,
+                &mut self.v,
+                &mut self.u,
+            )?
+        } else if k == 0 {
             self.v.copy_from_slice(&self.v_star);
             None
         } else {
@@ -276,6 +306,13 @@ impl<'m> SpaceStepper<'m> {
             }
             self.recollide(margin);
         }
+        if let Some(joints) = self.joints.as_mut() {
+            let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
+            self.max_drift = self.max_drift.max(drift);
+            if drift > GAP_SLOP * tol {
+                self.recollide(margin);
+            }
+        }
         for c in &self.contacts {
             self.max_penetration = self.max_penetration.max(-c.gap);
         }
@@ -317,6 +354,19 @@ impl<'m> SpaceStepper<'m> {
             parallel: false,
             ..SolverSettings::default()
         };
+        if let Some(joints) = self.joints.as_mut() {
+            // The joints' null space at these positions.
+            joints.refresh(self.model, &self.q, &self.mass)?;
+            joints.solve(
+                p,
+                &self.mass,
+                &settings,
+                &mut self.r,
+                &mut self.dq,
+                &mut self.u,
+            )?;
+            return Ok(());
+        }
         self.correct
             .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
             .map_err(|e| match e {
@@ -384,6 +434,11 @@ pub fn simulate_space(
         Ok(s) => s,
         Err(e) => return failed(e.to_string(), q0, v0),
     };
+    // The start as the stepper holds it (moved onto its joints).
+    let (_, q, v) = stepper.state();
+    q0.copy_from_slice(q);
+    v0.copy_from_slice(v);
+    let e0 = model.energy(&q0, &v0);
     let h = settings.time_step;
     let wants = observer.wants_samples();
     if wants {
@@ -448,7 +503,7 @@ pub fn simulate_space(
         energy_initial: e0,
         start_projection: None,
         energy_final: model.energy(q, v),
-        max_constraint_drift: 0.0,
+        max_constraint_drift: stepper.max_drift,
         max_penetration: stepper.max_penetration,
         stats,
     }

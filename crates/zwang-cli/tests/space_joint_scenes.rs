@@ -1,0 +1,206 @@
+//! The spatial scenes with joints in `examples/scenes/space/` against
+//! their closed forms: the spherical pendulum's period, the top's steady
+//! precession, Newton's cradle passing the first ball's speed to the last.
+//! Each scene is read as `zwang simulate` reads it and stepped at its own
+//! `time_step`; the closed forms are computed here from the physical
+//! values the scene's header states.
+
+use std::f64::consts::PI;
+use std::path::PathBuf;
+
+use zwang_model::spatial::rotation::{apply, dot, matrix};
+use zwang_model::spatial::SpatialModel;
+use zwang_motion::{SpaceStepper, StepSettings};
+use zwang_scene::{parse_any_scene, AnyScene, SpatialKind, SpatialScene};
+
+const G: f64 = 9.81;
+
+fn scene(name: &str) -> (SpatialScene, SpatialModel, StepSettings) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/scenes/space")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let AnyScene::Spatial(scene) = parse_any_scene(&text).unwrap() else {
+        panic!("{name} is not spatial");
+    };
+    let model = scene.model().unwrap();
+    let settings = StepSettings {
+        time_step: scene.solver.time_step,
+        ..StepSettings::default()
+    };
+    (scene, model, settings)
+}
+
+fn mass_of(scene: &SpatialScene, b: usize) -> f64 {
+    match scene.bodies[b].kind {
+        SpatialKind::Rigid { mass, .. } => mass,
+        SpatialKind::Fixed => panic!("body {b} is fixed"),
+    }
+}
+
+#[test]
+fn the_spherical_pendulum_swings_at_the_compound_period() {
+    let (scene, model, settings) = scene("spherical_pendulum.toml");
+    let (m, a, l, theta0) = (2.0, 0.05, 1.0, 0.05f64);
+    assert_eq!(mass_of(&scene, 0), m);
+    let exact =
+        2.0 * PI * ((l * l + 0.4 * a * a) / (G * l)).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let (_, q, v) = stepper.state();
+    let e0 = model.energy(q, v);
+    let mut x = q[0];
+    let (mut crossings, mut drift) = (Vec::new(), 0.0f64);
+    while stepper.state().0 < scene.duration - 0.5 * h {
+        let t0 = stepper.state().0;
+        stepper.step(h).unwrap();
+        let (_, q, v) = stepper.state();
+        if x < 0.0 && q[0] >= 0.0 {
+            crossings.push(t0 + h * x / (x - q[0]));
+        }
+        x = q[0];
+        drift = drift.max((model.energy(q, v) - e0).abs());
+    }
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let swing = m * G * l * (1.0 - theta0.cos());
+    println!(
+        "spherical pendulum: period {period} s against {exact} ({:e}), energy within {:e} of the swing's",
+        (period - exact) / exact,
+        drift / swing
+    );
+    assert!(((period - exact) / exact).abs() < 1e-4);
+    assert!(drift < 2e-3 * swing);
+}
+
+#[test]
+fn the_top_precesses_at_goldsteins_steady_rate() {
+    let (scene, model, settings) = scene("spinning_top.toml");
+    let (m, l, i1, i3, theta, omega3) = (1.0, 0.1, 0.002, 0.004, 30f64.to_radians(), 200.0);
+    assert_eq!(mass_of(&scene, 0), m);
+    let i1p = i1 + m * l * l;
+    let (qa, qb, qc) = (i1p * theta.cos(), i3 * omega3, m * G * l);
+    let exact = (qb - (qb * qb - 4.0 * qa * qc).sqrt()) / (2.0 * qa);
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let spin = |q: &[f64], v: &[f64]| {
+        let s = model.body_state(0, q, v);
+        dot(
+            s.angular_velocity,
+            apply(&matrix(s.orientation), [0.0, 0.0, 1.0]),
+        )
+    };
+    let (_, q, v) = stepper.state();
+    assert!((spin(q, v) - omega3).abs() < 1e-9 * omega3);
+    let (mut azimuth, mut last, mut spin_error) = (0.0, 0.0, 0.0f64);
+    while stepper.state().0 < scene.duration - 0.5 * h {
+        stepper.step(h).unwrap();
+        let (_, q, v) = stepper.state();
+        let phi = q[1].atan2(q[0]);
+        let mut d = phi - last;
+        d -= 2.0 * PI * (d / (2.0 * PI)).round();
+        azimuth += d;
+        last = phi;
+        spin_error = spin_error.max((spin(q, v) - omega3).abs() / omega3);
+    }
+    let rate = azimuth / stepper.state().0;
+    println!(
+        "top: precession {rate} rad/s against {exact} ({:e}); the spin within {spin_error:e}",
+        (rate - exact) / exact
+    );
+    assert!(((rate - exact) / exact).abs() < 5e-4);
+    assert!(spin_error < 1e-11);
+}
+
+#[test]
+fn the_cradle_passes_the_first_balls_speed_to_the_last() {
+    let (scene, model, settings) = scene("newtons_cradle.toml");
+    // The first ball's speed at the bottom, from the energy of its drop
+    // (a ball of radius r turning about a pivot L above its centre).
+    let (r, l, alpha) = (0.02, 0.3, 20f64.to_radians());
+    let m = mass_of(&scene, 1);
+    assert!((m - 7850.0 * 4.0 / 3.0 * PI * r * r * r).abs() < 1e-12);
+    let v_bottom = (2.0 * m * G * l * (1.0 - alpha.cos()) / (m + 0.4 * m * r * r / (l * l))).sqrt();
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let speed = |q: &[f64], v: &[f64], b: usize| {
+        let s = model.body_state(b, q, v);
+        dot(s.velocity, s.velocity).sqrt()
+    };
+    let (mut first, mut leaves, mut others, mut top) = (0.0, None, 0.0, f64::NEG_INFINITY);
+    while stepper.state().0 < scene.duration - 0.5 * h {
+        stepper.step(h).unwrap();
+        let (_, q, v) = stepper.state();
+        if speed(q, v, 2) == 0.0 {
+            first = speed(q, v, 1);
+        }
+        if leaves.is_none() && speed(q, v, 5) > 1e-6 {
+            leaves = Some(speed(q, v, 5));
+            others = (1..5).map(|b| speed(q, v, b)).fold(0.0, f64::max);
+        }
+        top = top.max(model.body_state(5, q, v).position[2]);
+    }
+    let leaves = leaves.expect("the last ball moves");
+    let start = scene.bodies[1].position[2];
+    println!(
+        "cradle: the first ball hits at {first} m/s (its drop gives {v_bottom}), the last leaves at \
+         {leaves} ({:e}), the others at most {others:e} m/s; the last rises to {top} m, the first \
+         started at {start} m ({:e})",
+        (leaves - first) / first,
+        (top - start) / start
+    );
+    // The first ball meets the second a gap past its lowest point.
+    assert!(((first - v_bottom) / v_bottom).abs() < 1e-3);
+    assert!(((leaves - first) / first).abs() < 1e-3);
+    assert!(others < 1e-3 * first);
+    assert!(((top - start) / start).abs() < 5e-3);
+}
+
+#[test]
+fn the_touching_cradle_sends_the_row_on_together() {
+    let (scene, model, settings) = scene("newtons_cradle_touching.toml");
+    let n = 5;
+    let (r, l) = (0.02, 0.3);
+    let m = mass_of(&scene, 1);
+    // The balls' angular momentum about the y axes through their pivots
+    // (x = 2 r i, z = l): the impact's contacts, horizontal between centres
+    // at one height, move none of it.
+    let momentum = |q: &[f64], v: &[f64]| -> f64 {
+        (0..n)
+            .map(|i| {
+                let s = model.body_state(i + 1, q, v);
+                let arm = [s.position[0] - 2.0 * r * i as f64, s.position[2] - l];
+                0.4 * m * r * r * s.angular_velocity[1]
+                    + m * (arm[1] * s.velocity[0] - arm[0] * s.velocity[2])
+            })
+            .sum()
+    };
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let mut before = (0.0, 0.0, 0.0);
+    loop {
+        stepper.step(h).unwrap();
+        let (t, q, v) = stepper.state();
+        assert!(t < scene.duration, "no impact");
+        let vx = |b: usize| model.body_state(b, q, v).velocity[0];
+        if vx(2) == 0.0 {
+            before = (vx(1), momentum(q, v), model.energy(q, v));
+            continue;
+        }
+        let (big_v, l_before, e_before) = before;
+        let rebound = -(n as f64 - 2.0) / n as f64 * big_v;
+        let row = 2.0 / n as f64 * big_v;
+        let speeds: Vec<f64> = (1..=n).map(vx).collect();
+        let (l_after, e_after) = (momentum(q, v), model.energy(q, v));
+        println!(
+            "touching cradle: V = {big_v}, after the impact {speeds:?} (law: {rebound}, then \
+             {row}); momentum {:e}, energy {:e} relative",
+            (l_after - l_before) / l_before,
+            (e_after - e_before) / e_before
+        );
+        assert!((speeds[0] - rebound).abs() < 1e-3 * big_v);
+        assert!(speeds[1..].iter().all(|x| (x - row).abs() < 1e-3 * big_v));
+        assert!(((l_after - l_before) / l_before).abs() < 1e-3);
+        assert!(e_after <= e_before * (1.0 + 1e-4));
+        break;
+    }
+}
