@@ -126,3 +126,20 @@ fn an_asymmetric_body_keeps_its_energy_and_momentum_through_flips() {
     }
     assert!(flipped, "the intermediate axis never flipped");
 }
+
+#[test]
+fn a_model_with_joints_is_refused_not_run_without_them() {
+    use zwang_model::spatial::{SpatialJoint, SpatialJointKind};
+    let model = body([1.0, 2.0, 3.0], [0.0, 1.0, 0.0]);
+    let joint = SpatialJoint {
+        kind: SpatialJointKind::Ball,
+        bodies: [None, Some(0)],
+        anchors: [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
+    };
+    let Ok(model) = model.with_joints(vec![joint]) else {
+        panic!("a valid joint");
+    };
+    let o = simulate(&model, 1.0, &Settings::default(), &mut NoObserver);
+    assert_eq!(o.status, Status::Failed);
+    assert!(o.reason.unwrap_or_default().contains("without joints"));
+}

@@ -2,7 +2,9 @@
 //! instant engine: `M` diagonal and constant, `Q` the applied forces with
 //! the gyroscopic torque, the orientation's rate `q' = q (0, w) / 2`.
 //! Shapes do not collide under event-driven stepping (contacts in space
-//! are the time stepper's): the mechanism has no contacts.
+//! are the time stepper's): the mechanism has no contacts. Joints are
+//! the time stepper's too for now (their rows at acceleration level need
+//! `J' v`): a model with joints is refused here.
 
 use sprs::CsMat;
 use zwang_instant::Instant;
@@ -61,6 +63,14 @@ impl InstantWriter for SpatialModel {
         modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
         no_contacts(modes)?;
+        if self.joints() > 0 {
+            return Err(ModelError::Invalid {
+                key: "joint[0]".into(),
+                message: "the event-driven method takes spatial models without joints for now \
+                          (the time stepper holds them)"
+                    .into(),
+            });
+        }
         let n = SpatialModel::nv(self);
         let mut diagonal = vec![0.0; n];
         self.mass_diagonal(&mut diagonal);
