@@ -70,6 +70,18 @@ fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
 }
 
+/// The keys of a JSON object, sorted.
+fn sorted_keys(report: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
 fn numbers(v: &Value) -> Vec<f64> {
     let list = v.as_array().expect("a list");
     list.iter().map(|x| x.as_f64().expect("a number")).collect()
@@ -141,14 +153,7 @@ fn each_file_reports_the_contract_and_its_answer() {
     for (name, form, contacts) in FILES {
         let path = data(name);
         let (report, answer, code) = run_json(&path, &[]);
-        let mut keys: Vec<&str> = report
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
-        assert_eq!(keys, KEYS, "{name}");
+        assert_eq!(sorted_keys(&report), KEYS, "{name}");
         assert_eq!(report["format"], form, "{name}");
         assert_eq!(report["dimension"], 2, "{name}");
         assert_eq!(report["contacts"], contacts, "{name}");
@@ -406,14 +411,7 @@ fn fclib_files_are_solved_to_1e_8() {
         let problem = read_fclib(std::fs::read(&path).unwrap()).unwrap();
         for (friction, law) in [(Friction::Exact, "exact"), (Friction::Convex, "convex")] {
             let (report, answer, code) = run_json(&path, &["--friction", law]);
-            let mut keys: Vec<&str> = report
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(String::as_str)
-                .collect();
-            keys.sort_unstable();
-            assert_eq!(keys, KEYS, "{name}");
+            assert_eq!(sorted_keys(&report), KEYS, "{name}");
             assert_eq!(
                 (report["status"].as_str(), code),
                 (Some("solved"), 0),
