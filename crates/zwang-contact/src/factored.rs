@@ -40,6 +40,14 @@ pub const SHIFT: f64 = 1e-12;
 /// Outer iterations of [`solve_local`] (on `q + (W - S) r`) at most.
 pub const OUTER: usize = 50;
 
+/// The tolerance of [`solve_local`]'s first solve (or the caller's, if
+/// larger): the correction of `q` that follows changes the problem by as
+/// much as `W`'s asymmetry.
+const FIRST: f64 = 1e-5;
+
+/// Each later solve's tolerance relative to the error before it.
+const INNER: f64 = 1e-2;
+
 /// What keeps a local problem from its velocity form.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum FactorError {
@@ -180,7 +188,10 @@ fn asymmetric_part(w: &CsMat<f64>, shift: f64, r: &[f64], y: &mut [f64]) {
 /// `W`'s symmetric part ([`LocalProblem::to_velocity`]), correcting `q`
 /// by the rest, `q_k = q + (W - S) r_k`, until Siconos' error on the
 /// problem as given, `u = W r + q`, is at most the tolerance (or [`OUTER`]
-/// solves). `iterations` and `newton_steps` add up over the solves.
+/// solves): the first solve to 1e-5 (or the tolerance, if larger), each
+/// later one to 1/100 of the error before it. `iterations` and
+/// `newton_steps` add up over the solves; the answer is the best one
+/// found.
 pub fn solve_local(
     problem: &LocalProblem,
     settings: &SolverSettings,
@@ -200,8 +211,10 @@ pub fn solve_local(
         iterations: 0,
         newton_steps: 0,
     };
+    let mut inner = settings.clone();
+    inner.tolerance = settings.tolerance.max(FIRST);
     for _ in 0..OUTER {
-        let report = solver.solve_in_place(&velocity, settings, &mut r, &mut v, &mut u)?;
+        let report = solver.solve_in_place(&velocity, &inner, &mut r, &mut v, &mut u)?;
         solution.iterations += report.iterations;
         solution.newton_steps += report.newton_steps;
         problem.velocity(&r, &mut u);
@@ -219,6 +232,9 @@ pub fn solve_local(
             solution.status = Status::Solved;
             return Ok(solution);
         }
+        // The next solve to a little below this error: closer is
+        // precision that the next correction of q overrides.
+        inner.tolerance = settings.tolerance.max(INNER * error);
         asymmetric_part(&w, shift, &r, &mut correction);
         for ((b, q), c) in velocity.b.iter_mut().zip(&problem.q).zip(&correction) {
             *b = q + c;
