@@ -6,31 +6,37 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use zwang_contact::fclib::HDF5_SIGNATURE;
 use zwang_contact::{
-    error_for, global_error, parse_global, parse_local, ContactSolver, Friction, PrimalSolver,
+    error_for, factored::solve_local as solve_in_space, global_error, parse_global, parse_local,
+    read_fclib, ContactSolver, FclibProblem, Friction, GlobalProblem, LocalProblem, PrimalSolver,
     Solution, SolverSettings, Status,
 };
 use zwang_harness::json::pretty;
 
-/// The one line for a file this build cannot read.
-const HDF5: &str = "FCLIB HDF5 files are not read by this build";
-
-/// Solve a frictional contact problem from a Siconos text file.
+/// Solve a frictional contact problem from a Siconos text file or an
+/// FCLIB HDF5 file.
 ///
 /// Reads Siconos' text files of planar problems (`d` = 2): the local form
 /// (`d`, `nc`, the Delassus matrix `W` dense, sparse-block or CSparse,
 /// `q`, `mu`) and the global form (`d`, `nc`, `M`, `H`, `q`, `b`, `mu`:
 /// `M v = H r + q`, `u = H^T v + b`), as `docs/contact-problems.md`
 /// describes. A file whose name starts with `gfc` holds the global form,
-/// any other the local form; `--form` says otherwise. FCLIB HDF5 files are
-/// not read by this build.
+/// any other the local form; `--form` says otherwise.
+///
+/// Reads FCLIB's HDF5 files (a name ending in `.hdf5` or `.h5`, or the
+/// HDF5 signature), planar or in space (`d` = 2 or 3): `/fclib_local`
+/// (`W`, `q`, `mu`) or `/fclib_global` (`M`, `H`, `f`, `w`, `mu`: `M v =
+/// H r + f`, `u = H^T v + w`); the file says its form.
 ///
 /// Solves Coulomb's law at every contact (impulse `r` in the cone
 /// `|r_T| <= mu r_N`, De Saxce's form, exact by default; `--friction
 /// convex` solves the cone complementarity relaxation) until Siconos'
 /// error measure is at most `--tolerance`. A global problem is solved in
 /// velocities (Newton's method on `v`, `W = H^T M^-1 H` never formed; the
-/// dual method on that local form finishing where it stalls).
+/// dual method on that local form finishing where it stalls). A local
+/// problem in space is solved the same way on `W = J J^T` (`J` a sparse
+/// Cholesky factor of `W`).
 ///
 /// `error` is Siconos' measure: local form
 /// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`;
@@ -50,7 +56,7 @@ const HDF5: &str = "FCLIB HDF5 files are not read by this build";
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct ContactArgs {
-    /// The problem file (Siconos text, local or global form).
+    /// The problem file (Siconos text or FCLIB HDF5, local or global form).
     #[arg(value_name = "FILE")]
     file: PathBuf,
     /// Print JSON instead of text.
@@ -71,8 +77,9 @@ pub(crate) struct ContactArgs {
     /// Write the answer `{"r", "u"[, "v"]}` to this file as JSON.
     #[arg(long, value_name = "SOLUTION.json")]
     out: Option<PathBuf>,
-    /// The form the file holds (by default from its name: `gfc...` is
-    /// global).
+    /// The form a Siconos text file holds (by default from its name:
+    /// `gfc...` is global). An FCLIB file says its form: one that holds
+    /// the other is an error.
     #[arg(long, value_enum)]
     form: Option<Form>,
 }
@@ -92,6 +99,9 @@ enum Form {
 /// The JSON of `--json`: exactly the contract's keys.
 #[derive(Debug, Serialize)]
 struct Report {
+    /// Whose file: `Siconos` (text) or `FCLIB` (HDF5); not in the JSON.
+    #[serde(skip)]
+    source: &'static str,
     format: &'static str,
     dimension: usize,
     contacts: usize,
@@ -112,7 +122,7 @@ struct Answer {
 
 /// Runs `zwang contact`; returns the exit code.
 pub(crate) fn run(args: &ContactArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let solved = read(&args.file).and_then(|text| solve(args, &text));
+    let solved = read(&args.file).and_then(|input| solve(args, input));
     let (report, answer) = match solved {
         Ok(done) => done,
         Err(message) => {
@@ -143,25 +153,35 @@ pub(crate) fn run(args: &ContactArgs, out: &mut dyn Write, err: &mut dyn Write) 
     }
 }
 
-/// The file's text; an HDF5 file (by name or by signature) is refused.
-fn read(path: &Path) -> Result<String, String> {
+/// What a problem file holds.
+enum Input {
+    /// Siconos' text.
+    Text(String),
+    /// FCLIB's HDF5 bytes.
+    Hdf5(Vec<u8>),
+}
+
+/// The file's bytes: FCLIB's HDF5 (by name or by signature) or Siconos'
+/// text.
+fn read(path: &Path) -> Result<Input, String> {
     let named_hdf5 = path
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("hdf5") || e.eq_ignore_ascii_case("h5"));
-    if named_hdf5 {
-        return Err(HDF5.into());
-    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.starts_with(b"\x89HDF\r\n\x1a\n") {
-        return Err(HDF5.into());
+    if named_hdf5 || bytes.starts_with(HDF5_SIGNATURE) {
+        return Ok(Input::Hdf5(bytes));
     }
-    String::from_utf8(bytes)
-        .map_err(|_| format!("{}: not a text file (Siconos' text format)", path.display()))
+    String::from_utf8(bytes).map(Input::Text).map_err(|_| {
+        format!(
+            "{}: neither a text file (Siconos' text format) nor an HDF5 file (FCLIB)",
+            path.display()
+        )
+    })
 }
 
-/// Reads the problem from `text`, solves it and measures the answer.
-fn solve(args: &ContactArgs, text: &str) -> Result<(Report, Answer), String> {
+/// Reads the problem from `input`, solves it and measures the answer.
+fn solve(args: &ContactArgs, input: Input) -> Result<(Report, Answer), String> {
     if !(args.tolerance.is_finite() && args.tolerance >= 0.0) {
         return Err(format!(
             "`--tolerance {}`: must be a finite number >= 0",
@@ -176,21 +196,55 @@ fn solve(args: &ContactArgs, text: &str) -> Result<(Report, Answer), String> {
         },
         ..SolverSettings::default()
     };
-    let global = args.form.map_or_else(
-        || {
-            args.file
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("gfc"))
-        },
-        |f| f == Form::Global,
-    );
-    let solved = if global {
-        solve_global(text, &settings)
-    } else {
-        solve_local(text, &settings)
+    let solved = match input {
+        Input::Hdf5(bytes) => solve_fclib(bytes, args.form, &settings),
+        Input::Text(text) => {
+            let global = args.form.map_or_else(
+                || {
+                    args.file
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("gfc"))
+                },
+                |f| f == Form::Global,
+            );
+            if global {
+                parse_global(&text)
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| solve_global(&p, &settings, "Siconos"))
+            } else {
+                parse_local(&text)
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| solve_local(&p, &settings, "Siconos"))
+            }
+        }
     };
     solved.map_err(|e| format!("{}: {e}", args.file.display()))
+}
+
+/// An FCLIB file: the form it holds (`--form`, if given, must agree).
+fn solve_fclib(
+    bytes: Vec<u8>,
+    form: Option<Form>,
+    settings: &SolverSettings,
+) -> Result<(Report, Answer), String> {
+    let problem = read_fclib(bytes).map_err(|e| format!("FCLIB: {e}"))?;
+    let held = match problem {
+        FclibProblem::Local(_) => Form::Local,
+        FclibProblem::Global(_) => Form::Global,
+    };
+    if let Some(asked) = form.filter(|&f| f != held) {
+        let name = |f: Form| if f == Form::Local { "local" } else { "global" };
+        return Err(format!(
+            "`--form {}`: the FCLIB file holds the {} form",
+            name(asked),
+            name(held)
+        ));
+    }
+    match &problem {
+        FclibProblem::Local(p) => solve_local(p, settings, "FCLIB"),
+        FclibProblem::Global(p) => solve_global(p, settings, "FCLIB"),
+    }
 }
 
 impl Report {
@@ -199,7 +253,7 @@ impl Report {
     /// find the problem without an answer (impulses growing without bound
     /// make the relative error small with no answer near).
     fn new(
-        format: &'static str,
+        (source, format): (&'static str, &'static str),
         (dimension, contacts): (usize, usize),
         solution: &Solution,
         error: f64,
@@ -207,6 +261,7 @@ impl Report {
         tolerance: f64,
     ) -> Self {
         Report {
+            source,
             format,
             dimension,
             contacts,
@@ -227,12 +282,21 @@ fn micros(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer), String> {
-    let problem = parse_local(text).map_err(|e| e.to_string())?;
+/// The local form: the dual method in the plane; in space the primal
+/// one on `W = J J^T`, the answer's `u` recomputed as `W r + q`.
+fn solve_local(
+    problem: &LocalProblem,
+    settings: &SolverSettings,
+    source: &'static str,
+) -> Result<(Report, Answer), String> {
     let start = Instant::now();
-    let solution = ContactSolver::new()
-        .solve(&problem, settings, None)
-        .map_err(|e| e.to_string())?;
+    let solution = if problem.dimension == 2 {
+        ContactSolver::new()
+            .solve(problem, settings, None)
+            .map_err(|e| e.to_string())?
+    } else {
+        solve_in_space(problem, settings).map_err(|e| e.to_string())?
+    };
     let time_us = micros(start);
     let error = error_for(
         settings.friction,
@@ -242,7 +306,7 @@ fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer)
         &solution.u,
     );
     let report = Report::new(
-        "local",
+        (source, "local"),
         (problem.dimension, problem.contacts()),
         &solution,
         error,
@@ -259,17 +323,20 @@ fn solve_local(text: &str, settings: &SolverSettings) -> Result<(Report, Answer)
 
 /// The global form, solved in velocities (Newton's method on `v`, the
 /// dual method on the local form finishing where it stalls).
-fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer), String> {
-    let problem = parse_global(text).map_err(|e| e.to_string())?;
+fn solve_global(
+    problem: &GlobalProblem,
+    settings: &SolverSettings,
+    source: &'static str,
+) -> Result<(Report, Answer), String> {
     let start = Instant::now();
     let velocity = problem.to_velocity().map_err(|e| e.to_string())?;
-    let k = 2 * problem.contacts();
+    let k = problem.dimension * problem.contacts();
     let (mut r, mut v, mut u) = (vec![0.0; k], vec![0.0; problem.q.len()], vec![0.0; k]);
     let report = PrimalSolver::new()
         .solve_in_place(&velocity, settings, &mut r, &mut v, &mut u)
         .map_err(|e| e.to_string())?;
     let time_us = micros(start);
-    let error = global_error(&problem, &r, &v, settings.friction);
+    let error = global_error(problem, &r, &v, settings.friction);
     let solution = Solution {
         r,
         u,
@@ -279,7 +346,7 @@ fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer
         newton_steps: report.newton_steps,
     };
     let report = Report::new(
-        "global",
+        (source, "global"),
         (problem.dimension, problem.contacts()),
         &solution,
         error,
@@ -298,10 +365,11 @@ fn solve_global(text: &str, settings: &SolverSettings) -> Result<(Report, Answer
 fn human(file: &Path, r: &Report, tolerance: f64) -> String {
     let against = if r.status == "solved" { "<=" } else { ">" };
     format!(
-        "{}: Siconos {} form, {} contacts in dimension {}\n\
+        "{}: {} {} form, {} contacts in dimension {}\n\
          status: {} (error {:.3e} {against} tolerance {:.1e}, Siconos' measure)\n\
          iterations: {}, time: {} us\n",
         file.display(),
+        r.source,
         r.format,
         r.contacts,
         r.dimension,

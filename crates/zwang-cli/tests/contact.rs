@@ -7,13 +7,21 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use zwang_contact::{error_for, global_error, parse_global, parse_local, Friction};
+use zwang_contact::{
+    error_for, global_error, parse_global, parse_local, read_fclib, FclibProblem, Friction,
+};
 
 /// The shipped files, their form and contact count.
 const FILES: [(&str, &str, usize); 3] = [
     ("FC2D_SliderCrankLagrangian00000.dat", "local", 2),
     ("fc2d_granularflowonwall_00667_00000.dat", "local", 667),
     ("gfc2d_granularflowonwall_00000_00117.dat", "global", 0),
+];
+
+/// The shipped FCLIB files (in space), their form and contact count.
+const FCLIB: [(&str, &str, usize); 2] = [
+    ("Box_Stacks-i0122-82-5.hdf5", "global", 82),
+    ("Capsules-i125-1213.hdf5", "local", 286),
 ];
 
 /// The contract's keys of `--json`, exactly.
@@ -60,6 +68,18 @@ fn zwang(args: &[&str]) -> Output {
 
 fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
+}
+
+/// The keys of a JSON object, sorted.
+fn sorted_keys(report: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
 }
 
 fn numbers(v: &Value) -> Vec<f64> {
@@ -133,14 +153,7 @@ fn each_file_reports_the_contract_and_its_answer() {
     for (name, form, contacts) in FILES {
         let path = data(name);
         let (report, answer, code) = run_json(&path, &[]);
-        let mut keys: Vec<&str> = report
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
-        assert_eq!(keys, KEYS, "{name}");
+        assert_eq!(sorted_keys(&report), KEYS, "{name}");
         assert_eq!(report["format"], form, "{name}");
         assert_eq!(report["dimension"], 2, "{name}");
         assert_eq!(report["contacts"], contacts, "{name}");
@@ -272,16 +285,67 @@ fn malformed_files_are_one_line_and_exit_2() {
         discard(&path);
         assert_bad_input(&o, needle);
     }
-    // FCLIB's HDF5, by name or by signature, and a missing file.
-    for (name, content) in [
-        ("problem.hdf5", &b"\x89HDF\r\n\x1a\n\0\0"[..]),
-        ("problem.dat", &b"\x89HDF\r\n\x1a\n\0\0"[..]),
+    // FCLIB's HDF5, by name or by signature: cut short, foreign, or of
+    // another form than `--form` says; and a missing file.
+    let capsules = std::fs::read(data(FCLIB[1].0)).unwrap();
+    let boxes = std::fs::read(data(FCLIB[0].0)).unwrap();
+    let renamed = String::from_utf8_lossy(&boxes).contains("fclib_global");
+    assert!(renamed, "the group's name is stored as written");
+    let foreign: Vec<u8> = {
+        // The same file with its group renamed (same length; the
+        // superblock of version 0 has no checksum): HDF5, not FCLIB.
+        let mut b = boxes.clone();
+        let at: Vec<usize> = (0..b.len() - 12)
+            .filter(|&i| &b[i..i + 12] == b"fclib_global")
+            .collect();
+        for i in at {
+            b[i..i + 12].copy_from_slice(b"other_global");
+        }
+        b
+    };
+    let signature = b"\x89HDF\r\n\x1a\n\0\0".to_vec();
+    for (name, content, needle, extra) in [
+        (
+            "problem.hdf5",
+            signature.clone(),
+            "FCLIB: the file: unexpected end",
+            "",
+        ),
+        (
+            "problem.dat",
+            signature,
+            "FCLIB: the file: unexpected end",
+            "",
+        ),
+        (
+            "cut.hdf5",
+            capsules[..30_000].to_vec(),
+            "FCLIB: /fclib_local/",
+            "",
+        ),
+        (
+            "text.hdf5",
+            slider.clone().into_bytes(),
+            "not an HDF5 file",
+            "",
+        ),
+        ("foreign.h5", foreign, "not an FCLIB problem", ""),
+        (
+            "capsules.hdf5",
+            capsules.clone(),
+            "holds the local form",
+            "global",
+        ),
     ] {
         let path = scratch(name);
         std::fs::write(&path, content).unwrap();
-        let o = zwang(&["contact", path.to_str().unwrap()]);
+        let mut args = vec!["contact", path.to_str().unwrap()];
+        if !extra.is_empty() {
+            args.extend(["--form", extra]);
+        }
+        let o = zwang(&args);
         discard(&path);
-        assert_bad_input(&o, "FCLIB HDF5 files are not read by this build");
+        assert_bad_input(&o, needle);
     }
     let o = zwang(&["contact", "tests/data/contact-problems/missing.dat"]);
     assert_bad_input(&o, "cannot read");
@@ -332,6 +396,64 @@ fn siconos_files_are_solved_to_1e_8() {
         );
         let error = recomputed_error_for(Friction::Convex, &path, form, &answer);
         assert!(error <= 1e-8, "{name}: {error}");
+    }
+}
+
+/// FCLIB's files in space, local and global form: the contract's keys,
+/// solved to 1e-8 (exact and convex law), the written answer consistent
+/// with the file (`u = W r + q`, `u = H^T v + w`) and its error the one
+/// reported. (`zwang-contact`'s `tests/fclib.rs` recomputes the error
+/// from the raw datasets.)
+#[test]
+fn fclib_files_are_solved_to_1e_8() {
+    for (name, form, contacts) in FCLIB {
+        let path = data(name);
+        let problem = read_fclib(std::fs::read(&path).unwrap()).unwrap();
+        for (friction, law) in [(Friction::Exact, "exact"), (Friction::Convex, "convex")] {
+            let (report, answer, code) = run_json(&path, &["--friction", law]);
+            assert_eq!(sorted_keys(&report), KEYS, "{name}");
+            assert_eq!(
+                (report["status"].as_str(), code),
+                (Some("solved"), 0),
+                "{name} {law}"
+            );
+            assert_eq!(report["format"], form);
+            assert_eq!(report["dimension"], 3);
+            assert_eq!(report["contacts"], contacts);
+            let (r, u) = (numbers(&answer["r"]), numbers(&answer["u"]));
+            assert_eq!((r.len(), u.len()), (3 * contacts, 3 * contacts));
+            let close = |a: &[f64], b: &[f64]| {
+                a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + y.abs()))
+            };
+            let mine = match &problem {
+                FclibProblem::Local(p) => {
+                    let mut want = vec![0.0; p.q.len()];
+                    p.velocity(&r, &mut want);
+                    assert!(close(&u, &want), "{name}: u is not W r + q");
+                    error_for(friction, &p.mu, &p.q, &r, &u)
+                }
+                FclibProblem::Global(p) => {
+                    let v = numbers(&answer["v"]);
+                    assert!(close(&u, &p.contact_velocity(&v)), "{name}");
+                    global_error(p, &r, &v, friction)
+                }
+            };
+            let error = report["error"].as_f64().unwrap();
+            assert!(
+                error <= 1e-8 && mine <= 1e-8,
+                "{name} {law}: {error} {mine}"
+            );
+            assert!((mine - error).abs() <= 1e-9 * error.max(1e-6), "{name}");
+        }
+        // The text report names FCLIB.
+        let o = zwang(&["contact", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0));
+        let out = text(&o.stdout);
+        assert!(out.contains(&format!(
+            "FCLIB {form} form, {contacts} contacts in dimension 3"
+        )));
     }
 }
 

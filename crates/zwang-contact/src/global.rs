@@ -46,7 +46,7 @@ pub enum GlobalError {
 /// contact `i` owns columns `d i .. d i + d` of `H` (normal first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlobalProblem {
-    /// Components per contact: 2 in the plane.
+    /// Components per contact: 2 in the plane, 3 in space.
     pub dimension: usize,
     /// The mass matrix.
     pub m: CsMat<f64>,
@@ -69,7 +69,7 @@ impl GlobalProblem {
     /// Checks sizes, finiteness and friction coefficients (the symmetry
     /// and definiteness of `M` are checked by [`GlobalProblem::to_local`]).
     pub fn validate(&self) -> Result<(), ProblemError> {
-        if self.dimension != 2 {
+        if !matches!(self.dimension, 2 | 3) {
             return Err(ProblemError::Dimension(self.dimension));
         }
         let n = self.m.rows();

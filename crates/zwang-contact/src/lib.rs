@@ -33,6 +33,8 @@
 
 mod delassus;
 pub mod error;
+pub mod factored;
+pub mod fclib;
 pub mod generate;
 pub mod global;
 mod island;
@@ -48,6 +50,8 @@ pub mod warm;
 
 pub use delassus::Delassus;
 pub use error::{convex_error, error_for, local_error};
+pub use factored::FactorError;
+pub use fclib::{read_fclib, FclibError, FclibProblem};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use mode::Mode;

@@ -7,8 +7,8 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ProblemError {
     /// Rows per contact: 2 in the plane (normal, tangent), 3 in space
-    /// (the primal solver); the dual method and Siconos' text files are
-    /// planar.
+    /// (the primal solver, FCLIB's files); the dual method
+    /// ([`crate::ContactSolver`]) and Siconos' text files are planar.
     #[error(
         "dimension {0} is not supported here (2 in the plane; 3 in space for the primal solver)"
     )]
@@ -57,7 +57,9 @@ pub enum ProblemError {
 /// are redundant: four corners of a box on a floor).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalProblem {
-    /// Components per contact: 2 in the plane.
+    /// Components per contact: 2 in the plane, 3 in space (normal, two
+    /// tangents; solved through [`LocalProblem::to_velocity`], the dual
+    /// method being planar).
     pub dimension: usize,
     /// The Delassus operator.
     pub w: CsMat<f64>,
@@ -73,9 +75,10 @@ impl LocalProblem {
         self.mu.len()
     }
 
-    /// Checks sizes, finiteness and friction coefficients.
+    /// Checks the dimension (2 or 3), sizes, finiteness and friction
+    /// coefficients.
     pub fn validate(&self) -> Result<(), ProblemError> {
-        if self.dimension != 2 {
+        if !matches!(self.dimension, 2 | 3) {
             return Err(ProblemError::Dimension(self.dimension));
         }
         let n = self.dimension * self.mu.len();

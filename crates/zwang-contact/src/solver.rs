@@ -191,6 +191,10 @@ impl ContactSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<Report, ProblemError> {
+        // The dual method works in the planar cone's edge coordinates.
+        if problem.dimension != 2 {
+            return Err(ProblemError::Dimension(problem.dimension));
+        }
         problem.validate()?;
         settings.validate()?;
         let n = problem.q.len();
