@@ -85,6 +85,11 @@ fn the_json_has_the_contracts_fields_for_every_example() {
             &["ball0", "ball1", "ball2", "ball3", "ball4"],
             &["frame"],
         ),
+        (
+            "pinched_capsule.toml",
+            &["capsule", "left_pad", "right_pad"],
+            &[],
+        ),
     ] {
         let path = example(file);
         let v = json_of(path.to_str().unwrap());

@@ -204,3 +204,52 @@ fn the_touching_cradle_sends_the_row_on_together() {
         break;
     }
 }
+
+/// The pinched capsule (MuJoCo issue 3328) with its pads pressed by
+/// `force` N: the capsule's vertical speed at every step, and its height
+/// at the end.
+fn pinch(force: f64, duration: f64) -> (Vec<f64>, f64) {
+    let (mut scene, _, settings) = scene("pinched_capsule.toml");
+    assert_eq!(scene.forces.len(), 2);
+    scene.forces[0].force = [force, 0.0, 0.0];
+    scene.forces[1].force = [-force, 0.0, 0.0];
+    let model = scene.model().unwrap();
+    let h = settings.time_step;
+    let mut stepper = SpaceStepper::new(&model, settings).unwrap();
+    let mut speeds = Vec::new();
+    while stepper.state().0 < duration - 0.5 * h {
+        stepper.step(h).unwrap();
+        speeds.push(stepper.state().2[2]);
+    }
+    (speeds, stepper.state().1[2])
+}
+
+#[test]
+fn the_pinched_capsule_does_not_sink() {
+    // Held by 2 mu F = 16.8 N (12 N) or 84 N (60 N) against its weight,
+    // 0.44 N: sticking, it stays where it is (MuJoCo's soft contacts sink
+    // by 50 to 155 um/s).
+    for force in [12.0, 60.0] {
+        let (speeds, z) = pinch(force, 1.0);
+        let fastest = speeds.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(fastest < 1e-9, "{force} N: sinks at {fastest:e} m/s");
+        assert!((z - 0.1).abs() < 1e-9, "{force} N: at {z}");
+    }
+}
+
+#[test]
+fn a_capsule_pinched_too_lightly_slides_down_at_g_less_the_pads_friction() {
+    // 2 mu F = 0.28 N against 0.44 N: the capsule slides down the pads
+    // (which the sliders hold up) at g - 2 mu F / m; the velocity of a
+    // constant acceleration is exact at every step.
+    let (m, mu, force) = (0.045, 0.7, 0.2);
+    let a = -(G - 2.0 * mu * force / m);
+    let (speeds, _) = pinch(force, 0.1);
+    for (n, v) in speeds.iter().enumerate() {
+        let exact = a * 0.002 * (n + 1) as f64;
+        assert!(
+            (v - exact).abs() < 1e-9 * exact.abs().max(1e-3),
+            "step {n}: {v} against {exact}"
+        );
+    }
+}
