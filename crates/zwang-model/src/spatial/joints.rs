@@ -322,6 +322,34 @@ impl SpatialModel {
     }
 
     /// An end at `q`.
+    /// Each joint row's `J' v` at `(q, v)` (the rows' rate along the
+    /// motion at fixed `v`), into `out`: the acceleration rows of the
+    /// event-driven method are `J a = -J' v`. Ball joints only for now
+    /// (their rows are fixed world directions: `J' v` is the anchors'
+    /// centripetal accelerations); other kinds are refused, naming the
+    /// joint.
+    pub fn joint_rates(&self, q: &[f64], v: &[f64], out: &mut Vec<f64>) -> Result<(), ModelError> {
+        out.clear();
+        for (i, j) in self.joints.iter().enumerate() {
+            let Kind::Ball = j.kind else {
+                return Err(invalid(
+                    format!("joint[{i}]"),
+                    "the event-driven method takes ball joints only for now (the time stepper holds every kind)",
+                ));
+            };
+            let [a, b] = j.ends.map(|e| {
+                let p = self.place(q, e);
+                let omega = p.mover.map_or([0.0; 3], |m| {
+                    apply(&p.rotation, [v[6 * m + 3], v[6 * m + 4], v[6 * m + 5]])
+                });
+                let arm = [0, 1, 2].map(|c| p.anchor[c] - p.centre[c]);
+                cross(omega, cross(omega, arm))
+            });
+            out.extend((0..3).map(|k| b[k] - a[k]));
+        }
+        Ok(())
+    }
+
     fn place(&self, q: &[f64], end: End) -> Placed {
         match end.mover {
             None => Placed {

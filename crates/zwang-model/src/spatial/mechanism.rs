@@ -3,14 +3,14 @@
 //! the gyroscopic torque, the orientation's rate `q' = q (0, w) / 2`.
 //! Shapes do not collide under event-driven stepping (contacts in space
 //! are the time stepper's): the mechanism has no contacts. Joints are
-//! the time stepper's too for now (their rows at acceleration level need
-//! `J' v`): a model with joints is refused here.
+//! equality rows `J a = -J' v` ([`SpatialModel::joint_rates`]): ball
+//! joints for now, other kinds refused on one line.
 
-use sprs::CsMat;
-use zwang_instant::Instant;
+use sprs::{CsMat, TriMat};
+use zwang_instant::{Instant, RowSet};
 
 use super::rotation::mul;
-use super::SpatialModel;
+use super::{JointRows, SpatialModel};
 use crate::mechanism::{
     Bodies, BodyState, ContactState, Contacts, Coordinates, InstantWriter, Layout,
 };
@@ -63,22 +63,30 @@ impl InstantWriter for SpatialModel {
         modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
         no_contacts(modes)?;
-        if self.joints() > 0 {
-            return Err(ModelError::Invalid {
-                key: "joint[0]".into(),
-                message: "the event-driven method takes spatial models without joints for now \
-                          (the time stepper holds them)"
-                    .into(),
-            });
-        }
         let n = SpatialModel::nv(self);
         let mut diagonal = vec![0.0; n];
         self.mass_diagonal(&mut diagonal);
         let mass = CsMat::new((n, n), (0..=n).collect(), (0..n).collect(), diagonal);
-        let mut instant = Instant::builder(mass, vec![0.0; n]).build()?;
+        let mut builder = Instant::builder(mass, vec![0.0; n]);
+        let mut rows = JointRows::default();
+        self.joint_rows(q, &mut rows)?;
+        let mut rates = Vec::new();
+        self.joint_rates(q, v, &mut rates)?;
+        if !rows.is_empty() {
+            // The pattern: each row's columns, sorted and merged (its
+            // values are written by `update_instant`).
+            let mut triplets = TriMat::new((rows.len(), n));
+            for i in 0..rows.len() {
+                for &(c, _) in rows.row(i) {
+                    triplets.add_triplet(i, c, 0.0);
+                }
+            }
+            builder = builder.equalities(triplets.to_csr(), vec![0.0; rows.len()]);
+        }
+        let mut instant = builder.build()?;
         self.update_instant(t, q, v, modes, &mut instant)?;
         let layout = Layout {
-            joint_rows: 0,
+            joint_rows: rows.len(),
             contacts: Vec::new(),
         };
         Ok((instant, layout))
@@ -93,18 +101,44 @@ impl InstantWriter for SpatialModel {
     ) -> Result<(), ModelError> {
         no_contacts(modes)?;
         instant.edit_force(|force| self.applied_forces(q, v, force))?;
+        if self.joints() == 0 {
+            return Ok(());
+        }
+        let mut rows = JointRows::default();
+        self.joint_rows(q, &mut rows)?;
+        let mut rates = Vec::new();
+        self.joint_rates(q, v, &mut rates)?;
+        let pattern = instant.equalities().matrix().clone();
+        instant.edit_rows(RowSet::Equalities, |values, rhs| {
+            values.fill(0.0);
+            for i in 0..rows.len() {
+                let (start, end) = (pattern.indptr().index(i), pattern.indptr().index(i + 1));
+                let cols = &pattern.indices()[start..end];
+                for &(c, x) in rows.row(i) {
+                    if let Ok(k) = cols.binary_search(&c) {
+                        values[start + k] += x;
+                    }
+                }
+                rhs[i] = -rates[i];
+            }
+        })?;
         Ok(())
     }
     fn violations(
         &self,
         _t: f64,
-        _q: &[f64],
+        q: &[f64],
         _modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {
-        eq.fill(0.0);
         ineq.fill(0.0);
+        let mut rows = JointRows::default();
+        if self.joint_rows(q, &mut rows).is_err() || rows.len() != eq.len() {
+            eq.fill(f64::NAN);
+            return;
+        }
+        eq.copy_from_slice(&rows.errors);
     }
 }
 
