@@ -9,21 +9,34 @@ use zwang_model::planar::PlanarModel;
 use zwang_model::spatial::SpatialModel;
 use zwang_model::ModelError;
 use zwang_motion::{
-    simulate_islands, simulate_space, simulate_steps, Observer, Outcome, Settings, StepSettings,
+    simulate, simulate_islands, simulate_space, simulate_steps, Observer, Outcome, Settings,
+    StepSettings,
 };
 use zwang_scene::{FrictionLaw, Method, Scene, SolverSettings, SpatialScene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).
 pub fn settings_of(scene: &Scene) -> Settings {
+    event_settings(&scene.solver, scene.output_every)
+}
+
+/// The event-driven method's settings a spatial scene asks for
+/// (`stepping = "event"`): those of a planar scene with the same keys.
+pub fn space_event_settings_of(scene: &SpatialScene) -> Settings {
+    event_settings(&scene.solver, scene.output_every)
+}
+
+/// The event-driven method's settings of a `[solver]` table, either
+/// dimension.
+fn event_settings(solver: &SolverSettings, output_every: f64) -> Settings {
     let mut s = Settings::default();
-    s.ode.method = match scene.solver.method {
+    s.ode.method = match solver.method {
         Method::Dop853 => zwang_ode::Method::Dop853,
         Method::Dopri5 => zwang_ode::Method::Dopri5,
     };
-    s.ode.rtol = scene.solver.tolerance;
-    s.ode.atol = scene.solver.absolute_tolerance;
-    s.max_steps = scene.solver.max_steps;
-    s.output_every = scene.output_every;
+    s.ode.rtol = solver.tolerance;
+    s.ode.atol = solver.absolute_tolerance;
+    s.max_steps = solver.max_steps;
+    s.output_every = output_every;
     s
 }
 
@@ -54,8 +67,9 @@ fn step_settings(solver: &SolverSettings, output_every: f64) -> StepSettings {
 }
 
 /// Builds a spatial scene's model and runs it to its duration with the
-/// time stepper in space ([`simulate_space`]; a spatial scene is
-/// time-stepped only). The observer gets each moving body's coordinates
+/// time stepper in space ([`simulate_space`]) or, when the scene asks for
+/// `stepping = "event"` (no shapes, ball joints), the event-driven method
+/// ([`simulate`]). The observer gets each moving body's coordinates
 /// (of its principal frame): turn them into what users see with
 /// [`SpatialModel::body_state`].
 ///
@@ -71,12 +85,20 @@ pub fn run_space_scene(
     observer: &mut dyn Observer,
 ) -> Result<(SpatialModel, Outcome), ModelError> {
     let model = scene.model()?;
-    let outcome = simulate_space(
-        &model,
-        scene.duration,
-        &space_step_settings_of(scene),
-        observer,
-    );
+    let outcome = match scene.solver.stepping {
+        Stepping::TimeStep => simulate_space(
+            &model,
+            scene.duration,
+            &space_step_settings_of(scene),
+            observer,
+        ),
+        Stepping::Event => simulate(
+            &model,
+            scene.duration,
+            &space_event_settings_of(scene),
+            observer,
+        ),
+    };
     Ok((model, outcome))
 }
 

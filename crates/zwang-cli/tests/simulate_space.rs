@@ -90,6 +90,7 @@ fn the_json_has_the_contracts_fields_for_every_example() {
             &["capsule", "left_pad", "right_pad"],
             &[],
         ),
+        ("top_steady_precession.toml", &["top"], &[]),
     ] {
         let path = example(file);
         let v = json_of(path.to_str().unwrap());
@@ -260,8 +261,8 @@ fn malformed_spatial_scenes_exit_2_with_one_line() {
         ),
         (
             format!("{CUBE}\n[solver]\nstepping = \"event\"\n"),
-            "solver.stepping: event-driven stepping is planar for now (a spatial scene runs \
-             with \"timestep\")",
+            "solver.stepping: shapes collide only under stepping = \"timestep\" (a body has a \
+             shape)",
         ),
         (
             cube_with("position = [0.0, 0.0, 0.5]", "position = [0.0, 0.5]"),

@@ -253,3 +253,38 @@ fn a_capsule_pinched_too_lightly_slides_down_at_g_less_the_pads_friction() {
         );
     }
 }
+
+#[test]
+fn the_steady_top_under_the_event_driven_method_turns_at_the_exact_rate() {
+    // The slow root of I1 cos(theta) W^2 - I3 w3 W + m g l = 0, the axis
+    // after 2 s at tilt theta turned by W t about the vertical.
+    let (m, l, i1, i3, w3, theta) = (1.0, 0.1, 0.002 + 0.01, 0.004, 100.0, 0.3f64);
+    let (b, c) = (i3 * w3, i1 * theta.cos());
+    let w = (b - (b * b - 4.0 * c * m * G * l).sqrt()) / (2.0 * c);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/scenes/space/top_steady_precession.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let AnyScene::Spatial(scene) = parse_any_scene(&text).unwrap() else {
+        panic!("spatial");
+    };
+    assert_eq!(scene.solver.stepping, zwang_scene::Stepping::Event);
+    let (model, outcome) =
+        zwang::run::run_space_scene(&scene, &mut zwang_motion::NoObserver).unwrap();
+    assert_eq!(outcome.status, zwang_motion::Status::Finished);
+    let s = model.body_state(0, &outcome.q, &outcome.v);
+    let t = scene.duration;
+    let expected = [
+        l * theta.sin() * (w * t).cos(),
+        l * theta.sin() * (w * t).sin(),
+        l * theta.cos(),
+    ];
+    for k in 0..3 {
+        assert!(
+            (s.position[k] - expected[k]).abs() < 1e-9,
+            "{:?} against {expected:?}",
+            s.position
+        );
+    }
+    let e0 = outcome.energy_initial;
+    assert!((outcome.energy_final - e0).abs() < 1e-9 * e0.abs());
+}

@@ -1396,31 +1396,26 @@ pub(crate) fn read_solver_of(
 /// `[solver]` (`t` empty when the file has none): the stepping, by
 /// default time stepping when a body has a shape (`shapes`), and the keys
 /// of that stepping only. A spatial scene (`dimension` 3) is time-stepped
-/// only: event-driven stepping is planar for now.
+/// unless it asks for `"event"` (bodies without shapes, ball joints).
 fn read_solver(t: &Tab, duration: f64, shapes: bool, dimension: usize) -> Result<SolverSettings> {
     t.only(SOLVER_KEYS)?;
     let defaults = SolverSettings::default();
     let spatial = dimension == 3;
-    let stepping =
-        match choice(
-            t,
-            "stepping",
-            &[("event", Stepping::Event), ("timestep", Stepping::TimeStep)],
-        )? {
-            Some(Stepping::Event) if spatial => return Err(t.err(
+    let stepping = match choice(
+        t,
+        "stepping",
+        &[("event", Stepping::Event), ("timestep", Stepping::TimeStep)],
+    )? {
+        None if shapes || spatial => Stepping::TimeStep,
+        None => Stepping::Event,
+        Some(Stepping::Event) if shapes => {
+            return Err(t.err(
                 "stepping",
-                "event-driven stepping is planar for now (a spatial scene runs with \"timestep\")",
-            )),
-            None if shapes || spatial => Stepping::TimeStep,
-            None => Stepping::Event,
-            Some(Stepping::Event) if shapes => {
-                return Err(t.err(
-                    "stepping",
-                    "shapes collide only under stepping = \"timestep\" (a body has a shape)",
-                ))
-            }
-            Some(stepping) => stepping,
-        };
+                "shapes collide only under stepping = \"timestep\" (a body has a shape)",
+            ))
+        }
+        Some(stepping) => stepping,
+    };
     let max_steps = if t.has("max_steps") {
         let n = t.integer("max_steps")?;
         if n <= 0 {

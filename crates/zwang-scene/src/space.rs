@@ -86,8 +86,10 @@ pub struct SpatialScene {
     /// The `[[joint]]` tables, in file order (`ground` as `None`; a fixed
     /// body by its index, the model taking its anchor to the world).
     pub joints: Vec<SpatialJoint>,
-    /// The `[solver]` table, defaults filled in: always
-    /// [`Stepping::TimeStep`](crate::Stepping::TimeStep).
+    /// The `[solver]` table, defaults filled in: by default
+    /// [`Stepping::TimeStep`](crate::Stepping::TimeStep);
+    /// [`Stepping::Event`](crate::Stepping::Event) for bodies without
+    /// shapes and ball joints.
     pub solver: SolverSettings,
 }
 
@@ -275,6 +277,20 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
     })?;
     let shapes = out.bodies.iter().any(|b| b.shape.is_some());
     out.solver = read_solver_of(&root, duration, shapes, 3)?;
+    if out.solver.stepping == crate::Stepping::Event {
+        // The event-driven method holds ball joints (their rows at
+        // acceleration level); the time stepper holds every kind.
+        if let Some(i) = out
+            .joints
+            .iter()
+            .position(|j| j.kind != SpatialJointKind::Ball)
+        {
+            return Err(SceneError::new(
+                format!("joint[{i}].kind"),
+                "only \"ball\" under stepping = \"event\" in space (the time stepper holds every kind)",
+            ));
+        }
+    }
     Ok(out)
 }
 

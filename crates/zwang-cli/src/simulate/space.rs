@@ -10,12 +10,14 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 
 use serde_json::{json, Map, Value};
-use zwang::run::space_step_settings_of;
+use zwang::run::{space_event_settings_of, space_step_settings_of};
 use zwang_model::spatial::SpatialModel;
 use zwang_motion::draw::space::{Film, NO_SVG};
 use zwang_motion::draw::Format;
-use zwang_motion::{simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status};
-use zwang_scene::SpatialScene;
+use zwang_motion::{
+    simulate, simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status,
+};
+use zwang_scene::{SpatialScene, Stepping};
 
 use super::{cannot_write, check_draw_at, SimulateArgs, MAX_SAMPLES};
 use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
@@ -60,9 +62,12 @@ pub(super) fn run(
     let mut settings = space_step_settings_of(scene);
     // What the stepper cannot run is refused up front, as a malformed
     // scene is.
-    if let Err(e) = SpaceStepper::new(model, settings.clone()) {
-        emit(err, &one_line("", &e.to_string()));
-        return EXIT_BAD_INPUT;
+    let event = scene.solver.stepping == Stepping::Event;
+    if !event {
+        if let Err(e) = SpaceStepper::new(model, settings.clone()) {
+            emit(err, &one_line("", &e.to_string()));
+            return EXIT_BAD_INPUT;
+        }
     }
     let csv = match &args.csv {
         None => None,
@@ -79,7 +84,13 @@ pub(super) fn run(
         // Without samples wanted, sample only the ends.
         settings.output_every = scene.duration;
     }
-    let outcome = simulate_space(model, scene.duration, &settings, &mut outputs);
+    let outcome = if event {
+        let mut events = space_event_settings_of(scene);
+        events.output_every = settings.output_every;
+        simulate(model, scene.duration, &events, &mut outputs)
+    } else {
+        simulate_space(model, scene.duration, &settings, &mut outputs)
+    };
     if let (Some(path), Some(csv)) = (&args.csv, outputs.csv) {
         if let Err(e) = csv.finish() {
             return cannot_write(err, "csv", path, e);
