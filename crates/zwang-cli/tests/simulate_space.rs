@@ -424,6 +424,8 @@ fn each_mjcf_twin_runs_as_its_toml() {
         ("cube_on_incline", "1"),
         ("sphere_rolling_incline", "1"),
         ("stack_1_100", "1"),
+        ("double_pendulum", "2"),
+        ("hanging_box", "2"),
     ] {
         let toml = example(&format!("{name}.toml"));
         let xml = example(&format!("{name}.xml"));
@@ -477,7 +479,7 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
 
     let hinge = Temp::new(
         "arm.xml",
-        r#"<mujoco><worldbody><body name="arm"><joint type="hinge"/>
+        r#"<mujoco><worldbody><body name="arm"><joint type="hinge" damping="1"/>
            <geom type="capsule" size="0.05 0.5"/></body></worldbody></mujoco>"#,
     );
     let toml = example("cube_on_floor.toml");
@@ -492,7 +494,7 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         ),
         (
             vec![hinge.path(), "--duration", "1"],
-            "worldbody/body[arm]/joint: hinge joints are not supported yet (the spatial scene has no joints)",
+            "worldbody/body[arm]/joint.damping: joint dynamics are not supported (only 0)",
         ),
         (
             vec![sniffed.path(), "--duration", "0"],
@@ -502,7 +504,11 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         let out = zwang(&[&["simulate", "--json"], &args[..]].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{line}\n"), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("{line}\n"),
+            "{args:?}"
+        );
     }
 }
 
