@@ -179,6 +179,39 @@ fn the_examples_move_as_they_say() {
         let p = vector(&v["final"][name]["position"], 3);
         assert!((p[2] - z).abs() < 1e-5, "{name}: {p:?}");
     }
+
+    // The joints hold: where a point of a body's frame is at the end.
+    let at = |v: &Value, body: &str, local: [f64; 3]| {
+        let p = vector(&v["final"][body]["position"], 3);
+        let q = vector(&v["final"][body]["orientation"], 4);
+        let (w, u) = (q[0], [q[1], q[2], q[3]]);
+        let cross = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
+        // v + 2 w (u x v) + 2 u x (u x v)
+        let t = cross(u, local);
+        let tt = cross(u, t);
+        [0, 1, 2].map(|i| p[i] + local[i] + 2.0 * w * t[i] + 2.0 * tt[i])
+    };
+    let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-9);
+    let v = json_of(example("double_pendulum.toml").to_str().unwrap());
+    let elbow = at(&v, "upper", [0.25, 0.0, 0.0]);
+    assert!(near(elbow, at(&v, "lower", [-0.25, 0.0, 0.0])), "{elbow:?}");
+    assert!(near(at(&v, "upper", [-0.25, 0.0, 0.0]), [0.0; 3]));
+    let lower = vector(&v["final"]["lower"]["position"], 3);
+    assert!(lower[1].abs() < 1e-9 && lower[2] < -0.1, "{lower:?}");
+    let v = json_of(example("hanging_box.toml").to_str().unwrap());
+    let corner = at(&v, "box", [0.125, 0.0625, 0.25]);
+    assert!(near(corner, [0.125, 0.0625, -0.25]), "{corner:?}");
+    let w = vector(&v["final"]["box"]["angular_velocity"], 3);
+    assert!(
+        w.iter().all(|x| x.abs() > 0.1),
+        "it turns about every axis: {w:?}"
+    );
 }
 
 #[test]
