@@ -212,6 +212,17 @@ fn the_examples_move_as_they_say() {
         w.iter().all(|x| x.abs() > 0.1),
         "it turns about every axis: {w:?}"
     );
+    // The bead slides down its rail at g 0.8, the time stepper's way:
+    // a h^2 n (n + 1) / 2 after n steps.
+    let v = json_of(example("bead_on_rail.toml").to_str().unwrap());
+    let (a, h, n) = (9.81 * 0.8, 1e-3, 1000.0);
+    let s = a * h * h * n * (n + 1.0) / 2.0;
+    let p = vector(&v["final"]["bead"]["position"], 3);
+    assert!(near([p[0], p[1], p[2]], [0.6 * s, 0.0, -0.8 * s]), "{p:?}");
+    let u = vector(&v["final"]["bead"]["velocity"], 3);
+    assert!(near([u[0], u[1], u[2]], [0.6 * a, 0.0, -0.8 * a]), "{u:?}");
+    let q = vector(&v["final"]["bead"]["orientation"], 4);
+    assert_eq!(q, [1.0, 0.0, 0.0, 0.0]);
 }
 
 #[test]
@@ -459,6 +470,7 @@ fn each_mjcf_twin_runs_as_its_toml() {
         ("stack_1_100", "1"),
         ("double_pendulum", "2"),
         ("hanging_box", "2"),
+        ("bead_on_rail", "1"),
     ] {
         let toml = example(&format!("{name}.toml"));
         let xml = example(&format!("{name}.xml"));
