@@ -180,6 +180,50 @@ fn the_examples_move_as_they_say() {
         let p = vector(&v["final"][name]["position"], 3);
         assert!((p[2] - z).abs() < 1e-5, "{name}: {p:?}");
     }
+
+    // The joints hold: where a point of a body's frame is at the end.
+    let at = |v: &Value, body: &str, local: [f64; 3]| {
+        let p = vector(&v["final"][body]["position"], 3);
+        let q = vector(&v["final"][body]["orientation"], 4);
+        let (w, u) = (q[0], [q[1], q[2], q[3]]);
+        let cross = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
+        // v + 2 w (u x v) + 2 u x (u x v)
+        let t = cross(u, local);
+        let tt = cross(u, t);
+        [0, 1, 2].map(|i| p[i] + local[i] + 2.0 * w * t[i] + 2.0 * tt[i])
+    };
+    let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-9);
+    let v = json_of(example("double_pendulum.toml").to_str().unwrap());
+    let elbow = at(&v, "upper", [0.25, 0.0, 0.0]);
+    assert!(near(elbow, at(&v, "lower", [-0.25, 0.0, 0.0])), "{elbow:?}");
+    assert!(near(at(&v, "upper", [-0.25, 0.0, 0.0]), [0.0; 3]));
+    let lower = vector(&v["final"]["lower"]["position"], 3);
+    assert!(lower[1].abs() < 1e-9 && lower[2] < -0.1, "{lower:?}");
+    let v = json_of(example("hanging_box.toml").to_str().unwrap());
+    let corner = at(&v, "box", [0.125, 0.0625, 0.25]);
+    assert!(near(corner, [0.125, 0.0625, -0.25]), "{corner:?}");
+    let w = vector(&v["final"]["box"]["angular_velocity"], 3);
+    assert!(
+        w.iter().all(|x| x.abs() > 0.1),
+        "it turns about every axis: {w:?}"
+    );
+    // The bead slides down its rail at g 0.8, the time stepper's way:
+    // a h^2 n (n + 1) / 2 after n steps.
+    let v = json_of(example("bead_on_rail.toml").to_str().unwrap());
+    let (a, h, n) = (9.81 * 0.8, 1e-3, 1000.0);
+    let s = a * h * h * n * (n + 1.0) / 2.0;
+    let p = vector(&v["final"]["bead"]["position"], 3);
+    assert!(near([p[0], p[1], p[2]], [0.6 * s, 0.0, -0.8 * s]), "{p:?}");
+    let u = vector(&v["final"]["bead"]["velocity"], 3);
+    assert!(near([u[0], u[1], u[2]], [0.6 * a, 0.0, -0.8 * a]), "{u:?}");
+    let q = vector(&v["final"]["bead"]["orientation"], 4);
+    assert_eq!(q, [1.0, 0.0, 0.0, 0.0]);
 }
 
 #[test]
@@ -425,6 +469,9 @@ fn each_mjcf_twin_runs_as_its_toml() {
         ("cube_on_incline", "1"),
         ("sphere_rolling_incline", "1"),
         ("stack_1_100", "1"),
+        ("double_pendulum", "2"),
+        ("hanging_box", "2"),
+        ("bead_on_rail", "1"),
     ] {
         let toml = example(&format!("{name}.toml"));
         let xml = example(&format!("{name}.xml"));
@@ -478,7 +525,7 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
 
     let hinge = Temp::new(
         "arm.xml",
-        r#"<mujoco><worldbody><body name="arm"><joint type="hinge"/>
+        r#"<mujoco><worldbody><body name="arm"><joint type="hinge" damping="1"/>
            <geom type="capsule" size="0.05 0.5"/></body></worldbody></mujoco>"#,
     );
     let toml = example("cube_on_floor.toml");
@@ -493,7 +540,7 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         ),
         (
             vec![hinge.path(), "--duration", "1"],
-            "worldbody/body[arm]/joint: hinge joints are not supported yet (the spatial scene has no joints)",
+            "worldbody/body[arm]/joint.damping: joint dynamics are not supported (only 0)",
         ),
         (
             vec![sniffed.path(), "--duration", "0"],
@@ -503,7 +550,11 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         let out = zwang(&[&["simulate", "--json"], &args[..]].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{line}\n"), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("{line}\n"),
+            "{args:?}"
+        );
     }
 }
 

@@ -2,12 +2,16 @@
 //! `docs/scene-format.md` ("MJCF import"), everything else refused with
 //! one line naming the element.
 //!
-//! A moving body of the scene is an MJCF body with a free joint and one
-//! geom (or none and an `<inertial>`); its frame is the geom's (the
-//! scene's shapes are centred on the body's origin, its centre of mass).
-//! A geom of a static body (`<worldbody>` or a body without joints) is a
-//! fixed body of its own, in the geom's frame: a plane is the half-space
-//! below its local z axis. Bodies come in document order.
+//! A moving body of the scene is an MJCF body with a joint (or without
+//! one inside a moving body) and one geom (or none and an `<inertial>`);
+//! its frame is the geom's (the scene's shapes are centred on the body's
+//! origin, its centre of mass). A hinge, slide or ball joint is a scene
+//! joint from the body's parent (ground when that is static) to the body,
+//! a body without joints inside a moving body a weld joint. A geom of a
+//! static body (`<worldbody>` or a body without joints whose ancestors
+//! have none) is a fixed body of its own, in the geom's frame: a plane is
+//! the half-space below its local z axis. Bodies come in document order,
+//! a moving body's children after it.
 //!
 //! Elements are named in errors by their path below `<mujoco>`, each step
 //! `tag[name]`, or `tag[i]` (0-based among its siblings of that tag) for an
@@ -20,9 +24,9 @@ use std::collections::{BTreeMap, HashMap};
 use roxmltree::{Document, Node};
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_model::spatial::rotation::{
-    apply, conjugate, cross, dot, from_matrix, matrix, mul, normalized,
+    apply, apply_transpose, conjugate, cross, dot, from_matrix, matrix, mul, normalized,
 };
-use zwang_model::spatial::{SpatialBody, SpatialKind};
+use zwang_model::spatial::{SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind};
 use zwang_model::ModelError;
 
 use crate::error::SceneError;
@@ -76,6 +80,18 @@ const GEOM_ATTRIBUTES: &[&str] = &[
     "conaffinity",
 ];
 const JOINT_ATTRIBUTES: &[&str] = &["type"];
+/// The attributes of a hinge, slide or ball joint besides those read
+/// only at 0: its frame, and its limits (read past only when not limited).
+const MOVING_JOINT_ATTRIBUTES: &[&str] = &["type", "pos", "axis", "limited", "range"];
+/// The attributes of a hinge, slide or ball joint read only at 0.
+const ZERO_JOINT_ATTRIBUTES: &[&str] = &[
+    "damping",
+    "stiffness",
+    "armature",
+    "frictionloss",
+    "springref",
+    "ref",
+];
 const BODY_ATTRIBUTES: &[&str] = &["name", "childclass", "pos", "user"];
 const INERTIAL_ATTRIBUTES: &[&str] = &["mass", "pos", "diaginertia", "fullinertia"];
 const COMPILER_ATTRIBUTES: &[&str] = &[
@@ -123,14 +139,14 @@ pub fn looks_like_xml(text: &str) -> bool {
 /// assert_eq!(scene.solver.time_step, 0.001);
 ///
 /// let err = parse_mjcf(
-///     r#"<mujoco><worldbody><body name="arm"><joint type="hinge"/>
+///     r#"<mujoco><worldbody><body name="arm"><joint type="hinge" damping="0.1"/>
 ///        <geom type="box" size="1 1 1"/></body></worldbody></mujoco>"#,
 ///     1.0,
 /// )
 /// .unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "worldbody/body[arm]/joint: hinge joints are not supported yet (the spatial scene has no joints)"
+///     "worldbody/body[arm]/joint.damping: joint dynamics are not supported (only 0)"
 /// );
 /// ```
 pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
@@ -197,11 +213,17 @@ pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
             _ => return Err(refused(node, "")),
         }
     }
-    let Reader { bodies, keys, .. } = reader;
+    let Reader {
+        bodies,
+        keys,
+        joints,
+        joint_keys,
+        ..
+    } = reader;
     if !bodies.iter().any(|b| b.kind != SpatialKind::Fixed) {
         return Err(SceneError::new(
             "worldbody",
-            "at least one moving body (a body with a free joint) is required",
+            "at least one moving body (a body with a joint) is required",
         ));
     }
     let steps_key = "option.timestep";
@@ -240,17 +262,20 @@ pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
         output_every: at_least_tiny(duration / 1000.0, duration),
         bodies,
         forces: Vec::new(),
-        joints: Vec::new(),
+        joints,
         solver,
     };
     // What the model checks besides (a positive definite inertia): its
-    // key `body[i].inertia` is the element of body i.
+    // key `body[i].inertia` is the element of body i, `joint[i].KEY` the
+    // body that joint i holds.
     scene.model().map_err(|e| match e {
         ModelError::Invalid { key, message } => {
-            let element = key
-                .strip_prefix("body[")
-                .and_then(|rest| rest.split_once("]."))
-                .and_then(|(i, rest)| Some((keys.get(i.parse::<usize>().ok()?)?, rest)));
+            let element = |prefix: &str, keys: &[String]| {
+                key.strip_prefix(prefix)
+                    .and_then(|rest| rest.split_once("]."))
+                    .and_then(|(i, rest)| Some((keys.get(i.parse::<usize>().ok()?)?.clone(), rest)))
+            };
+            let element = element("body[", &keys).or_else(|| element("joint[", &joint_keys));
             match element {
                 Some((element, rest)) => SceneError::new(element, format!("{rest} {message}")),
                 None => SceneError::new(key, message),
@@ -270,13 +295,156 @@ fn compose(parent: &Pose, local: Pose) -> Pose {
     }
 }
 
-/// The joints of the subset; all but `Free` wait for joints in space.
+/// The joints of the subset besides the free joint.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum JointKind {
-    Free,
     Hinge,
     Slide,
     Ball,
+}
+
+/// How a moving body is held to its parent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Link {
+    /// Not at all (a free joint).
+    Free,
+    /// Welded (a body without joints inside a moving body).
+    Weld,
+    /// A hinge, slide or ball joint at `pos` (in the body's frame), its
+    /// `axis` (the body's frame, unit) for a hinge or a slide.
+    Joint {
+        kind: JointKind,
+        pos: [f64; 3],
+        axis: [f64; 3],
+    },
+}
+
+/// The moving body a body hangs from: its index among the scene's bodies
+/// and its scene frame (its geom's or inertial's) in its MJCF body's frame.
+#[derive(Debug, Clone, Copy)]
+struct Holder {
+    index: usize,
+    frame: Pose,
+}
+
+/// Where a body is: its frame in its parent's (`local`) and in the world
+/// (`pose`), and its parent when that moves.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    local: Pose,
+    pose: Pose,
+    holder: Option<Holder>,
+}
+
+impl Place {
+    /// The scene joint of `link` for the body of index `index`, its scene
+    /// frame `frame` in its MJCF frame: the parent first (ground for a
+    /// static parent), each anchor in its body's scene frame (ground: the
+    /// world), the axis in the parent's.
+    fn joint(&self, link: Link, index: usize, frame: &Pose) -> Option<SpatialJoint> {
+        let (kind, pos, axis) = match link {
+            Link::Free => return None,
+            // Any common point: the body's centre.
+            Link::Weld => (None, frame.position, [0.0, 0.0, 1.0]),
+            Link::Joint { kind, pos, axis } => (Some(kind), pos, axis),
+        };
+        // A point of the body's MJCF frame in its body's scene frame.
+        let into = |frame: &Pose, p: [f64; 3]| {
+            let d = [0, 1, 2].map(|i| p[i] - frame.position[i]);
+            apply_transpose(&matrix(frame.orientation), d)
+        };
+        let (first, anchor, axis) = match self.holder {
+            None => {
+                let at = compose(
+                    &self.pose,
+                    Pose {
+                        position: pos,
+                        orientation: [1.0, 0.0, 0.0, 0.0],
+                    },
+                );
+                (
+                    None,
+                    at.position,
+                    apply(&matrix(self.pose.orientation), axis),
+                )
+            }
+            Some(h) => {
+                let at = compose(
+                    &self.local,
+                    Pose {
+                        position: pos,
+                        orientation: [1.0, 0.0, 0.0, 0.0],
+                    },
+                );
+                let axis = apply(&matrix(self.local.orientation), axis);
+                (
+                    Some(h.index),
+                    into(&h.frame, at.position),
+                    apply_transpose(&matrix(h.frame.orientation), axis),
+                )
+            }
+        };
+        let kind = match kind {
+            None => SpatialJointKind::Weld,
+            Some(JointKind::Ball) => SpatialJointKind::Ball,
+            Some(JointKind::Hinge) => SpatialJointKind::Hinge { axis },
+            Some(JointKind::Slide) => SpatialJointKind::Slider { axis },
+        };
+        Some(SpatialJoint {
+            kind,
+            bodies: [first, Some(index)],
+            anchors: [anchor, into(frame, pos)],
+        })
+    }
+}
+
+/// A hinge, slide or ball joint's link from its attributes (its class's
+/// under its own): those that change the motion only at their neutral
+/// values.
+fn joint_link(kind: JointKind, attrs: &BTreeMap<String, String>, key: &str) -> Result<Link> {
+    only_of(
+        attrs,
+        key,
+        &[LOOKS, MOVING_JOINT_ATTRIBUTES, ZERO_JOINT_ATTRIBUTES].concat(),
+    )?;
+    for &attr in ZERO_JOINT_ATTRIBUTES {
+        if let Some(x) = number_of(attrs, key, attr)? {
+            if x != 0.0 {
+                let why = if attr == "ref" {
+                    "a joint's reference position is not supported (only 0)"
+                } else {
+                    "joint dynamics are not supported (only 0)"
+                };
+                return Err(attr_err(key, attr, why));
+            }
+        }
+    }
+    match attrs.get("limited").map(|s| s.trim()) {
+        Some("true") => return Err(attr_err(key, "limited", "joint limits are not supported")),
+        Some("false") => {}
+        None | Some("auto") => {
+            if attrs.contains_key("range") {
+                return Err(attr_err(
+                    key,
+                    "range",
+                    "joint limits are not supported (limited=\"false\" reads the range past)",
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(attr_err(
+                key,
+                "limited",
+                format!("{other:?}: expected true, false or auto"),
+            ))
+        }
+    }
+    let pos = vector_of(attrs, key, "pos")?.unwrap_or([0.0; 3]);
+    let axis = match vector_of(attrs, key, "axis")? {
+        None => [0.0, 0.0, 1.0],
+        Some(axis) => unit(axis).ok_or_else(|| attr_err(key, "axis", "must be nonzero"))?,
+    };
+    Ok(Link::Joint { kind, pos, axis })
 }
 
 /// The attributes a class gives, per element.
@@ -296,6 +464,9 @@ struct Reader {
     classes: HashMap<String, Class>,
     bodies: Vec<SpatialBody>,
     keys: Vec<String>,
+    /// The joints, and for each the element of the body it holds.
+    joints: Vec<SpatialJoint>,
+    joint_keys: Vec<String>,
     names: HashMap<String, String>,
     /// Unnamed bodies and geoms so far (their generated names).
     unnamed_bodies: usize,
@@ -310,6 +481,8 @@ impl Default for Reader {
             classes: HashMap::from([("main".to_string(), Class::default())]),
             bodies: Vec::new(),
             keys: Vec::new(),
+            joints: Vec::new(),
+            joint_keys: Vec::new(),
             names: HashMap::new(),
             unnamed_bodies: 0,
             geoms: 0,
@@ -525,7 +698,13 @@ impl Reader {
                     };
                     self.push(body, &child_key, true)?;
                 }
-                "body" => self.body(child, &child_key, pose, childclass)?,
+                "body" => self.body(child, &child_key, pose, childclass, None)?,
+                "joint" | "freejoint" => {
+                    return Err(SceneError::new(
+                        child_key,
+                        "the world body cannot have joints (a joint goes in a <body>)",
+                    ))
+                }
                 // An inertial of a static body weighs nothing that moves.
                 "inertial" if node.tag_name().name() == "body" => {}
                 tag if IGNORED_IN_BODY.contains(&tag) => {}
@@ -535,13 +714,15 @@ impl Reader {
         Ok(())
     }
 
-    /// A `<body>` whose parent is static, at `parent`.
+    /// A `<body>` in its parent, whose frame is `parent` in the world;
+    /// `holder` is the parent when it moves.
     fn body(
         &mut self,
         node: Node,
         key: &str,
         parent: Pose,
         childclass: Option<&str>,
+        holder: Option<Holder>,
     ) -> Result<()> {
         too_deep(key)?;
         only(node, key, &[BODY_ATTRIBUTES, ORIENTATION].concat())?;
@@ -556,33 +737,50 @@ impl Reader {
             }
         }
         let own = attribute_map(node);
-        let pose = compose(
-            &parent,
-            Pose {
-                position: vector_of(&own, key, "pos")?.unwrap_or([0.0; 3]),
-                orientation: self.orientation(&own, key)?,
-            },
-        );
+        let local = Pose {
+            position: vector_of(&own, key, "pos")?.unwrap_or([0.0; 3]),
+            orientation: self.orientation(&own, key)?,
+        };
+        let pose = compose(&parent, local);
         let elements: Vec<Node> = node.children().filter(Node::is_element).collect();
         let joints: Vec<Node> = elements
             .iter()
             .copied()
             .filter(|n| matches!(n.tag_name().name(), "joint" | "freejoint"))
             .collect();
+        if let Some(&second) = joints.get(1) {
+            return Err(SceneError::new(
+                label(second, key),
+                "a body with more than one joint is not supported",
+            ));
+        }
         let Some(&joint) = joints.first() else {
-            return self.static_body(node, key, pose, childclass);
+            // Without a joint a body is welded to its parent: static
+            // when the parent is, else held by a weld joint.
+            return match holder {
+                None => self.static_body(node, key, pose, childclass),
+                Some(_) => {
+                    let link = Link::Weld;
+                    let place = Place {
+                        local,
+                        pose,
+                        holder,
+                    };
+                    self.moving_body(node, key, place, childclass, &elements, link)
+                }
+            };
         };
         let joint_key = label(joint, key);
-        let kind = if joint.tag_name().name() == "freejoint" {
+        let link = if joint.tag_name().name() == "freejoint" {
             only(joint, &joint_key, &["name", "group"])?;
-            JointKind::Free
+            Link::Free
         } else {
             let attrs = self.attributes(joint, &joint_key, childclass)?;
             let kind = match attrs.get("type").map(String::as_str).unwrap_or("hinge") {
-                "free" => JointKind::Free,
-                "hinge" => JointKind::Hinge,
-                "slide" => JointKind::Slide,
-                "ball" => JointKind::Ball,
+                "free" => None,
+                "hinge" => Some(JointKind::Hinge),
+                "slide" => Some(JointKind::Slide),
+                "ball" => Some(JointKind::Ball),
                 other => {
                     return Err(attr_err(
                         &joint_key,
@@ -591,41 +789,41 @@ impl Reader {
                     ))
                 }
             };
-            if kind == JointKind::Free {
-                only_of(&attrs, &joint_key, &[LOOKS, JOINT_ATTRIBUTES].concat())?;
+            match kind {
+                None => {
+                    only_of(&attrs, &joint_key, &[LOOKS, JOINT_ATTRIBUTES].concat())?;
+                    Link::Free
+                }
+                Some(kind) => joint_link(kind, &attrs, &joint_key)?,
             }
-            kind
         };
-        match kind {
-            JointKind::Free => {}
-            JointKind::Hinge | JointKind::Slide | JointKind::Ball => {
-                let name = format!("{kind:?}").to_lowercase();
-                return Err(SceneError::new(
-                    joint_key,
-                    format!(
-                        "{name} joints are not supported yet (the spatial scene has no joints)"
-                    ),
-                ));
-            }
-        }
-        if let Some(&second) = joints.get(1) {
+        if link == Link::Free && holder.is_some() {
             return Err(SceneError::new(
-                label(second, key),
-                "a body with more than one joint is not supported",
+                joint_key,
+                "a free joint must be in a body whose parent does not move",
             ));
         }
-        self.free_body(node, key, pose, childclass, &elements)
+        let place = Place {
+            local,
+            pose,
+            holder,
+        };
+        self.moving_body(node, key, place, childclass, &elements, link)
     }
 
-    /// A body with a free joint at `pose`, its elements `elements`.
-    fn free_body(
+    /// A moving body at `place`, its elements `elements`, held to its
+    /// parent by `link`; then its child bodies.
+    fn moving_body(
         &mut self,
         node: Node,
         key: &str,
-        pose: Pose,
+        place: Place,
         childclass: Option<&str>,
         elements: &[Node],
+        link: Link,
     ) -> Result<()> {
+        let pose = place.pose;
+        let mut children = Vec::new();
         let mut geom = None;
         let mut inertial = None;
         for &child in elements {
@@ -644,21 +842,8 @@ impl Reader {
                     self.geoms += 1;
                 }
                 "inertial" => inertial = Some((child, child_key)),
-                "body" => {
-                    // A joint of the child says what it is; without one it
-                    // is welded to this body.
-                    let has_joint = child
-                        .children()
-                        .any(|n| matches!(n.tag_name().name(), "joint" | "freejoint"));
-                    if has_joint {
-                        // A hinge, slide or ball joint is refused there.
-                        self.body(child, &child_key, pose, childclass)?;
-                    }
-                    return Err(SceneError::new(
-                        child_key,
-                        "a body inside a moving body is not supported (it would need joints)",
-                    ));
-                }
+                // Read after this body, which they hang from.
+                "body" => children.push((child, child_key)),
                 tag if IGNORED_IN_BODY.contains(&tag) => {}
                 _ => return Err(refused(child, key)),
             }
@@ -674,7 +859,7 @@ impl Reader {
             if matches!(geom.shape, Shape::Halfspace { .. }) {
                 return Err(SceneError::new(
                     geom_key,
-                    "a plane must be in a static body (worldbody or a body without joints)",
+                    "a plane must be in a static body (worldbody or a body without joints whose ancestors have none)",
                 ));
             }
         }
@@ -737,7 +922,17 @@ impl Reader {
             friction,
             ..SpatialBody::new(&name, SpatialKind::Rigid { mass, inertia })
         };
-        self.push(body, key, false)
+        self.push(body, key, false)?;
+        let index = self.bodies.len() - 1;
+        if let Some(joint) = place.joint(link, index, &frame) {
+            self.joints.push(joint);
+            self.joint_keys.push(key.to_string());
+        }
+        let holder = Holder { index, frame };
+        for (child, child_key) in children {
+            self.body(child, &child_key, pose, childclass, Some(holder))?;
+        }
+        Ok(())
     }
 
     /// An `<inertial>`: its frame in the body's, mass, and principal
@@ -1512,6 +1707,129 @@ mod tests {
             Some(Shape::Box {
                 half_extents: [1.0; 3]
             })
+        );
+    }
+
+    /// Where a scene joint's anchor `k` is in the world, and its axis.
+    fn world_anchor(scene: &SpatialScene, j: usize, k: usize) -> [f64; 3] {
+        let joint = &scene.joints[j];
+        match joint.bodies[k] {
+            None => joint.anchors[k],
+            Some(b) => {
+                let body = &scene.bodies[b];
+                let p = apply(&matrix(body.orientation), joint.anchors[k]);
+                [0, 1, 2].map(|i| body.position[i] + p[i])
+            }
+        }
+    }
+
+    fn near(a: [f64; 3], b: [f64; 3]) -> bool {
+        (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12)
+    }
+
+    /// Turned bodies, geoms off their bodies' origins: each joint's two
+    /// anchors meet at its pos in the world, the parent first (ground for
+    /// a static parent), the axis turned into the parent's scene frame; a
+    /// body without joints inside a moving body is welded to it.
+    #[test]
+    fn joints_map_onto_the_scenes_frames() {
+        let text = r#"<mujoco><compiler angle="radian"/><worldbody>
+            <body name="stand" pos="0 0 1" euler="0 0 0.5">
+              <body name="arm" pos="1 0 0" euler="0.3 0 0">
+                <joint name="shoulder" pos="-1 0 0" axis="0 1 1"/>
+                <geom type="box" size="1 0.1 0.1" pos="0.2 0 0" euler="0 0 0.4"/>
+                <body name="hand" pos="1 0 0" euler="0 0.7 0">
+                  <joint name="wrist" type="ball" pos="0 0 0.1"/>
+                  <geom type="sphere" size="0.1" pos="0 0.05 0"/>
+                  <body name="finger" pos="0.2 0 0">
+                    <joint name="slide" type="slide" axis="1 0 0"/>
+                    <geom type="capsule" size="0.02 0.05" zaxis="1 0 0"/>
+                    <body name="nail" pos="0.1 0 0"><geom type="box" size="0.01 0.01 0.01"/></body>
+                  </body>
+                </body>
+              </body>
+            </body>
+          </worldbody></mujoco>"#;
+        let scene = parse_mjcf(text, 1.0).unwrap();
+        let names: Vec<&str> = scene.bodies.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["arm", "hand", "finger", "nail"]);
+        let bodies: Vec<_> = scene.joints.iter().map(|j| j.bodies).collect();
+        assert_eq!(
+            bodies,
+            [
+                [None, Some(0)],
+                [Some(0), Some(1)],
+                [Some(1), Some(2)],
+                [Some(2), Some(3)]
+            ]
+        );
+        // The MJCF frames in the world, the joints' points and axes.
+        let (c, s) = (0.25f64.cos(), 0.25f64.sin());
+        let stand = Pose {
+            position: [0.0, 0.0, 1.0],
+            orientation: [c, 0.0, 0.0, s],
+        };
+        let turn = |axis: usize, angle: f64| {
+            let mut q = [(0.5 * angle).cos(), 0.0, 0.0, 0.0];
+            q[1 + axis] = (0.5 * angle).sin();
+            q
+        };
+        let at = |position: [f64; 3], orientation: [f64; 4]| Pose {
+            position,
+            orientation,
+        };
+        let arm = compose(&stand, at([1.0, 0.0, 0.0], turn(0, 0.3)));
+        let hand = compose(&arm, at([1.0, 0.0, 0.0], turn(1, 0.7)));
+        let finger = compose(&hand, at([0.2, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]));
+        let point =
+            |frame: &Pose, p: [f64; 3]| compose(frame, at(p, [1.0, 0.0, 0.0, 0.0])).position;
+        let points = [
+            point(&arm, [-1.0, 0.0, 0.0]),
+            point(&hand, [0.0, 0.0, 0.1]),
+            point(&finger, [0.0, 0.0, 0.0]),
+            scene.bodies[3].position,
+        ];
+        for (j, want) in points.iter().enumerate() {
+            for k in 0..2 {
+                let got = world_anchor(&scene, j, k);
+                assert!(near(got, *want), "joint {j} end {k}: {got:?} vs {want:?}");
+            }
+        }
+        let r = std::f64::consts::FRAC_1_SQRT_2;
+        let SpatialJointKind::Hinge { axis } = scene.joints[0].kind else {
+            panic!("{:?}", scene.joints[0])
+        };
+        // Ground: the axis in the world.
+        assert!(near(axis, apply(&matrix(arm.orientation), [0.0, r, r])));
+        assert_eq!(scene.joints[1].kind, SpatialJointKind::Ball);
+        let SpatialJointKind::Slider { axis } = scene.joints[2].kind else {
+            panic!("{:?}", scene.joints[2])
+        };
+        // In the hand's scene frame.
+        let world = apply(&matrix(scene.bodies[1].orientation), axis);
+        assert!(near(
+            world,
+            apply(&matrix(finger.orientation), [1.0, 0.0, 0.0])
+        ));
+        assert_eq!(scene.joints[3].kind, SpatialJointKind::Weld);
+        assert_eq!(scene.joints[3].anchors[1], [0.0; 3]);
+        scene.model().unwrap();
+    }
+
+    /// Neutral joint attributes are read past; a range is read past when
+    /// the joint is not limited.
+    #[test]
+    fn neutral_joint_attributes_are_read_past() {
+        let text = r#"<mujoco><default><joint damping="0" armature="0"/></default><worldbody>
+            <body name="b"><joint type="slide" stiffness="0" frictionloss="0" springref="0"
+              ref="0" limited="false" range="-1 1"/><geom size="0.1"/></body>
+          </worldbody></mujoco>"#;
+        let scene = parse_mjcf(text, 1.0).unwrap();
+        assert_eq!(
+            scene.joints[0].kind,
+            SpatialJointKind::Slider {
+                axis: [0.0, 0.0, 1.0]
+            }
         );
     }
 }

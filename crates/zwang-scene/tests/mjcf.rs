@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use zwang_scene::{
-    looks_like_xml, parse_mjcf, parse_spatial_scene, SpatialKind, SpatialScene, Stepping,
+    looks_like_xml, parse_mjcf, parse_spatial_scene, SpatialJointKind, SpatialKind, SpatialScene,
+    Stepping,
 };
 
 fn repo(folder: &str) -> PathBuf {
@@ -58,12 +59,31 @@ fn same_scene(name: &str, xml: &SpatialScene, toml: &SpatialScene) {
         assert_eq!(a.friction, b.friction, "{what}");
         assert_eq!(a.restitution, b.restitution, "{what}");
     }
+    assert_eq!(xml.joints.len(), toml.joints.len(), "{name}");
+    for (i, (a, b)) in xml.joints.iter().zip(&toml.joints).enumerate() {
+        let what = format!("{name}: joint[{i}]");
+        assert_eq!(a.bodies, b.bodies, "{what}");
+        for k in 0..2 {
+            close(
+                &format!("{what} anchors[{k}]"),
+                &a.anchors[k],
+                &b.anchors[k],
+            );
+        }
+        match (a.kind, b.kind) {
+            (SpatialJointKind::Hinge { axis: x }, SpatialJointKind::Hinge { axis: y })
+            | (SpatialJointKind::Slider { axis: x }, SpatialJointKind::Slider { axis: y }) => {
+                close(&format!("{what} axis"), &x, &y)
+            }
+            (x, y) => assert_eq!(x, y, "{what}"),
+        }
+    }
 }
 
 #[test]
 fn each_twin_reads_into_its_tomls_scene() {
     let twins = files(&repo("examples/scenes/space"), "xml");
-    assert!(twins.len() >= 4, "{twins:?}");
+    assert!(twins.len() >= 7, "{twins:?}");
     for xml_path in twins {
         let name = xml_path.file_stem().unwrap().to_string_lossy().into_owned();
         let toml =
