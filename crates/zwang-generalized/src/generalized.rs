@@ -292,17 +292,7 @@ impl<S: System> AnySystem for Generalized<S> {
 }
 
 fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
-    if modes.is_empty() {
-        Ok(())
-    } else {
-        Err(ModelError::Invalid {
-            key: "modes".into(),
-            message: format!(
-                "{} given, a system in generalized coordinates has no contacts",
-                modes.len()
-            ),
-        })
-    }
+    zwang_model::no_contacts(modes, "a system in generalized coordinates")
 }
 
 impl<S: System> Coordinates for Generalized<S> {

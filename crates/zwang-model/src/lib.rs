@@ -48,8 +48,8 @@ pub mod planar;
 pub mod spatial;
 
 pub use mechanism::{
-    Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Island,
-    Layout, Mechanism,
+    no_contacts, Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates,
+    InstantWriter, Island, Layout, Mechanism,
 };
 
 /// What can go wrong describing or evaluating a mechanism.

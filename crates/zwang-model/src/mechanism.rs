@@ -187,6 +187,18 @@ pub trait InstantWriter {
     }
 }
 
+/// Refuses contact modes for a mechanism without contacts (`what` names
+/// it: "a system in generalized coordinates").
+pub fn no_contacts(modes: &[ContactState], what: &str) -> Result<(), ModelError> {
+    if modes.is_empty() {
+        return Ok(());
+    }
+    Err(ModelError::Invalid {
+        key: "modes".into(),
+        message: format!("{} given, {what} has no contacts", modes.len()),
+    })
+}
+
 /// The contacts: their names, coefficients, gaps and velocities. The
 /// stepper uses it to find events (impact, lift-off, stick-slip) and
 /// reports use it to sample the contacts.

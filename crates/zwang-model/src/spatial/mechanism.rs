@@ -18,16 +18,7 @@ use crate::ModelError;
 
 /// Refuses contact modes: the mechanism has no contacts.
 fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
-    if modes.is_empty() {
-        return Ok(());
-    }
-    Err(ModelError::Invalid {
-        key: "modes".into(),
-        message: format!(
-            "{} given, a spatial model under event-driven stepping has no contacts",
-            modes.len()
-        ),
-    })
+    crate::mechanism::no_contacts(modes, "a spatial model under event-driven stepping")
 }
 
 impl Coordinates for SpatialModel {
