@@ -46,7 +46,18 @@ fn tangent_norm(x: [f64; 3]) -> f64 {
     if x[2] == 0.0 {
         x[1].abs()
     } else {
-        x[1].hypot(x[2])
+        length(x[1], x[2])
+    }
+}
+
+/// `sqrt(a^2 + b^2)`, by `hypot` only where the squares would overflow or
+/// underflow: `hypot` was a sixth of the time of a pile's contact solve.
+pub(crate) fn length(a: f64, b: f64) -> f64 {
+    let s = a * a + b * b;
+    if s > 1e-290 && s < 1e290 {
+        s.sqrt()
+    } else {
+        a.hypot(b)
     }
 }
 

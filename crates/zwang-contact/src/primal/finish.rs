@@ -507,7 +507,7 @@ impl Finish {
                 components(&self.centre, d, i),
             );
             let (mu, rho, sigma) = (problem.mu[i], self.rho[i], self.sigma[i]);
-            let tangent = ui[1].hypot(ui[2]);
+            let tangent = crate::error::length(ui[1], ui[2]);
             let slip = if exact { mu * tangent } else { 0.0 };
             let mut x = [0.0; 3];
             for c in 0..3 {

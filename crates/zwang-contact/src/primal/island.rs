@@ -343,7 +343,7 @@ impl Island {
             for i in 0..k {
                 self.slip[i] = if exact {
                     let ui = components(u, d, i);
-                    problem.mu[i] * ui[1].hypot(ui[2])
+                    problem.mu[i] * crate::error::length(ui[1], ui[2])
                 } else {
                     0.0
                 };
