@@ -46,6 +46,9 @@ const STEADY: f64 = 0.99;
 /// A point is in the cone when its projection moves it by less than this
 /// fraction of the step it was walked along.
 const EDGE: f64 = 1e-9;
+/// An impulse within this fraction of its cone's surface is on it (a
+/// sliding contact, which a walk may move along the surface).
+const SURFACE: f64 = 1e-9;
 /// A walk whose step fits this many times in every cone does not end.
 const ENDLESS: f64 = 1e12;
 
@@ -392,6 +395,13 @@ impl Island {
                     Jump::Jumped => {
                         drifting = 0;
                         last_move = f64::INFINITY;
+                        // The velocities of the impulses jumped to: the
+                        // point is measured (and kept if the best) as it is.
+                        self.mv.copy_from_slice(&problem.force);
+                        problem.rows.add_transpose(&self.lambda, &mut self.mv);
+                        self.apply_mass_inverse(v);
+                        self.contact_velocity(problem, v, u);
+                        fresh = false;
                     }
                     Jump::Endless => {
                         drifting = DRIFT_STEPS;
@@ -805,6 +815,13 @@ impl Island {
     /// iterate, and `projected`, the old one, as the step left them).
     fn jump(&mut self, mu: &[f64], d: usize) -> Jump {
         let step = |s: &Self, i: usize| s.lambda[i] - s.projected[i];
+        // Contact `i`'s impulse on its cone's surface, off the apex.
+        let sliding = |s: &Self, i: usize| {
+            let l = components(&s.lambda, d, i);
+            mu[i] > 0.0
+                && l[0] > 0.0
+                && crate::error::length(l[1], l[2]) >= (1.0 - SURFACE) * mu[i] * l[0]
+        };
         let (mut dot, mut now, mut before) = (0.0, 0.0, 0.0);
         for i in 0..self.lambda.len() {
             dot += step(self, i) * self.last_step[i];
@@ -816,15 +833,21 @@ impl Island {
         if !steady || now == 0.0 {
             return Jump::Along;
         }
-        // The longest multiple of the step that stays in every cone (to
-        // the projection's round-off), by doubling and then bisection.
+        // The longest multiple of the step that keeps every contact as it
+        // is, by doubling and then bisection: one inside its cone stays
+        // inside (to the projection's round-off); one sliding, on the
+        // cone's surface, may slide along it (its direction turning with
+        // the slip) until its impulse reaches the apex, where it lifts.
         let inside = |s: &Self, t: f64| {
             (0..mu.len()).all(|i| {
                 let mut x = [0.0; 3];
                 for c in 0..d {
                     x[c] = s.lambda[d * i + c] + t * step(s, d * i + c);
                 }
-                let (p, _) = project_on_cone(mu[i], x, d);
+                let (p, piece) = project_on_cone(mu[i], x, d);
+                if sliding(s, i) {
+                    return piece != ConePiece::Apex;
+                }
                 let off: f64 = (0..d).map(|c| (p[c] - x[c]).powi(2)).sum::<f64>().sqrt();
                 off <= EDGE * t * now.sqrt()
             })
