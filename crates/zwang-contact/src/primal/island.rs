@@ -750,7 +750,9 @@ impl Island {
                 mass_slope + t * curvature - s.contact_slope(&problem.mu, d, u, t, false)
             };
             let mut t = 1.0;
-            let end = along(self, 1.0);
+            // The full step's projections are kept: most steps take it.
+            let end =
+                mass_slope + curvature - self.contact_slope(&problem.mu, d, u, 1.0, true);
             if end > 0.0 {
                 // The slope's zero in (0, 1), by regula falsi (Illinois).
                 let (mut a, mut fa, mut b, mut fb) = (0.0, slope, 1.0, end);
@@ -786,13 +788,17 @@ impl Island {
                     t = a;
                 }
                 if t == 0.0 {
+                    // The projections back at the iterate.
+                    self.contact_slope(&problem.mu, d, u, 0.0, true);
                     return Ok(true);
                 }
             }
             for (x, d) in v.iter_mut().zip(&self.direction) {
                 *x += t * d;
             }
-            self.contact_slope(&problem.mu, d, u, t, true);
+            if t != 1.0 {
+                self.contact_slope(&problem.mu, d, u, t, true);
+            }
             for (x, d) in u.iter_mut().zip(&self.jd) {
                 *x += t * d;
             }
