@@ -191,22 +191,3 @@ fn a_top_on_a_ball_joint_precesses_steadily_at_the_exact_rate() {
         assert!((dot(s.angular_velocity, now) - w3).abs() < 1e-8);
     }
 }
-
-#[test]
-fn a_joint_other_than_ball_is_refused_not_run_without_it() {
-    use zwang_model::spatial::{SpatialJoint, SpatialJointKind};
-    let model = body([1.0, 2.0, 3.0], [0.0, 1.0, 0.0]);
-    let joint = SpatialJoint {
-        kind: SpatialJointKind::Hinge {
-            axis: [0.0, 0.0, 1.0],
-        },
-        bodies: [None, Some(0)],
-        anchors: [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
-    };
-    let Ok(model) = model.with_joints(vec![joint]) else {
-        panic!("a valid joint");
-    };
-    let o = simulate(&model, 1.0, &Settings::default(), &mut NoObserver);
-    assert_eq!(o.status, Status::Failed);
-    assert!(o.reason.unwrap_or_default().contains("ball joints only"));
-}
