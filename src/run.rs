@@ -68,8 +68,8 @@ fn step_settings(solver: &SolverSettings, output_every: f64) -> StepSettings {
 
 /// Builds a spatial scene's model and runs it to its duration with the
 /// time stepper in space ([`simulate_space`]) or, when the scene asks for
-/// `stepping = "event"` (no shapes, ball joints), the event-driven method
-/// ([`simulate()`]). The observer gets each moving body's coordinates
+/// `stepping = "event"` (no shapes; joints of any kind), the event-driven
+/// method ([`simulate()`]). The observer gets each moving body's coordinates
 /// (of its principal frame): turn them into what users see with
 /// [`SpatialModel::body_state`].
 ///

@@ -11,40 +11,13 @@ use std::f64::consts::PI;
 use zwang_geometry::spatial::Shape;
 use zwang_model::spatial::rotation::{apply, cross, dot, matrix};
 use zwang_model::spatial::SpatialForce;
-use zwang_model::spatial::{
-    SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
-};
+use zwang_model::spatial::{SpatialBody, SpatialJointKind, SpatialKind, SpatialModel};
 use zwang_motion::{SpaceStepper, StepSettings};
 
+mod common;
+use common::{joint, rigid};
+
 const G: f64 = 9.81;
-
-fn rigid(name: &str, mass: f64, inertia: [f64; 3], position: [f64; 3]) -> SpatialBody {
-    let mut b = SpatialBody::new(
-        name,
-        SpatialKind::Rigid {
-            mass,
-            inertia: Some([
-                [inertia[0], 0.0, 0.0],
-                [0.0, inertia[1], 0.0],
-                [0.0, 0.0, inertia[2]],
-            ]),
-        },
-    );
-    b.position = position;
-    b
-}
-
-fn joint(
-    kind: SpatialJointKind,
-    bodies: [Option<usize>; 2],
-    anchors: [[f64; 3]; 2],
-) -> SpatialJoint {
-    SpatialJoint {
-        kind,
-        bodies,
-        anchors,
-    }
-}
 
 fn settings(h: f64) -> StepSettings {
     StepSettings {

@@ -1396,7 +1396,7 @@ pub(crate) fn read_solver_of(
 /// `[solver]` (`t` empty when the file has none): the stepping, by
 /// default time stepping when a body has a shape (`shapes`), and the keys
 /// of that stepping only. A spatial scene (`dimension` 3) is time-stepped
-/// unless it asks for `"event"` (bodies without shapes, ball joints).
+/// unless it asks for `"event"` (bodies without shapes; any joints).
 fn read_solver(t: &Tab, duration: f64, shapes: bool, dimension: usize) -> Result<SolverSettings> {
     t.only(SOLVER_KEYS)?;
     let defaults = SolverSettings::default();

@@ -277,20 +277,6 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
     })?;
     let shapes = out.bodies.iter().any(|b| b.shape.is_some());
     out.solver = read_solver_of(&root, duration, shapes, 3)?;
-    if out.solver.stepping == crate::Stepping::Event {
-        // The event-driven method holds ball joints (their rows at
-        // acceleration level); the time stepper holds every kind.
-        if let Some(i) = out
-            .joints
-            .iter()
-            .position(|j| j.kind != SpatialJointKind::Ball)
-        {
-            return Err(SceneError::new(
-                format!("joint[{i}].kind"),
-                "only \"ball\" under stepping = \"event\" in space (the time stepper holds every kind)",
-            ));
-        }
-    }
     Ok(out)
 }
 

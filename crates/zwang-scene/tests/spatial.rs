@@ -30,9 +30,11 @@ fn every_spatial_example_parses_and_builds_its_model() {
             parse_spatial_scene(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let model = scene.model().unwrap();
         assert!(model.movers() >= 1, "{}", file.display());
-        // Time-stepped, but the top asking for the event-driven method
-        // (no shapes, a ball joint).
-        let event = file.ends_with("top_steady_precession.toml");
+        // Time-stepped, but those asking for the event-driven method (no
+        // shapes): the top on a ball joint, the pendulum on a hinge.
+        let event = ["top_steady_precession.toml", "hinged_pendulum_event.toml"]
+            .iter()
+            .any(|name| file.ends_with(name));
         let expected = if event {
             Stepping::Event
         } else {
@@ -44,6 +46,40 @@ fn every_spatial_example_parses_and_builds_its_model() {
         assert_eq!(
             parse_scene(&text).unwrap_err().to_string(),
             "scene.dimension: only 2 is supported"
+        );
+    }
+}
+
+/// Under `stepping = "event"` a scene without shapes takes every joint
+/// kind (the rows held at acceleration level); shapes are still refused.
+#[test]
+fn every_joint_kind_runs_event_driven_without_shapes() {
+    for (kind, extra) in [
+        ("ball", ""),
+        ("hinge", "axis = [0, 1, 0]\n"),
+        ("slider", "axis = [1, 0, -1]\n"),
+        ("weld", ""),
+        ("distance", "length = 0.5\n"),
+    ] {
+        let text = format!(
+            "[scene]\ndimension = 3\nduration = 1\n\n\
+             [[body]]\nname = \"bob\"\nkind = \"rigid\"\nmass = 1\n\
+             inertia = [0.01, 0.02, 0.03]\nposition = [0, 0, -0.5]\n\n\
+             [[joint]]\nkind = \"{kind}\"\nbodies = [\"ground\", \"bob\"]\n\
+             anchors = [[0, 0, 0], [0, 0, 0.5]]\n{extra}\n\
+             [solver]\nstepping = \"event\"\n"
+        );
+        let scene = parse_spatial_scene(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(scene.solver.stepping, Stepping::Event, "{kind}");
+        assert_eq!(scene.joints.len(), 1);
+        let shaped = text.replace(
+            "position = [0, 0, -0.5]",
+            "position = [0, 0, -0.5]\nshape = { kind = \"sphere\", radius = 0.1 }",
+        );
+        assert_eq!(
+            parse_spatial_scene(&shaped).unwrap_err().to_string(),
+            "solver.stepping: shapes collide only under stepping = \"timestep\" (a body has a shape)",
+            "{kind}"
         );
     }
 }

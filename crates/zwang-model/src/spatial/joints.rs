@@ -20,9 +20,13 @@
 //!   (1 row); error `|p_b - p_a| - length`.
 //!
 //! Each row is the time derivative of its error (at zero error for the
-//! angular ones), so `J_E dq = -e` is Newton's step of the drift.
+//! angular ones), so `J_E dq = -e` is Newton's step of the drift. The
+//! event-driven method holds the rows at acceleration level with their
+//! rates `J' v` ([`SpatialModel::joint_rates`]).
 
-use super::rotation::{apply, apply_transpose, conjugate, cross, dot, matrix, mul, tangents};
+use super::rotation::{
+    apply, apply_transpose, conjugate, cross, dot, matrix, mul, tangents, tangents_rate,
+};
 use super::SpatialModel;
 use crate::ModelError;
 
@@ -321,35 +325,74 @@ impl SpatialModel {
         self.joints[joint].ends.map(|e| e.mover)
     }
 
-    /// An end at `q`.
     /// Each joint row's `J' v` at `(q, v)` (the rows' rate along the
-    /// motion at fixed `v`), into `out`: the acceleration rows of the
-    /// event-driven method are `J a = -J' v`. Ball joints only for now
-    /// (their rows are fixed world directions: `J' v` is the anchors'
-    /// centripetal accelerations); other kinds are refused, naming the
-    /// joint.
+    /// motion at fixed `v`), into `out`, row for row as
+    /// [`SpatialModel::joint_rows`]: the acceleration rows of the
+    /// event-driven method are `J a = -J' v`. World angular velocities are
+    /// constant at fixed `v` (`R' w_body = w x w = 0`), so only the rows'
+    /// directions and arms move: arms turn with their bodies, tangents of
+    /// an axis with the first body, a distance joint's direction with the
+    /// separation; fixed world directions (a ball's, a turn's) do not.
+    /// Errors: a distance joint whose anchors coincide, as for the rows.
     pub fn joint_rates(&self, q: &[f64], v: &[f64], out: &mut Vec<f64>) -> Result<(), ModelError> {
         out.clear();
         for (i, j) in self.joints.iter().enumerate() {
-            let Kind::Ball = j.kind else {
-                return Err(invalid(
-                    format!("joint[{i}]"),
-                    "the event-driven method takes ball joints only for now (the time stepper holds every kind)",
-                ));
+            let [a, b] = j.ends.map(|e| Moving::new(self.place(q, e), v));
+            // A ball's rows: the anchors' centripetal accelerations.
+            let ball = |out: &mut Vec<f64>| {
+                let (ca, cb) = (a.centripetal(a.at.anchor), b.centripetal(b.at.anchor));
+                out.extend((0..3).map(|k| cb[k] - ca[k]));
             };
-            let [a, b] = j.ends.map(|e| {
-                let p = self.place(q, e);
-                let omega = p.mover.map_or([0.0; 3], |m| {
-                    apply(&p.rotation, [v[6 * m + 3], v[6 * m + 4], v[6 * m + 5]])
-                });
-                let arm = [0, 1, 2].map(|c| p.anchor[c] - p.centre[c]);
-                cross(omega, cross(omega, arm))
-            });
-            out.extend((0..3).map(|k| b[k] - a[k]));
+            match j.kind {
+                Kind::Ball => ball(out),
+                Kind::Hinge { axis } => {
+                    ball(out);
+                    // t . (w_b - w_a), t across the axis turning with a.
+                    let wa = apply(&a.at.rotation, axis[0]);
+                    let (d1, d2) = tangents_rate(wa, cross(a.omega, wa));
+                    let relative = [0, 1, 2].map(|k| b.omega[k] - a.omega[k]);
+                    out.extend([dot(d1, relative), dot(d2, relative)]);
+                }
+                Kind::Slider { axis, .. } => {
+                    // The turn's rows are fixed world directions.
+                    out.extend([0.0; 3]);
+                    // t . (v_b(p_b) - v_a(p_b)): t turns with a, the arm of
+                    // b with b, a's arm to p_b as p_b and a's centre move.
+                    let wa = apply(&a.at.rotation, axis);
+                    let (t1, t2) = tangents(wa);
+                    let (d1, d2) = tangents_rate(wa, cross(a.omega, wa));
+                    let pb = b.at.anchor;
+                    let (vb, va) = (b.velocity(pb), a.velocity(pb));
+                    let slip = [0, 1, 2].map(|k| vb[k] - va[k]);
+                    let cb = b.centripetal(pb);
+                    let arm_a = cross(a.omega, [0, 1, 2].map(|k| vb[k] - a.linear[k]));
+                    let turned = [0, 1, 2].map(|k| cb[k] - arm_a[k]);
+                    for (t, d) in [(t1, d1), (t2, d2)] {
+                        out.push(dot(d, slip) + dot(t, turned));
+                    }
+                }
+                Kind::Weld { .. } => {
+                    ball(out);
+                    out.extend([0.0; 3]);
+                }
+                Kind::Distance { length } => {
+                    // n . (v_b - v_a): n turns at (r - n (n . r)) / d, r the
+                    // anchors' relative velocity.
+                    let sep = [0, 1, 2].map(|k| b.at.anchor[k] - a.at.anchor[k]);
+                    let (n, d) = direction(sep, length, i)?;
+                    let (vb, va) = (b.velocity(b.at.anchor), a.velocity(a.at.anchor));
+                    let r = [0, 1, 2].map(|k| vb[k] - va[k]);
+                    let (ca, cb) = (a.centripetal(a.at.anchor), b.centripetal(b.at.anchor));
+                    let c = [0, 1, 2].map(|k| cb[k] - ca[k]);
+                    let along = dot(n, r);
+                    out.push((dot(r, r) - along * along) / d + dot(n, c));
+                }
+            }
         }
         Ok(())
     }
 
+    /// An end at `q`.
     fn place(&self, q: &[f64], end: End) -> Placed {
         match end.mover {
             None => Placed {
@@ -433,13 +476,7 @@ impl SpatialModel {
                     turn(relative, out);
                 }
                 Kind::Distance { length } => {
-                    let d = dot(sep, sep).sqrt();
-                    let n = unit(sep).filter(|_| d > 1e-12 * length).ok_or_else(|| {
-                        ModelError::Degenerate {
-                            key: format!("joint[{i}]"),
-                            message: "the anchors of a distance joint coincide".into(),
-                        }
-                    })?;
+                    let (n, d) = direction(sep, length, i)?;
                     point_row(&b, b.anchor, n, 1.0, out);
                     point_row(&a, a.anchor, n, -1.0, out);
                     out.close_row(d - length);
@@ -447,6 +484,52 @@ impl SpatialModel {
             }
         }
         Ok(())
+    }
+}
+
+/// The unit direction of a distance joint's separation and its length
+/// (an error when the anchors coincide: no direction).
+fn direction(sep: [f64; 3], length: f64, joint: usize) -> Result<([f64; 3], f64), ModelError> {
+    let d = dot(sep, sep).sqrt();
+    let n = unit(sep)
+        .filter(|_| d > 1e-12 * length)
+        .ok_or_else(|| ModelError::Degenerate {
+            key: format!("joint[{joint}]"),
+            message: "the anchors of a distance joint coincide".into(),
+        })?;
+    Ok((n, d))
+}
+
+/// An end with its velocities (the world's: zero): the centre's and the
+/// angular one in the world.
+struct Moving {
+    at: Placed,
+    linear: [f64; 3],
+    omega: [f64; 3],
+}
+
+impl Moving {
+    fn new(at: Placed, v: &[f64]) -> Moving {
+        let (linear, omega) = at.mover.map_or(([0.0; 3], [0.0; 3]), |m| {
+            let w = [v[6 * m + 3], v[6 * m + 4], v[6 * m + 5]];
+            (
+                [v[6 * m], v[6 * m + 1], v[6 * m + 2]],
+                apply(&at.rotation, w),
+            )
+        });
+        Moving { at, linear, omega }
+    }
+
+    /// The velocity of the material point at world `point`.
+    fn velocity(&self, point: [f64; 3]) -> [f64; 3] {
+        let turn = cross(self.omega, [0, 1, 2].map(|k| point[k] - self.at.centre[k]));
+        [0, 1, 2].map(|k| self.linear[k] + turn[k])
+    }
+
+    /// `w x (w x arm)` of the material point at world `point`.
+    fn centripetal(&self, point: [f64; 3]) -> [f64; 3] {
+        let arm = [0, 1, 2].map(|k| point[k] - self.at.centre[k]);
+        cross(self.omega, cross(self.omega, arm))
     }
 }
 

@@ -3,8 +3,8 @@
 //! the gyroscopic torque, the orientation's rate `q' = q (0, w) / 2`.
 //! Shapes do not collide under event-driven stepping (contacts in space
 //! are the time stepper's): the mechanism has no contacts. Joints are
-//! equality rows `J a = -J' v` ([`SpatialModel::joint_rates`]): ball
-//! joints for now, other kinds refused on one line.
+//! equality rows `J a = -J' v` ([`SpatialModel::joint_rates`]), every
+//! kind.
 
 use sprs::{CsMat, TriMat};
 use zwang_instant::{Instant, RowSet};

@@ -141,18 +141,37 @@ pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// frame `(n, t1, t2)`: a fixed function of `n`, so that a contact whose
 /// normal stays keeps its tangents (and its warm start).
 pub fn tangents(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
-    // Against the world axis least along `n`.
-    let axis = if n[0].abs() <= n[1].abs() && n[0].abs() <= n[2].abs() {
+    let t = cross(n, least_axis(n));
+    let len = dot(t, t).sqrt();
+    let t1 = t.map(|x| x / len);
+    (t1, cross(n, t1))
+}
+
+/// The rates of [`tangents`] when `n` moves at `dn` (the world axis they
+/// are taken against stays, away from ties): joint rows along tangents of
+/// a turning axis change with it.
+pub fn tangents_rate(n: [f64; 3], dn: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let axis = least_axis(n);
+    let t = cross(n, axis);
+    let len = dot(t, t).sqrt();
+    let t1 = t.map(|x| x / len);
+    // d(t / |t|) = (dt - t1 (t1 . dt)) / |t|.
+    let dt = cross(dn, axis);
+    let along = dot(t1, dt);
+    let dt1 = [0, 1, 2].map(|k| (dt[k] - t1[k] * along) / len);
+    let (a, b) = (cross(dn, t1), cross(n, dt1));
+    (dt1, [0, 1, 2].map(|k| a[k] + b[k]))
+}
+
+/// The world axis least along `n` (the tangents are taken against it).
+fn least_axis(n: [f64; 3]) -> [f64; 3] {
+    if n[0].abs() <= n[1].abs() && n[0].abs() <= n[2].abs() {
         [1.0, 0.0, 0.0]
     } else if n[1].abs() <= n[2].abs() {
         [0.0, 1.0, 0.0]
     } else {
         [0.0, 0.0, 1.0]
-    };
-    let t = cross(n, axis);
-    let len = dot(t, t).sqrt();
-    let t1 = t.map(|x| x / len);
-    (t1, cross(n, t1))
+    }
 }
 
 #[cfg(test)]
