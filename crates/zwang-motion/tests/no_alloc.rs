@@ -24,7 +24,9 @@
 //! its kept manifolds, the Delassus operator written in place, the contact
 //! solve warm-started, integration and the overlap check); in space, with
 //! joints too (the problem in the joints' null space, the drift's
-//! projection). Not covered:
+//! projection). Spatial models under the event-driven method, every joint
+//! kind (its rows, their rates and the drift kept in the model's
+//! working memory). Not covered:
 //! islands solved in parallel (rayon's injector allocates a block every 63
 //! jobs sent to its pool; the solver goes parallel from 256 contacts on).
 //!
@@ -227,6 +229,7 @@ fn steps_allocate_nothing() {
     time_steps_allocate_nothing();
     space_steps_allocate_nothing();
     space_joints_allocate_nothing();
+    space_events_allocate_per_run_only();
     for (name, model, settings) in [
         ("chain", &links, &free),
         ("resting box", &resting, &free),
@@ -430,4 +433,79 @@ fn assert_space_steps_allocate_nothing(
         })
         .collect();
     assert_eq!(counts.iter().min(), Some(&0), "{counts:?}");
+}
+
+/// A spatial model of every joint kind under the event-driven method: a
+/// chain hung from the ground by a ball joint, then a hinge, a slider, a
+/// weld and a distance joint, swinging. A run four times longer allocates
+/// exactly as often.
+fn space_events_allocate_per_run_only() {
+    use zwang_model::spatial::{
+        SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
+    };
+    let link = |k: usize| {
+        let mut b = SpatialBody::new(
+            &format!("link{k}"),
+            SpatialKind::Rigid {
+                mass: 1.0 + 0.3 * k as f64,
+                inertia: Some([[0.02, 0.0, 0.0], [0.0, 0.03, 0.0], [0.0, 0.0, 0.01]]),
+            },
+        );
+        b.position = [0.2 * (k + 1) as f64, 0.0, 1.0];
+        b.angular_velocity = [0.5, -0.3, 0.2 * k as f64];
+        b
+    };
+    let kinds = [
+        SpatialJointKind::Ball,
+        SpatialJointKind::Hinge {
+            axis: [0.0, 1.0, 0.2],
+        },
+        SpatialJointKind::Slider {
+            axis: [1.0, 0.0, 0.0],
+        },
+        SpatialJointKind::Weld,
+        SpatialJointKind::Distance { length: None },
+    ];
+    let joints = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(k, kind)| SpatialJoint {
+            kind,
+            bodies: [k.checked_sub(1), Some(k)],
+            anchors: [
+                if k == 0 {
+                    [0.0, 0.0, 1.0]
+                } else {
+                    [0.1, 0.0, 0.0]
+                },
+                // The distance joint's anchors 5 cm apart.
+                [if k == 4 { -0.05 } else { -0.1 }, 0.0, 0.0],
+            ],
+        })
+        .collect();
+    let model = SpatialModel::new([0.0, 0.0, -9.81], (0..5).map(link).collect(), vec![])
+        .unwrap()
+        .with_joints(joints)
+        .unwrap();
+    let count = |duration: f64| {
+        (0..3)
+            .map(|_| {
+                let region = Region::new(GLOBAL);
+                let outcome = simulate(&model, duration, &Settings::default(), &mut NoObserver);
+                let count = region.change().allocations;
+                assert_eq!(outcome.status, Status::Finished, "{:?}", outcome.reason);
+                (count, outcome.steps)
+            })
+            .min()
+            .expect("three")
+    };
+    let ((short, short_steps), (long, long_steps)) = (count(0.5), count(2.0));
+    assert!(
+        long_steps > short_steps + 10,
+        "{short_steps} vs {long_steps}"
+    );
+    assert_eq!(
+        short, long,
+        "{short} allocations in {short_steps} steps, {long} in {long_steps}"
+    );
 }

@@ -754,8 +754,7 @@ impl Island {
             };
             let mut t = 1.0;
             // The full step's projections are kept: most steps take it.
-            let end =
-                mass_slope + curvature - self.contact_slope(&problem.mu, d, u, 1.0, true);
+            let end = mass_slope + curvature - self.contact_slope(&problem.mu, d, u, 1.0, true);
             if end > 0.0 {
                 // The slope's zero in (0, 1), by regula falsi (Illinois).
                 let (mut a, mut fa, mut b, mut fb) = (0.0, slope, 1.0, end);

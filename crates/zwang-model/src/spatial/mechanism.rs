@@ -6,6 +6,8 @@
 //! equality rows `J a = -J' v` ([`SpatialModel::joint_rates`]), every
 //! kind.
 
+use std::sync::{Mutex, MutexGuard};
+
 use sprs::{CsMat, TriMat};
 use zwang_instant::{Instant, RowSet};
 
@@ -15,6 +17,35 @@ use crate::mechanism::{
     Bodies, BodyState, ContactState, Contacts, Coordinates, InstantWriter, Layout,
 };
 use crate::ModelError;
+
+/// The joint rows, their rates and the equalities' pattern, kept from
+/// instant to instant so that the event-driven method allocates nothing
+/// per step (the traits take `&self`; an uncontended lock keeps the model
+/// `Sync`). A clone starts empty.
+#[derive(Debug, Default)]
+pub(super) struct Scratch(Mutex<Buffers>);
+
+#[derive(Debug, Default)]
+struct Buffers {
+    rows: JointRows,
+    rates: Vec<f64>,
+    starts: Vec<usize>,
+    cols: Vec<usize>,
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl Scratch {
+    fn lock(&self) -> MutexGuard<'_, Buffers> {
+        // A panic elsewhere while it was held leaves only stale numbers,
+        // all overwritten before use.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// Refuses contact modes: the mechanism has no contacts.
 fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
@@ -95,16 +126,25 @@ impl InstantWriter for SpatialModel {
         if self.joints() == 0 {
             return Ok(());
         }
-        let mut rows = JointRows::default();
-        self.joint_rows(q, &mut rows)?;
-        let mut rates = Vec::new();
-        self.joint_rates(q, v, &mut rates)?;
-        let pattern = instant.equalities().matrix().clone();
+        let mut scratch = self.scratch.lock();
+        let Buffers {
+            rows,
+            rates,
+            starts,
+            cols: pattern,
+        } = &mut *scratch;
+        self.joint_rows(q, rows)?;
+        self.joint_rates(q, v, rates)?;
+        let matrix = instant.equalities().matrix();
+        starts.clear();
+        starts.extend((0..=matrix.rows()).map(|i| matrix.indptr().index(i)));
+        pattern.clear();
+        pattern.extend_from_slice(matrix.indices());
         instant.edit_rows(RowSet::Equalities, |values, rhs| {
             values.fill(0.0);
             for i in 0..rows.len() {
-                let (start, end) = (pattern.indptr().index(i), pattern.indptr().index(i + 1));
-                let cols = &pattern.indices()[start..end];
+                let (start, end) = (starts[i], starts[i + 1]);
+                let cols = &pattern[start..end];
                 for &(c, x) in rows.row(i) {
                     if let Ok(k) = cols.binary_search(&c) {
                         values[start + k] += x;
@@ -124,8 +164,8 @@ impl InstantWriter for SpatialModel {
         ineq: &mut [f64],
     ) {
         ineq.fill(0.0);
-        let mut rows = JointRows::default();
-        if self.joint_rows(q, &mut rows).is_err() || rows.len() != eq.len() {
+        let rows = &mut self.scratch.lock().rows;
+        if self.joint_rows(q, rows).is_err() || rows.len() != eq.len() {
             eq.fill(f64::NAN);
             return;
         }

@@ -130,6 +130,8 @@ pub struct SpatialModel {
     movers: Vec<Mover>,
     /// The joints ([`SpatialModel::with_joints`]).
     joints: Vec<joints::Held>,
+    /// The event-driven method's working memory for the joint rows.
+    scratch: mechanism::Scratch,
 }
 
 fn invalid(key: String, message: &str) -> ModelError {
@@ -283,6 +285,7 @@ impl SpatialModel {
             moving,
             movers,
             joints: Vec::new(),
+            scratch: mechanism::Scratch::default(),
         })
     }
 
