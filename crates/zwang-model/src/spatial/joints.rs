@@ -178,12 +178,12 @@ impl JointRows {
 
 /// Where an end is now: its frame's rotation (principal; world: identity),
 /// centre and anchor in the world.
-struct Placed {
-    mover: Option<usize>,
-    rotation: [[f64; 3]; 3],
-    quaternion: [f64; 4],
-    centre: [f64; 3],
-    anchor: [f64; 3],
+pub(super) struct Placed {
+    pub mover: Option<usize>,
+    pub rotation: [[f64; 3]; 3],
+    pub quaternion: [f64; 4],
+    pub centre: [f64; 3],
+    pub anchor: [f64; 3],
 }
 
 impl SpatialModel {
@@ -197,50 +197,7 @@ impl SpatialModel {
         let mut held = Vec::with_capacity(joints.len());
         for (i, j) in joints.iter().enumerate() {
             let key = |k: &str| format!("joint[{i}].{k}");
-            let mut ends = [End {
-                mover: None,
-                anchor: [0.0; 3],
-            }; 2];
-            for k in 0..2 {
-                if !j.anchors[k].iter().all(|x| x.is_finite()) {
-                    return Err(invalid(key(&format!("anchors[{k}]")), "must be finite"));
-                }
-                ends[k] = match j.bodies[k] {
-                    None => End {
-                        mover: None,
-                        anchor: j.anchors[k],
-                    },
-                    Some(b) if b >= self.bodies.len() => {
-                        return Err(invalid(key(&format!("bodies[{k}]")), "no such body"));
-                    }
-                    Some(b) => match self.moving[b] {
-                        Some(m) => End {
-                            mover: Some(m),
-                            anchor: apply_transpose(
-                                &matrix(self.movers[m].principal),
-                                j.anchors[k],
-                            ),
-                        },
-                        None => {
-                            let body = &self.bodies[b];
-                            let p = apply(&matrix(body.orientation), j.anchors[k]);
-                            End {
-                                mover: None,
-                                anchor: [0, 1, 2].map(|c| body.position[c] + p[c]),
-                            }
-                        }
-                    },
-                };
-            }
-            if ends[0].mover.is_none() && ends[1].mover.is_none() {
-                return Err(invalid(
-                    key("bodies"),
-                    "joins two fixed bodies (one must be a moving body)",
-                ));
-            }
-            if j.bodies[0].is_some() && j.bodies[0] == j.bodies[1] {
-                return Err(invalid(key("bodies"), "joins a body to itself"));
-            }
+            let ends = self.ends(j.bodies, j.anchors, &format!("joint[{i}]"))?;
             // The first end's axis in its frame (a fixed body's turned to
             // the world, then into nothing: the world is its frame).
             let axis_of = |axis: [f64; 3]| -> Result<[f64; 3], ModelError> {
@@ -291,6 +248,61 @@ impl SpatialModel {
         }
         self.joints = held;
         Ok(self)
+    }
+
+    /// The two ends of a joint or a spring `what` (`joint[i]`,
+    /// `spring[i]`): bodies that exist and are not the same or both fixed,
+    /// finite anchors, each anchor taken to its moving body's principal
+    /// frame or to the world.
+    pub(super) fn ends(
+        &self,
+        bodies: [Option<usize>; 2],
+        anchors: [[f64; 3]; 2],
+        what: &str,
+    ) -> Result<[End; 2], ModelError> {
+        let key = |k: &str| format!("{what}.{k}");
+        let mut ends = [End {
+            mover: None,
+            anchor: [0.0; 3],
+        }; 2];
+        for k in 0..2 {
+            if !anchors[k].iter().all(|x| x.is_finite()) {
+                return Err(invalid(key(&format!("anchors[{k}]")), "must be finite"));
+            }
+            ends[k] = match bodies[k] {
+                None => End {
+                    mover: None,
+                    anchor: anchors[k],
+                },
+                Some(b) if b >= self.bodies.len() => {
+                    return Err(invalid(key(&format!("bodies[{k}]")), "no such body"));
+                }
+                Some(b) => match self.moving[b] {
+                    Some(m) => End {
+                        mover: Some(m),
+                        anchor: apply_transpose(&matrix(self.movers[m].principal), anchors[k]),
+                    },
+                    None => {
+                        let body = &self.bodies[b];
+                        let p = apply(&matrix(body.orientation), anchors[k]);
+                        End {
+                            mover: None,
+                            anchor: [0, 1, 2].map(|c| body.position[c] + p[c]),
+                        }
+                    }
+                },
+            };
+        }
+        if ends[0].mover.is_none() && ends[1].mover.is_none() {
+            return Err(invalid(
+                key("bodies"),
+                "joins two fixed bodies (one must be a moving body)",
+            ));
+        }
+        if bodies[0].is_some() && bodies[0] == bodies[1] {
+            return Err(invalid(key("bodies"), "joins a body to itself"));
+        }
+        Ok(ends)
     }
 
     /// The number of joints.
@@ -393,7 +405,7 @@ impl SpatialModel {
     }
 
     /// An end at `q`.
-    fn place(&self, q: &[f64], end: End) -> Placed {
+    pub(super) fn place(&self, q: &[f64], end: End) -> Placed {
         match end.mover {
             None => Placed {
                 mover: None,

@@ -16,8 +16,10 @@
 pub mod joints;
 mod mechanism;
 pub mod rotation;
+mod springs;
 
 pub use joints::{JointRows, SpatialJoint, SpatialJointKind};
+pub use springs::{SpatialSpring, SpatialSpringKind};
 
 use faer::Mat;
 use zwang_geometry::spatial::{Collider, Pose, Shape};
@@ -130,6 +132,8 @@ pub struct SpatialModel {
     movers: Vec<Mover>,
     /// The joints ([`SpatialModel::with_joints`]).
     joints: Vec<joints::Held>,
+    /// The springs and dampers ([`SpatialModel::with_springs`]).
+    springs: Vec<springs::Linked>,
     /// The event-driven method's working memory for the joint rows.
     scratch: mechanism::Scratch,
 }
@@ -285,6 +289,7 @@ impl SpatialModel {
             moving,
             movers,
             joints: Vec::new(),
+            springs: Vec::new(),
             scratch: mechanism::Scratch::default(),
         })
     }
@@ -366,6 +371,7 @@ impl SpatialModel {
                 out[6 * m + 3 + j] += torque[j];
             }
         }
+        self.add_spring_forces(q, v, out);
     }
 
     /// The velocity after `h` of the applied forces alone:
@@ -465,7 +471,7 @@ impl SpatialModel {
             let m = self.moving[f.body].expect("checked in new");
             e -= (0..3).map(|j| f.force[j] * q[7 * m + j]).sum::<f64>();
         }
-        e
+        e + self.spring_energy(q)
     }
 
     /// Body `b`'s state at `(q, v)` (a fixed body's, as given).
