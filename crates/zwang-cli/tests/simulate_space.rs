@@ -92,6 +92,7 @@ fn the_json_has_the_contracts_fields_for_every_example() {
         ),
         ("top_steady_precession.toml", &["top"], &[]),
         ("hinged_pendulum_event.toml", &["plate"], &[]),
+        ("spring_damper_bob.toml", &["bob"], &[]),
     ] {
         let path = example(file);
         let v = json_of(path.to_str().unwrap());

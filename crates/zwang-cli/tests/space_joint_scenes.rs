@@ -333,3 +333,36 @@ fn the_hinged_plate_under_the_event_driven_method_keeps_the_exact_period() {
     assert!(off < 1e-9, "{off:e}");
     assert!(energy.abs() < 1e-9, "{energy:e}");
 }
+
+#[test]
+fn the_bob_on_a_spring_and_a_damper_moves_as_the_damped_oscillator() {
+    // m z'' = -k (z - z_eq) - c z', from rest 0.05 m above z_eq.
+    let (m, k, c) = (2.0, 200.0, 2.0);
+    let z_eq = 1.0 - 0.5 - m * G / k;
+    let (scene, model, outcome) = event_scene("spring_damper_bob.toml");
+    let z0 = scene.bodies[0].position[2];
+    let (w, zeta) = ((k / m).sqrt(), c / (2.0 * (k * m).sqrt()));
+    let wd = w * (1.0 - zeta * zeta).sqrt();
+    let t = outcome.time;
+    let decay = (-zeta * w * t).exp();
+    let exact = z_eq + (z0 - z_eq) * decay * ((wd * t).cos() + zeta * w / wd * (wd * t).sin());
+    let s = model.body_state(0, &outcome.q, &outcome.v);
+    // The energy the damper took: the oscillator's, e^(-2 zeta w t) of it
+    // at the turning points; here the exact energy from the closed form.
+    let speed = (z0 - z_eq) * decay * (-(w * w / wd) * (wd * t).sin());
+    let energy = |z: f64, v: f64| 0.5 * m * v * v + m * G * z + 0.5 * k * (1.0 - z - 0.5).powi(2);
+    let lost = energy(z0, 0.0) - energy(exact, speed);
+    println!(
+        "spring and damper: z({t}) = {} against {exact} ({:e} m), vz {} against {speed}, energy lost {} against {lost}",
+        s.position[2],
+        s.position[2] - exact,
+        s.velocity[2],
+        outcome.energy_initial - outcome.energy_final,
+    );
+    assert!((s.position[2] - exact).abs() < 1e-9, "{}", s.position[2]);
+    assert!((s.velocity[2] - speed).abs() < 1e-8, "{}", s.velocity[2]);
+    let off = s.position[0].abs().max(s.position[1].abs());
+    assert!(off < 1e-12, "{off:e}");
+    let taken = outcome.energy_initial - outcome.energy_final;
+    assert!((taken - lost).abs() < 1e-8 * lost, "{taken} against {lost}");
+}

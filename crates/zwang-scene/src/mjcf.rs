@@ -262,6 +262,7 @@ pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
         output_every: at_least_tiny(duration / 1000.0, duration),
         bodies,
         forces: Vec::new(),
+        springs: Vec::new(),
         joints,
         solver,
     };

@@ -5,8 +5,8 @@
 //! `[scene]` header, body names, the `[solver]` table); what differs is
 //! the bodies (rigid or fixed, an orientation, 3-vectors, an inertia of 3
 //! or 6 numbers, the spatial shapes), the joints (ball, hinge, slider,
-//! weld, distance), the forces (constant only) and what is refused (point
-//! contacts, moving frames, event-driven stepping: planar for now). The values the model checks (a mass `> 0`,
+//! weld, distance), the forces (constant, spring, damper) and what is
+//! refused (point contacts, moving frames). The values the model checks (a mass `> 0`,
 //! a nonzero quaternion, a shape's sizes, a half-space on a fixed body, a
 //! positive definite inertia, a force on a moving body) are checked by
 //! building the [`SpatialModel`] once, its keys being the file's already.
@@ -17,6 +17,7 @@ use zwang_geometry::spatial::Shape;
 use zwang_model::planar::DEFAULT_FRICTION;
 use zwang_model::spatial::{
     SpatialBody, SpatialForce, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
+    SpatialSpring, SpatialSpringKind,
 };
 use zwang_model::ModelError;
 
@@ -61,7 +62,17 @@ const SHAPE_KEYS: &[&str] = &[
     "vertices",
     "normal",
 ];
-const FORCE_KEYS: &[&str] = &["kind", "body", "force", "torque"];
+const FORCE_KEYS: &[&str] = &[
+    "kind",
+    "body",
+    "force",
+    "torque",
+    "bodies",
+    "anchors",
+    "stiffness",
+    "rest_length",
+    "damping",
+];
 /// The keys of a `[[joint]]` table, `kind` first.
 const JOINT_KEYS: &[&str] = &["kind", "bodies", "anchors", "axis", "length"];
 
@@ -80,9 +91,11 @@ pub struct SpatialScene {
     pub output_every: f64,
     /// The `[[body]]` tables (rigid and fixed), in file order.
     pub bodies: Vec<SpatialBody>,
-    /// The `[[force]]` tables (constant forces and torques), in file
+    /// The constant `[[force]]` tables (forces and torques), in file
     /// order.
     pub forces: Vec<SpatialForce>,
+    /// The spring and damper `[[force]]` tables, in file order.
+    pub springs: Vec<SpatialSpring>,
     /// The `[[joint]]` tables, in file order (`ground` as `None`; a fixed
     /// body by its index, the model taking its anchor to the world).
     pub joints: Vec<SpatialJoint>,
@@ -99,7 +112,8 @@ impl SpatialScene {
     /// hand with bad values).
     pub fn model(&self) -> std::result::Result<SpatialModel, ModelError> {
         SpatialModel::new(self.gravity, self.bodies.clone(), self.forces.clone())?
-            .with_joints(self.joints.clone())
+            .with_joints(self.joints.clone())?
+            .with_springs(self.springs.clone())
     }
 
     /// The index of the body called `name` (`None`: no such body).
@@ -254,11 +268,22 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
             "point contacts against a surface are planar: in space, give the bodies shapes",
         ));
     }
-    let forces = root
-        .array_of_tables("force")?
-        .iter()
-        .map(|t| read_force(t, &names))
-        .collect::<Result<Vec<_>>>()?;
+    // Constant forces and springs go to the model apart; where each came
+    // from in the file names its errors.
+    let (mut forces, mut springs) = (Vec::new(), Vec::new());
+    let (mut constant_at, mut spring_at) = (Vec::new(), Vec::new());
+    for (i, t) in root.array_of_tables("force")?.iter().enumerate() {
+        match read_force(t, &names, &bodies)? {
+            Force::Constant(f) => {
+                forces.push(f);
+                constant_at.push(i);
+            }
+            Force::Spring(s) => {
+                springs.push(s);
+                spring_at.push(i);
+            }
+        }
+    }
     let mut out = SpatialScene {
         name,
         gravity,
@@ -266,13 +291,20 @@ fn spatial_from_table(root: &Table) -> Result<SpatialScene> {
         output_every,
         bodies,
         forces,
+        springs,
         joints,
         solver: SolverSettings::default(),
     };
     // The values the model checks are checked by it, once; its keys are
-    // the file's (bodies and forces in file order).
+    // the file's (bodies, joints in file order; forces and springs by
+    // their `[[force]]` table).
     out.model().map_err(|e| match e {
-        ModelError::Invalid { key, message } => SceneError::new(key, message),
+        ModelError::Invalid { key, message } => {
+            let key = file_key(&key, "force", &constant_at)
+                .or_else(|| file_key(&key, "spring", &spring_at))
+                .unwrap_or(key);
+            SceneError::new(key, message)
+        }
         e => SceneError::new("scene", e.to_string()),
     })?;
     let shapes = out.bodies.iter().any(|b| b.shape.is_some());
@@ -429,23 +461,61 @@ fn read_shape(body: &Tab) -> Result<Option<Shape>> {
     Ok(Some(shape))
 }
 
-/// A `[[force]]` table: `kind = "constant"`, on `body`, `force` and
-/// `torque` (world frame, default 0).
-fn read_force(t: &Tab, names: &HashMap<String, usize>) -> Result<SpatialForce> {
+/// `model[i].rest` as the file's `force[at[i]].rest`, for a model key
+/// `model[i]...` (`None`: not one of those).
+fn file_key(key: &str, model: &str, at: &[usize]) -> Option<String> {
+    let rest = key.strip_prefix(model)?.strip_prefix('[')?;
+    let (index, rest) = rest.split_once(']')?;
+    let i: usize = index.parse().ok()?;
+    Some(format!("force[{}]{rest}", at.get(i)?))
+}
+
+/// What a `[[force]]` table gives the model.
+enum Force {
+    Constant(SpatialForce),
+    Spring(SpatialSpring),
+}
+
+/// A `[[force]]` table: `kind = "constant"` (on `body`, `force` and
+/// `torque`, world frame, default 0), `"spring"` (`bodies`, `anchors`,
+/// `stiffness`, `rest_length`: default the anchors' initial distance) or
+/// `"damper"` (`bodies`, `anchors`, `damping`), as in the plane.
+fn read_force(t: &Tab, names: &HashMap<String, usize>, bodies: &[SpatialBody]) -> Result<Force> {
+    t.only(FORCE_KEYS)?;
     let kind = t.string("kind")?;
-    match kind {
-        "constant" => {}
-        "spring" | "damper" => {
-            return Err(t.err("kind", format!("{kind}s in space are not built yet")))
-        }
+    let (what, allowed): (&str, &[&str]) = match kind {
+        "constant" => ("a constant force", &["kind", "body", "force", "torque"]),
+        "spring" => (
+            "a spring",
+            &["kind", "bodies", "anchors", "stiffness", "rest_length"],
+        ),
+        "damper" => ("a damper", &["kind", "bodies", "anchors", "damping"]),
         other => {
             return Err(t.err(
                 "kind",
-                format!("unknown kind {other:?} (expected constant)"),
+                format!("unknown kind {other:?} (expected spring, damper or constant)"),
             ))
         }
+    };
+    t.not_of_kind(FORCE_KEYS, allowed, what)?;
+    if kind != "constant" {
+        let (ends, anchors) = read_ends(t, names, bodies)?;
+        let kind = if kind == "spring" {
+            SpatialSpringKind::Spring {
+                stiffness: t.number("stiffness")?,
+                rest_length: t.opt_number("rest_length")?,
+            }
+        } else {
+            SpatialSpringKind::Damper {
+                damping: t.number("damping")?,
+            }
+        };
+        return Ok(Force::Spring(SpatialSpring {
+            kind,
+            bodies: ends,
+            anchors,
+        }));
     }
-    t.only(FORCE_KEYS)?;
     let body = match t.string("body")? {
         "ground" => return Err(t.err("body", "must be a body, not ground")),
         name => match names.get(name) {
@@ -453,11 +523,11 @@ fn read_force(t: &Tab, names: &HashMap<String, usize>) -> Result<SpatialForce> {
             None => return Err(t.err("body", format!("unknown body {name:?}"))),
         },
     };
-    Ok(SpatialForce {
+    Ok(Force::Constant(SpatialForce {
         body,
         force: t.opt_vec("force")?.unwrap_or([0.0; 3]),
         torque: t.opt_vec("torque")?.unwrap_or([0.0; 3]),
-    })
+    }))
 }
 
 /// A `[[joint]]` table: `kind` (ball, hinge, slider, weld, distance),
@@ -494,6 +564,40 @@ fn read_joint(
         }
     };
     t.not_of_kind(JOINT_KEYS, allowed, what)?;
+    let (ends, anchors) = read_ends(t, names, bodies)?;
+    let axis = |t: &Tab| -> Result<[f64; 3]> {
+        let axis: [f64; 3] = t.vec("axis")?;
+        let n = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(n.is_finite() && n > 0.0) {
+            return Err(t.err("axis", "must be nonzero"));
+        }
+        Ok(axis)
+    };
+    let kind = match kind {
+        "ball" => SpatialJointKind::Ball,
+        "hinge" => SpatialJointKind::Hinge { axis: axis(t)? },
+        "slider" => SpatialJointKind::Slider { axis: axis(t)? },
+        "weld" => SpatialJointKind::Weld,
+        _ => SpatialJointKind::Distance {
+            length: t.opt_number("length")?,
+        },
+    };
+    // A fixed body's end is the world through its pose (the model does
+    // that with the body's index); ground's is the world itself.
+    Ok(SpatialJoint {
+        kind,
+        bodies: ends,
+        anchors,
+    })
+}
+
+/// Two bodies (`None`: the world) and an anchor in each one's frame.
+type Ends = ([Option<usize>; 2], [[f64; 3]; 2]);
+
+/// A joint's or a spring's `bodies` (two names; `ground` or a fixed body
+/// for the world, not both ends fixed, not one body twice) and `anchors`
+/// (one point in each body's frame).
+fn read_ends(t: &Tab, names: &HashMap<String, usize>, bodies: &[SpatialBody]) -> Result<Ends> {
     let key = t.key("bodies");
     let items = array(t.required("bodies")?, &key, 2, "body names")?;
     let mut ends = [None; 2];
@@ -531,28 +635,5 @@ fn read_joint(
         vector(&items[0], &format!("{key}[0]"))?,
         vector(&items[1], &format!("{key}[1]"))?,
     ];
-    let axis = |t: &Tab| -> Result<[f64; 3]> {
-        let axis: [f64; 3] = t.vec("axis")?;
-        let n = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if !(n.is_finite() && n > 0.0) {
-            return Err(t.err("axis", "must be nonzero"));
-        }
-        Ok(axis)
-    };
-    let kind = match kind {
-        "ball" => SpatialJointKind::Ball,
-        "hinge" => SpatialJointKind::Hinge { axis: axis(t)? },
-        "slider" => SpatialJointKind::Slider { axis: axis(t)? },
-        "weld" => SpatialJointKind::Weld,
-        _ => SpatialJointKind::Distance {
-            length: t.opt_number("length")?,
-        },
-    };
-    // A fixed body's end is the world through its pose (the model does
-    // that with the body's index); ground's is the world itself.
-    Ok(SpatialJoint {
-        kind,
-        bodies: ends,
-        anchors,
-    })
+    Ok((ends, anchors))
 }

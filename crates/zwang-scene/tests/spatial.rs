@@ -31,10 +31,15 @@ fn every_spatial_example_parses_and_builds_its_model() {
         let model = scene.model().unwrap();
         assert!(model.movers() >= 1, "{}", file.display());
         // Time-stepped, but those asking for the event-driven method (no
-        // shapes): the top on a ball joint, the pendulum on a hinge.
-        let event = ["top_steady_precession.toml", "hinged_pendulum_event.toml"]
-            .iter()
-            .any(|name| file.ends_with(name));
+        // shapes): the top on a ball joint, the pendulum on a hinge, the
+        // bob on a spring.
+        let event = [
+            "top_steady_precession.toml",
+            "hinged_pendulum_event.toml",
+            "spring_damper_bob.toml",
+        ]
+        .iter()
+        .any(|name| file.ends_with(name));
         let expected = if event {
             Stepping::Event
         } else {
@@ -415,7 +420,49 @@ fn malformed_spatial_scenes_name_their_key() {
         ),
         (
             format!("{CUBE}\n[[force]]\nkind = \"spring\"\n"),
-            "force[0].kind: springs in space are not built yet",
+            "force[0].bodies: missing required key",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\n"),
+            "force[0].stiffness: missing required key",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nstiffness = 10\ndamping = 1\n"),
+            "force[0].damping: not allowed on a spring",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"damper\"\nbody = \"cube\"\n"),
+            "force[0].body: not allowed on a damper",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\nbodies = [\"cube\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nstiffness = 1\n"),
+            "force[0].bodies: joins \"cube\" to itself",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\nbodies = [\"ground\", \"floor\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nstiffness = 1\n"),
+            "force[0].bodies: joins \"ground\" to \"floor\", both fixed (one must be a moving body)",
+        ),
+        // The model's keys are the file's: the second table is the
+        // model's first constant force, the third its second spring.
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"damper\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\ndamping = 1\n[[force]]\nkind = \"constant\"\nbody = \"floor\"\n"),
+            "force[1].body: must name a moving body",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"damper\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\ndamping = 1\n[[force]]\nkind = \"constant\"\nbody = \"cube\"\n[[force]]\nkind = \"spring\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nstiffness = -3\n"),
+            "force[2].stiffness: must be >= 0",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"spring\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\nstiffness = 3\nrest_length = -1\n"),
+            "force[0].rest_length: must be >= 0",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"damper\"\nbodies = [\"ground\", \"cube\"]\nanchors = [[0, 0, 2], [0, 0, 0]]\ndamping = nan\n"),
+            "force[0].damping: must be finite",
+        ),
+        (
+            format!("{CUBE}\n[[force]]\nkind = \"rubber\"\n"),
+            "force[0].kind: unknown kind \"rubber\" (expected spring, damper or constant)",
         ),
         (
             format!("{CUBE}\n[frame]\nkind = \"constant\"\n"),
