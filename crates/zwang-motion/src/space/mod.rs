@@ -37,6 +37,7 @@ use std::time::Instant as Clock;
 
 use sprs::CsMat;
 use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
 use crate::simulate::{Observer, Outcome, StageTimes};
@@ -126,7 +127,11 @@ impl<'m> SpaceStepper<'m> {
         Ok(SpaceStepper {
             joints,
             model,
-            collide: Collide::new(model)?,
+            collide: Collide::new(
+                model.colliders(),
+                |c| bounding_radius(&c.shape),
+                |c| Collision::new(c, &model.joined_pairs()),
+            )?,
             problem: problem_of(&mass),
             overlap: problem_of(&mass),
             solver_settings,

@@ -51,6 +51,7 @@ use correct::Correct;
 use joints::Joints;
 use std::time::Instant as Clock;
 use zwang_contact::{ContactSolver, Friction, Mode, PrimalSolver, SolverSettings};
+use zwang_geometry::Collision;
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
 use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter, ModelError};
@@ -361,7 +362,11 @@ impl<'m> TimeStepper<'m> {
             ..SolverSettings::default()
         };
         Ok(TimeStepper {
-            collide: Collide::new(model)?,
+            collide: Collide::new(
+                model.colliders(),
+                |c| collide::bounding_radius(&c.shape),
+                |c| Collision::new(c, &model.joined_pairs()),
+            )?,
             model,
             t: 0.0,
             v_star: vec![0.0; n],
