@@ -23,16 +23,11 @@ use crate::{
     ContactRows, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution, SolverSettings,
     Status, VelocityProblem,
 };
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::cholesky::llt::factor::LltRegularization;
-use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, SymbolicCholeskyRaw,
-};
-use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::linalg::cholesky::SymbolicCholeskyRaw;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Par, Side};
 use sprs::CsMat;
 use thiserror::Error;
+use zwang_instant::sparse_cholesky::simplicial_llt;
 
 /// The diagonal shift, relative to `W`'s largest diagonal entry.
 pub const SHIFT: f64 = 1e-12;
@@ -103,28 +98,8 @@ impl LocalProblem {
         }
         let not_psd = FactorError::NotSemiDefinite { shift };
         let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let params = CholeskySymbolicParams {
-            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
-            ..Default::default()
-        };
-        let symbolic =
-            factorize_symbolic_cholesky(pattern, Side::Upper, Default::default(), params)
-                .map_err(|_| not_psd.clone())?;
-        let mut values = vec![0.0; symbolic.len_val()];
-        let mut scratch = MemBuffer::new(
-            symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
-        );
-        symbolic
-            .factorize_numeric_llt(
-                &mut values,
-                SparseColMatRef::new(pattern, &vals),
-                Side::Upper,
-                LltRegularization::default(),
-                Par::Seq,
-                MemStack::new(&mut scratch),
-                Default::default(),
-            )
-            .map_err(|_| not_psd.clone())?;
+        let (symbolic, values) =
+            simplicial_llt(SparseColMatRef::new(pattern, &vals)).ok_or_else(|| not_psd.clone())?;
         let SymbolicCholeskyRaw::Simplicial(s) = symbolic.raw() else {
             return Err(not_psd);
         };

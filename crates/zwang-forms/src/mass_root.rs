@@ -7,19 +7,15 @@
 //! sparse lower-triangular matrix whose triangular solves are the two
 //! halves of a solve with `M`.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::cholesky::llt::factor::LltRegularization;
-use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, SymbolicCholesky, SymbolicCholeskyRaw,
-};
+use faer::sparse::linalg::cholesky::{SymbolicCholesky, SymbolicCholeskyRaw};
 use faer::sparse::linalg::triangular_solve::{
     solve_lower_triangular_in_place, solve_lower_triangular_transpose_in_place,
 };
-use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, MatMut, Par, Side};
+use faer::{Conj, MatMut, Par};
 use sprs::CsMat;
 use zwang_instant::mass::upper_triangle;
+use zwang_instant::sparse_cholesky::simplicial_llt;
 
 /// `F = P^T L^-T` with `P M P^T = L L^T`.
 pub(crate) struct InverseMassRoot {
@@ -35,27 +31,7 @@ impl InverseMassRoot {
         let n = mass.rows();
         let (col_ptr, row_idx, vals) = upper_triangle(mass);
         let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let params = CholeskySymbolicParams {
-            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
-            ..Default::default()
-        };
-        let symbolic =
-            factorize_symbolic_cholesky(pattern, Side::Upper, Default::default(), params).ok()?;
-        let mut values = vec![0.0; symbolic.len_val()];
-        let mut scratch = MemBuffer::new(
-            symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
-        );
-        symbolic
-            .factorize_numeric_llt(
-                &mut values,
-                SparseColMatRef::new(pattern, &vals),
-                Side::Upper,
-                LltRegularization::default(),
-                Par::Seq,
-                MemStack::new(&mut scratch),
-                Default::default(),
-            )
-            .ok()?;
+        let (symbolic, values) = simplicial_llt(SparseColMatRef::new(pattern, &vals))?;
         Some(InverseMassRoot {
             symbolic,
             values,

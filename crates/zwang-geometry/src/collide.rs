@@ -17,27 +17,31 @@ use parry2d_f64::shape::SharedShape;
 use crate::{Pose, Shape, ShapeError};
 
 /// A shape on a body (`Some(index)` into the caller's moving bodies) or
-/// fixed in the world (`None`, at `pose`).
+/// fixed in the world (`None`, at `pose`). In the plane by default; in
+/// space, [`crate::spatial::Collider`]: the same with a shape and a pose in
+/// space.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Collider {
+pub struct Collider<S = Shape, P = Pose> {
     /// The shape, in the body's frame.
-    pub shape: Shape,
+    pub shape: S,
     /// The moving body it is on, or `None` for a fixed one.
     pub body: Option<usize>,
     /// A fixed collider's pose (ignored for one on a moving body).
-    pub pose: Pose,
+    pub pose: P,
 }
 
-/// One point where two colliders touch or come within the margin.
+/// One point where two colliders touch or come within the margin, in `D`
+/// dimensions: the plane by default; in space,
+/// [`crate::spatial::ContactPoint`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContactPoint {
-    /// The two colliders (indices into [`Collision::new`]'s list), the
-    /// first with the lower index.
+pub struct ContactPoint<const D: usize = 2> {
+    /// The two colliders (indices into the list `Collision::new` was
+    /// given), the first with the lower index.
     pub colliders: [usize; 2],
     /// World, m: the midpoint between the two surfaces' closest points.
-    pub point: [f64; 2],
+    pub point: [f64; D],
     /// Unit normal, world, from the first collider towards the second.
-    pub normal: [f64; 2],
+    pub normal: [f64; D],
     /// Signed distance along the normal, m: negative when they overlap.
     pub gap: f64,
     /// The same while the same features of the same pair touch.

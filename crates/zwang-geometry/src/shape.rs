@@ -47,6 +47,55 @@ pub struct ShapeError {
     pub message: String,
 }
 
+// The checks of a shape's numbers, in the plane and in space, each an
+// error at the shape's key.
+
+pub(crate) fn invalid(key: &'static str, message: &str) -> ShapeError {
+    ShapeError {
+        key,
+        message: message.to_string(),
+    }
+}
+
+/// `x` finite and `> 0`.
+pub(crate) fn positive(key: &'static str, x: f64) -> Result<(), ShapeError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(key, "must be > 0"))
+    }
+}
+
+/// Every `x` finite and `> 0`.
+pub(crate) fn all_positive(key: &'static str, xs: &[f64]) -> Result<(), ShapeError> {
+    xs.iter().try_for_each(|&x| positive(key, x))
+}
+
+/// `x` finite and `>= 0`.
+pub(crate) fn non_negative(key: &'static str, x: f64) -> Result<(), ShapeError> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(key, "must be >= 0"))
+    }
+}
+
+/// A capsule's half-length (`>= 0`) and radius (`> 0`), in the plane and
+/// in space.
+pub(crate) fn capsule(half_length: f64, radius: f64) -> Result<(), ShapeError> {
+    non_negative("half_length", half_length)?;
+    positive("radius", radius)
+}
+
+/// A finite vector other than zero.
+pub(crate) fn nonzero(key: &'static str, v: &[f64]) -> Result<(), ShapeError> {
+    if v.iter().all(|x| x.is_finite()) && v.iter().any(|&x| x != 0.0) {
+        Ok(())
+    } else {
+        Err(invalid(key, "must be a nonzero vector"))
+    }
+}
+
 /// A uniform body's mass properties for its shape.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MassProperties {
@@ -70,34 +119,17 @@ impl Shape {
     /// counter-clockwise polygon, a nonzero half-plane normal. The error
     /// names the shape's key.
     pub fn validate(&self) -> Result<(), ShapeError> {
-        let bad = |key, message: &str| {
-            Err(ShapeError {
-                key,
-                message: message.to_string(),
-            })
-        };
-        let positive = |x: f64| x.is_finite() && x > 0.0;
         match self {
-            Shape::Circle { radius } if !positive(*radius) => bad("radius", "must be > 0"),
-            Shape::Box { half_extents } if !half_extents.iter().all(|&h| positive(h)) => {
-                bad("half_extents", "must be > 0")
+            Shape::Circle { radius } => positive("radius", *radius),
+            Shape::Box { half_extents } => all_positive("half_extents", half_extents),
+            Shape::Polygon { vertices } => {
+                convex_ccw(vertices).map_err(|message| invalid("vertices", message))
             }
-            Shape::Capsule { half_length, .. }
-                if !(half_length.is_finite() && *half_length >= 0.0) =>
-            {
-                bad("half_length", "must be >= 0")
-            }
-            Shape::Capsule { radius, .. } if !positive(*radius) => bad("radius", "must be > 0"),
-            Shape::HalfPlane { normal }
-                if !(normal.iter().all(|x| x.is_finite()) && normal != &[0.0, 0.0]) =>
-            {
-                bad("normal", "must be a nonzero vector")
-            }
-            Shape::Polygon { vertices } => match convex_ccw(vertices) {
-                Ok(()) => Ok(()),
-                Err(message) => bad("vertices", message),
-            },
-            _ => Ok(()),
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => capsule(*half_length, *radius),
+            Shape::HalfPlane { normal } => nonzero("normal", normal),
         }
     }
 

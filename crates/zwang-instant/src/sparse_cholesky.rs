@@ -15,6 +15,39 @@ use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
 
+/// `P A P^T = L L^T` of the positive definite `A` given by its upper
+/// triangle `upper`, forced simplicial: the analysis (`L`'s pattern and
+/// `P`) and `L`'s values, `None` when faer finds `A` not positive definite.
+/// For callers that read `L` as a plain sparse lower-triangular matrix
+/// (a factor of `W` as contact rows, a root of `M^-1` to solve with); the
+/// one place both get it from.
+pub fn simplicial_llt(
+    upper: SparseColMatRef<'_, usize, f64>,
+) -> Option<(SymbolicCholesky<usize>, Vec<f64>)> {
+    let params = CholeskySymbolicParams {
+        supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
+        ..Default::default()
+    };
+    let symbolic =
+        factorize_symbolic_cholesky(upper.symbolic(), Side::Upper, Default::default(), params)
+            .ok()?;
+    let mut values = vec![0.0; symbolic.len_val()];
+    let mut scratch =
+        MemBuffer::new(symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()));
+    symbolic
+        .factorize_numeric_llt(
+            &mut values,
+            upper,
+            Side::Upper,
+            LltRegularization::default(),
+            Par::Seq,
+            MemStack::new(&mut scratch),
+            Default::default(),
+        )
+        .ok()?;
+    Some((symbolic, values))
+}
+
 /// Which numeric factorization is held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {

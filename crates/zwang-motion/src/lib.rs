@@ -53,6 +53,7 @@ pub mod simulate;
 pub mod space;
 pub mod timestep;
 mod warm;
+mod world;
 
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;

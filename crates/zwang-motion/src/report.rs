@@ -132,18 +132,10 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
             })
         })
         .collect();
-    let mut out = Map::new();
-    out.insert("status".into(), json!(outcome.status.as_str()));
-    if let Some(reason) = &outcome.reason {
-        out.insert("reason".into(), json!(reason));
-    }
-    out.insert("time".into(), json!(outcome.time));
-    out.insert("steps".into(), json!(outcome.steps));
-    out.insert("events".into(), Value::Array(events));
-    out.insert("final".into(), bodies(model, &outcome.q, &outcome.v));
-    out.insert(
-        "energy".into(),
-        json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
+    let mut out = summary_with(
+        outcome,
+        Value::Array(events),
+        bodies(model, &outcome.q, &outcome.v),
     );
     if let Some(p) = &outcome.start_projection {
         out.insert(
@@ -160,6 +152,28 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
             }),
         );
     }
+    Value::Object(out)
+}
+
+/// The keys of a summary every run has, in the plane and in space:
+/// `status`, `time`, `steps`, `events` and `final` (as given: the
+/// dimension's own), `energy`, `max_constraint_drift`,
+/// `max_penetration`, `stats` (and `reason` when failed). The spatial
+/// CLI's summary is this too, so the two say the same the same way.
+pub fn summary_with(outcome: &Outcome, events: Value, bodies: Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("status".into(), json!(outcome.status.as_str()));
+    if let Some(reason) = &outcome.reason {
+        out.insert("reason".into(), json!(reason));
+    }
+    out.insert("time".into(), json!(outcome.time));
+    out.insert("steps".into(), json!(outcome.steps));
+    out.insert("events".into(), events);
+    out.insert("final".into(), bodies);
+    out.insert(
+        "energy".into(),
+        json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
+    );
     out.insert(
         "max_constraint_drift".into(),
         json!(outcome.max_constraint_drift),
@@ -183,7 +197,7 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
         });
     }
     out.insert("stats".into(), stats);
-    Value::Object(out)
+    out
 }
 
 /// A short readable report of a run.
@@ -317,56 +331,88 @@ pub fn write_csv<M: Mechanism>(model: &M, rows: &[Row], out: &mut impl Write) ->
 /// ```
 pub struct CsvWriter<'m, M: Mechanism, W: Write> {
     model: &'m M,
+    lines: CsvLines<W>,
+}
+
+impl<'m, M: Mechanism, W: Write> CsvWriter<'m, M, W> {
+    /// Writes the header ([`csv_header`]) to `out`.
+    pub fn new(model: &'m M, out: W) -> io::Result<Self> {
+        Ok(CsvWriter {
+            model,
+            lines: CsvLines::new(out, &csv_header(model))?,
+        })
+    }
+
+    /// Writes one row (unless a write has failed).
+    fn row(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        let model = self.model;
+        self.lines.write(t, |line| {
+            for b in 0..model.bodies() {
+                let s = model.body_state(b, q, v);
+                let mut push = |x: f64| {
+                    line.push(',');
+                    line.push_str(&x.to_string());
+                };
+                push(s.position[0]);
+                push(s.position[1]);
+                if let Some(a) = s.angle {
+                    push(a);
+                }
+                push(s.velocity[0]);
+                push(s.velocity[1]);
+                if let Some(w) = s.angular_velocity {
+                    push(w);
+                }
+            }
+            for c in contacts {
+                line.push_str(&format!(
+                    ",{},{},{}",
+                    c.normal_force,
+                    c.friction_force,
+                    c.mode.as_str()
+                ));
+            }
+        });
+    }
+
+    /// Flushes the writer and gives it back, or the first error met.
+    pub fn finish(self) -> io::Result<W> {
+        self.lines.finish()
+    }
+}
+
+/// A CSV written a line at a time as the rows come, in Rust's shortest
+/// round-trip numbers; the first write error is kept (the run goes on)
+/// and returned by [`CsvLines::finish`]. The machinery of every
+/// trajectory writer, in the plane ([`CsvWriter`]) and in space (the
+/// CLI's), whose rows differ only in their columns.
+pub struct CsvLines<W: Write> {
     out: W,
     line: String,
     error: Option<io::Error>,
 }
 
-impl<'m, M: Mechanism, W: Write> CsvWriter<'m, M, W> {
-    /// Writes the header ([`csv_header`]) to `out`.
-    pub fn new(model: &'m M, mut out: W) -> io::Result<Self> {
-        writeln!(out, "{}", csv_header(model).join(","))?;
-        Ok(CsvWriter {
-            model,
+impl<W: Write> CsvLines<W> {
+    /// Writes `header`, comma-separated, to `out`.
+    pub fn new(mut out: W, header: &[String]) -> io::Result<Self> {
+        writeln!(out, "{}", header.join(","))?;
+        Ok(CsvLines {
             out,
             line: String::new(),
             error: None,
         })
     }
 
-    /// Writes one row (unless a write has failed).
-    fn row(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+    /// Writes the line of `t` and what `values` appends (each value with
+    /// its leading comma), unless a write has failed.
+    pub fn write(&mut self, t: f64, values: impl FnOnce(&mut String)) {
         if self.error.is_some() {
             return;
         }
         let line = &mut self.line;
         line.clear();
         line.push_str(&t.to_string());
-        for b in 0..self.model.bodies() {
-            let s = self.model.body_state(b, q, v);
-            let mut push = |x: f64| {
-                line.push(',');
-                line.push_str(&x.to_string());
-            };
-            push(s.position[0]);
-            push(s.position[1]);
-            if let Some(a) = s.angle {
-                push(a);
-            }
-            push(s.velocity[0]);
-            push(s.velocity[1]);
-            if let Some(w) = s.angular_velocity {
-                push(w);
-            }
-        }
-        for c in contacts {
-            line.push_str(&format!(
-                ",{},{},{}",
-                c.normal_force,
-                c.friction_force,
-                c.mode.as_str()
-            ));
-        }
+        values(line);
         line.push('\n');
         if let Err(e) = self.out.write_all(line.as_bytes()) {
             self.error = Some(e);

@@ -14,6 +14,7 @@ use zwang::run::{space_event_settings_of, space_step_settings_of};
 use zwang_model::spatial::SpatialModel;
 use zwang_motion::draw::space::{Film, NO_SVG};
 use zwang_motion::draw::Format;
+use zwang_motion::report;
 use zwang_motion::{
     simulate, simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status,
 };
@@ -165,42 +166,8 @@ fn bodies(model: &SpatialModel, q: &[f64], v: &[f64]) -> Value {
 /// `max_constraint_drift` the joints' largest error at a step's end,
 /// before its projection), the body states in space.
 pub(crate) fn summary(model: &SpatialModel, outcome: &Outcome) -> Value {
-    let mut out = Map::new();
-    out.insert("status".into(), json!(outcome.status.as_str()));
-    if let Some(reason) = &outcome.reason {
-        out.insert("reason".into(), json!(reason));
-    }
-    out.insert("time".into(), json!(outcome.time));
-    out.insert("steps".into(), json!(outcome.steps));
-    out.insert("events".into(), json!([]));
-    out.insert("final".into(), bodies(model, &outcome.q, &outcome.v));
-    out.insert(
-        "energy".into(),
-        json!({"initial": outcome.energy_initial, "final": outcome.energy_final}),
-    );
-    out.insert(
-        "max_constraint_drift".into(),
-        json!(outcome.max_constraint_drift),
-    );
-    out.insert("max_penetration".into(), json!(outcome.max_penetration));
-    let s = &outcome.stats;
-    let mut stats = json!({
-        "evaluations": s.evaluations,
-        "solves": s.solves,
-        "rejected": s.rejected,
-        "projections": s.projections,
-    });
-    if let Some(st) = &s.stages {
-        stats["stages"] = json!({
-            "collide": st.collide.as_secs_f64(),
-            "assemble": st.assemble.as_secs_f64(),
-            "solve": st.solve.as_secs_f64(),
-            "integrate": st.integrate.as_secs_f64(),
-            "correct": st.correct.as_secs_f64(),
-        });
-    }
-    out.insert("stats".into(), stats);
-    Value::Object(out)
+    let bodies = bodies(model, &outcome.q, &outcome.v);
+    Value::Object(report::summary_with(outcome, json!([]), bodies))
 }
 
 /// A short readable report of a run in space.
@@ -247,33 +214,23 @@ pub(crate) fn csv_header(model: &SpatialModel) -> Vec<String> {
     h
 }
 
-/// An observer that writes each sample as a CSV row as it comes (numbers
-/// in Rust's shortest round-trip form); the first write error is kept and
-/// returned by [`Csv::finish`].
+/// An observer that writes each sample as a CSV row as it comes
+/// ([`report::CsvLines`]).
 struct Csv<'m, W: Write> {
     model: &'m SpatialModel,
-    out: W,
-    line: String,
-    error: Option<io::Error>,
+    lines: report::CsvLines<W>,
 }
 
 impl<'m, W: Write> Csv<'m, W> {
-    fn new(model: &'m SpatialModel, mut out: W) -> io::Result<Self> {
-        writeln!(out, "{}", csv_header(model).join(","))?;
+    fn new(model: &'m SpatialModel, out: W) -> io::Result<Self> {
         Ok(Csv {
             model,
-            out,
-            line: String::new(),
-            error: None,
+            lines: report::CsvLines::new(out, &csv_header(model))?,
         })
     }
 
-    fn finish(mut self) -> io::Result<W> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.out.flush()?;
-        Ok(self.out)
+    fn finish(self) -> io::Result<W> {
+        self.lines.finish()
     }
 }
 
@@ -283,28 +240,21 @@ impl<W: Write> Observer for Csv<'_, W> {
     }
 
     fn sample(&mut self, t: f64, q: &[f64], v: &[f64], _: &[ContactSample]) {
-        if self.error.is_some() {
-            return;
-        }
-        let line = &mut self.line;
-        line.clear();
-        line.push_str(&t.to_string());
-        for b in moving(self.model) {
-            let s = self.model.body_state(b, q, v);
-            let values = s
-                .position
-                .iter()
-                .chain(&s.orientation)
-                .chain(&s.velocity)
-                .chain(&s.angular_velocity);
-            for x in values {
-                line.push(',');
-                line.push_str(&x.to_string());
+        let model = self.model;
+        self.lines.write(t, |line| {
+            for b in moving(model) {
+                let s = model.body_state(b, q, v);
+                let values = s
+                    .position
+                    .iter()
+                    .chain(&s.orientation)
+                    .chain(&s.velocity)
+                    .chain(&s.angular_velocity);
+                for x in values {
+                    line.push(',');
+                    line.push_str(&x.to_string());
+                }
             }
-        }
-        line.push('\n');
-        if let Err(e) = self.out.write_all(line.as_bytes()) {
-            self.error = Some(e);
-        }
+        });
     }
 }

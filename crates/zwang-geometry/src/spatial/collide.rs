@@ -35,36 +35,17 @@ use super::{Pose, Shape};
 use crate::collide::{contact_id, cut_at_boundary, keep_pairs, may_collide, sorted_pairs};
 use crate::ShapeError;
 
-/// A shape on a body (`Some(index)` into the caller's moving bodies) or
-/// fixed in the world (`None`, at `pose`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Collider {
-    /// The shape, in the body's frame.
-    pub shape: Shape,
-    /// The moving body it is on, or `None` for a fixed one.
-    pub body: Option<usize>,
-    /// A fixed collider's pose (ignored for one on a moving body).
-    pub pose: Pose,
-}
+/// A shape on a body in space (`Some(index)` into the caller's moving
+/// bodies) or fixed in the world (`None`, at `pose`): the planar
+/// [`crate::Collider`] with a shape and a pose in space.
+pub type Collider = crate::Collider<Shape, Pose>;
 
-/// One point where two colliders touch or come within the margin.
+/// One point where two colliders touch or come within the margin, in
+/// space ([`crate::ContactPoint`] in three dimensions).
 ///
 /// The surfaces' two closest points are `point ∓ gap / 2 · normal` (the
 /// first collider's, then the second's).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContactPoint {
-    /// The two colliders (indices into [`Collision::new`]'s list), the
-    /// first with the lower index.
-    pub colliders: [usize; 2],
-    /// World, m: the midpoint between the two surfaces' closest points.
-    pub point: [f64; 3],
-    /// Unit normal, world, from the first collider towards the second.
-    pub normal: [f64; 3],
-    /// Signed distance along the normal, m: negative when they overlap.
-    pub gap: f64,
-    /// The same while the same features of the same pair touch.
-    pub id: u64,
-}
+pub type ContactPoint = crate::ContactPoint<3>;
 
 /// The colliders of a spatial scene and the working memory of their
 /// collision detection (the BVH, one kept manifold per candidate pair).

@@ -7,6 +7,7 @@ use parry3d_f64::mass_properties::details::{
 use parry3d_f64::math::{Matrix, Vector};
 use parry3d_f64::shape::{ConvexPolyhedron, Tetrahedron};
 
+use crate::shape::{all_positive, capsule, invalid, nonzero, positive};
 use crate::ShapeError;
 
 /// A shape in space, in its body's frame (z the axis of capsules and
@@ -89,41 +90,21 @@ impl Shape {
     /// Checks the numbers: finite, positive sizes, a hull of nonzero
     /// volume, a nonzero half-space normal. The error names the shape's key.
     pub fn validate(&self) -> Result<(), ShapeError> {
-        let bad = |key, message: &str| {
-            Err(ShapeError {
-                key,
-                message: message.to_string(),
-            })
-        };
-        let positive = |x: f64| x.is_finite() && x > 0.0;
         match self {
-            Shape::Sphere { radius } if !positive(*radius) => bad("radius", "must be > 0"),
-            Shape::Box { half_extents } if !half_extents.iter().all(|&h| positive(h)) => {
-                bad("half_extents", "must be > 0")
-            }
-            Shape::Capsule { half_length, .. }
-                if !(half_length.is_finite() && *half_length >= 0.0) =>
-            {
-                bad("half_length", "must be >= 0")
-            }
-            Shape::Cylinder { half_length, .. } if !positive(*half_length) => {
-                bad("half_length", "must be > 0")
-            }
-            Shape::Capsule { radius, .. } | Shape::Cylinder { radius, .. }
-                if !positive(*radius) =>
-            {
-                bad("radius", "must be > 0")
-            }
-            Shape::Halfspace { normal }
-                if !(normal.iter().all(|x| x.is_finite()) && normal != &[0.0; 3]) =>
-            {
-                bad("normal", "must be a nonzero vector")
-            }
-            Shape::Convex { vertices } => match solid_hull(vertices) {
-                Ok(_) => Ok(()),
-                Err(message) => bad("vertices", message),
-            },
-            _ => Ok(()),
+            Shape::Sphere { radius } => positive("radius", *radius),
+            Shape::Box { half_extents } => all_positive("half_extents", half_extents),
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => capsule(*half_length, *radius),
+            Shape::Cylinder {
+                half_length,
+                radius,
+            } => positive("half_length", *half_length).and(positive("radius", *radius)),
+            Shape::Convex { vertices } => solid_hull(vertices)
+                .map(|_| ())
+                .map_err(|message| invalid("vertices", message)),
+            Shape::Halfspace { normal } => nonzero("normal", normal),
         }
     }
 

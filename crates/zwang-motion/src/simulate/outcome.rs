@@ -214,3 +214,33 @@ pub struct Outcome {
     /// Counts and times.
     pub stats: Stats,
 }
+
+impl Outcome {
+    /// A run that failed before its first step (settings out of range, a
+    /// stepper that cannot start): the start, of energy `energy`, is the
+    /// answer. The time steppers in the plane and in space share it.
+    pub(crate) fn unstarted(
+        reason: String,
+        q: Vec<f64>,
+        v: Vec<f64>,
+        modes: Vec<ContactState>,
+        energy: f64,
+    ) -> Outcome {
+        Outcome {
+            status: Status::Failed,
+            reason: Some(reason),
+            time: 0.0,
+            steps: 0,
+            events: Vec::new(),
+            q,
+            v,
+            modes,
+            energy_initial: energy,
+            start_projection: None,
+            energy_final: energy,
+            max_constraint_drift: 0.0,
+            max_penetration: 0.0,
+            stats: Stats::default(),
+        }
+    }
+}

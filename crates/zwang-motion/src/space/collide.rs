@@ -5,7 +5,6 @@
 use zwang_geometry::spatial::{Collision, ContactPoint, Pose, Shape};
 use zwang_model::spatial::rotation::tangents;
 use zwang_model::spatial::SpatialModel;
-use zwang_model::ModelError;
 
 use crate::warm::Key;
 
@@ -22,10 +21,6 @@ pub(super) struct SpaceContact {
     pub mu: f64,
     pub restitution: f64,
 }
-
-/// A contact of the last step within this fraction of the smaller
-/// shape's size from a new one of the same pair is the same contact.
-const MATCH_FRACTION: f64 = 0.05;
 
 /// The bounding radius of a shape about its body's origin (a
 /// half-space's is infinite).
@@ -49,48 +44,13 @@ pub(super) fn bounding_radius(shape: &Shape) -> f64 {
     }
 }
 
-/// The collision world of a model and the stage's working memory.
-pub(super) struct Collide {
-    collision: Option<Collision>,
-    /// `[friction, restitution]` and bounding radius per collider.
-    surfaces: Vec<[f64; 2]>,
-    sizes: Vec<f64>,
-    poses: Vec<Pose>,
-    points: Vec<ContactPoint>,
-}
+/// The collision world of a model in space.
+pub(super) type Collide = crate::world::Collide<Collision, Pose, ContactPoint>;
 
 impl Collide {
-    /// The model's colliders.
-    pub fn new(model: &SpatialModel) -> Result<Collide, ModelError> {
-        let (colliders, surfaces) = model.colliders();
-        let sizes = colliders
-            .iter()
-            .map(|c| bounding_radius(&c.shape))
-            .collect();
-        let collision = if colliders.is_empty() {
-            None
-        } else {
-            Some(
-                Collision::new(colliders, &model.joined_pairs()).map_err(|e| {
-                    ModelError::Invalid {
-                        key: format!("shape.{}", e.key),
-                        message: e.message,
-                    }
-                })?,
-            )
-        };
-        Ok(Collide {
-            collision,
-            surfaces,
-            sizes,
-            poses: Vec::new(),
-            points: Vec::new(),
-        })
-    }
-
     /// The contacts at `q` with a gap of at most `margin` into `out`, their
     /// rows into `rows` (`(column, [n, t1, t2])`, by contact).
-    pub fn contacts(
+    pub(super) fn contacts(
         &mut self,
         model: &SpatialModel,
         q: &[f64],
@@ -108,7 +68,8 @@ impl Collide {
         let colliders = collision.colliders();
         for p in &self.points {
             let [i, j] = p.colliders;
-            let (si, sj) = (self.surfaces[i], self.surfaces[j]);
+            let (pair, reach) = self.surfaces.pair(p.colliders);
+            let (mu, restitution) = self.surfaces.coefficients(p.colliders);
             let (t1, t2) = tangents(p.normal);
             let frame = [p.normal, t1, t2];
             let start = rows.len();
@@ -122,14 +83,14 @@ impl Collide {
             out.push(SpaceContact {
                 key: Key {
                     id: p.id,
-                    pair: ((i as u64) << 32) | j as u64,
+                    pair,
                     point: p.point,
-                    reach: MATCH_FRACTION * self.sizes[i].min(self.sizes[j]),
+                    reach,
                 },
                 entries: (start, rows.len()),
                 gap: p.gap,
-                mu: (si[0] * sj[0]).sqrt(),
-                restitution: si[1].max(sj[1]),
+                mu,
+                restitution,
             });
         }
     }

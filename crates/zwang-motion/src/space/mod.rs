@@ -37,10 +37,11 @@ use std::time::Instant as Clock;
 
 use sprs::CsMat;
 use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
-use crate::simulate::{Observer, Outcome, StageTimes, Stats, Status};
-use crate::timestep::{StepError, StepReport, StepSettings};
+use crate::simulate::{Observer, Outcome, StageTimes};
+use crate::timestep::{StepError, StepReport, StepSettings, Tally};
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
 use joints::SpaceJoints;
@@ -76,15 +77,12 @@ pub struct SpaceStepper<'m> {
     overlap: VelocityProblem,
     correct: PrimalSolver,
     dq: Vec<f64>,
-    /// Counts, times and the deepest overlap at a step's end.
-    steps: usize,
-    corrections: usize,
-    stages: StageTimes,
-    max_penetration: f64,
+    /// Counts, times, the largest drift and the deepest overlap at a
+    /// step's end.
+    tally: Tally,
     last: StepReport,
-    /// The joints held (none without joints) and their largest drift.
+    /// The joints held (none without joints).
     joints: Option<SpaceJoints>,
-    max_drift: f64,
 }
 
 /// An empty problem in velocities with three rows per contact and `M`.
@@ -128,9 +126,12 @@ impl<'m> SpaceStepper<'m> {
         }
         Ok(SpaceStepper {
             joints,
-            max_drift: 0.0,
             model,
-            collide: Collide::new(model)?,
+            collide: Collide::new(
+                model.colliders(),
+                |c| bounding_radius(&c.shape),
+                |c| Collision::new(c, &model.joined_pairs()),
+            )?,
             problem: problem_of(&mass),
             overlap: problem_of(&mass),
             solver_settings,
@@ -150,10 +151,7 @@ impl<'m> SpaceStepper<'m> {
             u: Vec::new(),
             warm: Warm::default(),
             correct: PrimalSolver::new(),
-            steps: 0,
-            corrections: 0,
-            stages: StageTimes::default(),
-            max_penetration: 0.0,
+            tally: Tally::default(),
             last: StepReport::default(),
         })
     }
@@ -165,12 +163,12 @@ impl<'m> SpaceStepper<'m> {
 
     /// The time spent in each stage so far.
     pub fn stages(&self) -> StageTimes {
-        self.stages
+        self.tally.stages
     }
 
     /// The deepest overlap of two shapes at the end of any step so far.
     pub fn max_penetration(&self) -> f64 {
-        self.max_penetration
+        self.tally.max_penetration
     }
 
     /// The distance the bodies may close within a step of `h`: twice the
@@ -193,7 +191,7 @@ impl<'m> SpaceStepper<'m> {
         // 2 (first, for the margin). The free velocity.
         let clock = Clock::now();
         model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
-        self.stages.assemble += clock.elapsed();
+        self.tally.stages.assemble += clock.elapsed();
         // 1. collide (unless the last step's end already did, at these
         //    positions, with a margin that still holds).
         let clock = Clock::now();
@@ -202,7 +200,7 @@ impl<'m> SpaceStepper<'m> {
             self.recollide(margin);
         }
         self.fresh = false;
-        self.stages.collide += clock.elapsed();
+        self.tally.stages.collide += clock.elapsed();
         // 2. assemble.
         let clock = Clock::now();
         let slop = GAP_SLOP * self.settings.penetration_tolerance;
@@ -229,7 +227,7 @@ impl<'m> SpaceStepper<'m> {
         if let Some(joints) = self.joints.as_mut() {
             joints.refresh(model, &self.q, &self.mass)?;
         }
-        self.stages.assemble += clock.elapsed();
+        self.tally.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
         let k = 3 * self.contacts.len();
@@ -268,7 +266,7 @@ impl<'m> SpaceStepper<'m> {
         };
         self.warm
             .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
-        self.stages.solve += clock.elapsed();
+        self.tally.stages.solve += clock.elapsed();
         // 4. integrate.
         let clock = Clock::now();
         model.integrate(&mut self.q, &self.v, h);
@@ -276,10 +274,10 @@ impl<'m> SpaceStepper<'m> {
         if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
             return Err(StepError::NotFinite);
         }
-        self.stages.integrate += clock.elapsed();
+        self.tally.stages.integrate += clock.elapsed();
         self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
         self.end_of_step(h)?;
-        self.steps += 1;
+        self.tally.steps += 1;
         Ok(self.last)
     }
 
@@ -291,12 +289,12 @@ impl<'m> SpaceStepper<'m> {
         let margin = self.margin(h);
         self.recollide(margin);
         self.fresh = true;
-        self.stages.collide += clock.elapsed();
+        self.tally.stages.collide += clock.elapsed();
         let clock = Clock::now();
         let tol = self.settings.penetration_tolerance;
         if self.contacts.iter().any(|c| c.gap < -tol) {
             self.displacement()?;
-            self.corrections += 1;
+            self.tally.corrections += 1;
             self.last.corrected = true;
             let before = model.energy(&self.q, &self.v);
             model.integrate(&mut self.q, &self.dq, 1.0);
@@ -308,15 +306,15 @@ impl<'m> SpaceStepper<'m> {
         }
         if let Some(joints) = self.joints.as_mut() {
             let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
-            self.max_drift = self.max_drift.max(drift);
+            self.tally.max_drift = self.tally.max_drift.max(drift);
             if drift > GAP_SLOP * tol {
                 self.recollide(margin);
             }
         }
         for c in &self.contacts {
-            self.max_penetration = self.max_penetration.max(-c.gap);
+            self.tally.max_penetration = self.tally.max_penetration.max(-c.gap);
         }
-        self.stages.correct += clock.elapsed();
+        self.tally.stages.correct += clock.elapsed();
         Ok(())
     }
 
@@ -411,22 +409,8 @@ pub fn simulate_space(
     let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
     model.initial_state(&mut q0, &mut v0);
     let e0 = model.energy(&q0, &v0);
-    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>| Outcome {
-        status: Status::Failed,
-        reason: Some(reason),
-        time: 0.0,
-        steps: 0,
-        events: Vec::new(),
-        q,
-        v,
-        modes: Vec::new(),
-        energy_initial: e0,
-        start_projection: None,
-        energy_final: e0,
-        max_constraint_drift: 0.0,
-        max_penetration: 0.0,
-        stats: Stats::default(),
-    };
+    let failed =
+        |reason: String, q: Vec<f64>, v: Vec<f64>| Outcome::unstarted(reason, q, v, Vec::new(), e0);
     if let Err(reason) = settings.validate(duration) {
         return failed(reason, q0, v0);
     }
@@ -477,34 +461,10 @@ pub fn simulate_space(
             observer.sample(stepper.t, &stepper.q, &stepper.v, &[]);
         }
     }
-    let stats = Stats {
-        evaluations: stepper.steps,
-        solves: stepper.steps + stepper.corrections,
-        rejected: 0,
-        projections: stepper.corrections,
-        solve_time: stepper.stages.solve,
-        wall_time: wall.elapsed(),
-        stages: Some(stepper.stages),
-    };
+    let wall_time = wall.elapsed();
     let (t, q, v) = stepper.state();
-    Outcome {
-        status: if reason.is_some() {
-            Status::Failed
-        } else {
-            Status::Finished
-        },
-        reason,
-        time: t,
-        steps: stepper.steps,
-        events: Vec::new(),
-        q: q.to_vec(),
-        v: v.to_vec(),
-        modes: Vec::new(),
-        energy_initial: e0,
-        start_projection: None,
-        energy_final: model.energy(q, v),
-        max_constraint_drift: stepper.max_drift,
-        max_penetration: stepper.max_penetration,
-        stats,
-    }
+    let energy_final = model.energy(q, v);
+    stepper
+        .tally
+        .outcome(reason, (t, q, v), Vec::new(), e0, energy_final, wall_time)
 }

@@ -4,6 +4,7 @@
 //! an id that persists while the same features touch.
 
 use zwang_geometry::{Collision, ContactPoint, Pose, Shape};
+
 use zwang_model::planar::{PlanarModel, VelocityRows};
 use zwang_model::{Contacts, ModelError};
 
@@ -47,10 +48,6 @@ impl StepContact {
 /// here and cleared there).
 const POINT_ID: u64 = 1 << 63;
 
-/// A contact of the last step within this fraction of the smaller
-/// shape's size from a new one of the same pair is the same contact.
-const MATCH_FRACTION: f64 = 0.05;
-
 /// The bounding radius of a shape about its body's origin (a half-plane's
 /// is infinite).
 pub(super) fn bounding_radius(shape: &Shape) -> f64 {
@@ -71,48 +68,12 @@ pub(super) fn bounding_radius(shape: &Shape) -> f64 {
     }
 }
 
-/// The collision world of a model and the working memory of the stage.
-pub(super) struct Collide {
-    collision: Option<Collision>,
-    /// `[friction, restitution]` per collider.
-    surfaces: Vec<[f64; 2]>,
-    /// Each collider's bounding radius (a half-plane's: infinite).
-    sizes: Vec<f64>,
-    poses: Vec<Pose>,
-    points: Vec<ContactPoint>,
-}
+/// The collision world of a model in the plane.
+pub(super) type Collide = crate::world::Collide<Collision, Pose, ContactPoint>;
 
 impl Collide {
-    /// The model's colliders (`None` when it has no shape).
-    pub fn new(model: &PlanarModel) -> Result<Collide, ModelError> {
-        let (colliders, surfaces) = model.colliders();
-        let sizes = colliders
-            .iter()
-            .map(|c| bounding_radius(&c.shape))
-            .collect();
-        let collision = if colliders.is_empty() {
-            None
-        } else {
-            Some(
-                Collision::new(colliders, &model.joined_pairs()).map_err(|e| {
-                    ModelError::Invalid {
-                        key: format!("shape.{}", e.key),
-                        message: e.message,
-                    }
-                })?,
-            )
-        };
-        Ok(Collide {
-            collision,
-            surfaces,
-            sizes,
-            poses: Vec::new(),
-            points: Vec::new(),
-        })
-    }
-
     /// The contacts at `q` with a gap of at most `margin`, into `out`.
-    pub fn contacts(
+    pub(super) fn contacts(
         &mut self,
         model: &PlanarModel,
         q: &[f64],
@@ -127,16 +88,17 @@ impl Collide {
                 let [i, j] = p.colliders;
                 let colliders = collision.colliders();
                 let (a, b) = (colliders[i].body, colliders[j].body);
-                let (si, sj) = (self.surfaces[i], self.surfaces[j]);
+                let (pair, reach) = self.surfaces.pair(p.colliders);
+                let (mu, restitution) = self.surfaces.coefficients(p.colliders);
                 out.push(StepContact {
                     id: p.id & !POINT_ID,
-                    pair: ((i as u64) << 32) | j as u64,
+                    pair,
                     point: p.point,
-                    reach: MATCH_FRACTION * self.sizes[i].min(self.sizes[j]),
+                    reach,
                     rows: model.contact_rows(q, a, b, p.point, p.normal),
                     gap: p.gap,
-                    mu: (si[0] * sj[0]).sqrt(),
-                    restitution: si[1].max(sj[1]),
+                    mu,
+                    restitution,
                     shapes: true,
                 });
             }

@@ -51,6 +51,7 @@ use correct::Correct;
 use joints::Joints;
 use std::time::Instant as Clock;
 use zwang_contact::{ContactSolver, Friction, Mode, PrimalSolver, SolverSettings};
+use zwang_geometry::Collision;
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
 use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter, ModelError};
@@ -225,11 +226,66 @@ pub struct TimeStepper<'m> {
     fresh: bool,
     /// The last step's contact solve.
     last: StepReport,
-    max_penetration: f64,
-    max_drift: f64,
-    stages: StageTimes,
-    steps: usize,
-    corrections: usize,
+    tally: Tally,
+}
+
+/// What a time stepper (in the plane or in space) counts over a run: the
+/// run's outcome is read off it ([`Tally::outcome`]), the same for both.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Tally {
+    /// Steps taken, and the corrections among them.
+    pub(crate) steps: usize,
+    pub(crate) corrections: usize,
+    pub(crate) stages: StageTimes,
+    /// The largest drift of a joint and the deepest overlap of two shapes
+    /// at the end of any step.
+    pub(crate) max_drift: f64,
+    pub(crate) max_penetration: f64,
+}
+
+impl Tally {
+    /// The outcome of a run that stopped at `(t, q, v)` of energy
+    /// `energy_final`, failed for `reason` if there is one: a step is one
+    /// evaluation and one solve, a correction one more solve.
+    pub(crate) fn outcome(
+        &self,
+        reason: Option<String>,
+        (t, q, v): (f64, &[f64], &[f64]),
+        modes: Vec<ContactState>,
+        energy_initial: f64,
+        energy_final: f64,
+        wall_time: std::time::Duration,
+    ) -> Outcome {
+        let stats = Stats {
+            evaluations: self.steps,
+            solves: self.steps + self.corrections,
+            rejected: 0,
+            projections: self.corrections,
+            solve_time: self.stages.solve,
+            wall_time,
+            stages: Some(self.stages),
+        };
+        Outcome {
+            status: if reason.is_some() {
+                Status::Failed
+            } else {
+                Status::Finished
+            },
+            reason,
+            time: t,
+            steps: self.steps,
+            events: Vec::new(),
+            q: q.to_vec(),
+            v: v.to_vec(),
+            modes,
+            energy_initial,
+            start_projection: None,
+            energy_final,
+            max_constraint_drift: self.max_drift,
+            max_penetration: self.max_penetration,
+            stats,
+        }
+    }
 }
 
 /// What one step did.
@@ -306,7 +362,11 @@ impl<'m> TimeStepper<'m> {
             ..SolverSettings::default()
         };
         Ok(TimeStepper {
-            collide: Collide::new(model)?,
+            collide: Collide::new(
+                model.colliders(),
+                |c| collide::bounding_radius(&c.shape),
+                |c| Collision::new(c, &model.joined_pairs()),
+            )?,
             model,
             t: 0.0,
             v_star: vec![0.0; n],
@@ -332,11 +392,7 @@ impl<'m> TimeStepper<'m> {
             v_new: vec![0.0; n],
             fresh: false,
             last: StepReport::default(),
-            max_penetration: 0.0,
-            max_drift: 0.0,
-            stages: StageTimes::default(),
-            steps: 0,
-            corrections: 0,
+            tally: Tally::default(),
             settings,
         })
     }
@@ -375,7 +431,7 @@ impl<'m> TimeStepper<'m> {
             self.collide
                 .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
         }
-        self.stages.collide += clock.elapsed();
+        self.tally.stages.collide += clock.elapsed();
         // 2. assemble.
         let clock = Clock::now();
         model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
@@ -402,7 +458,7 @@ impl<'m> TimeStepper<'m> {
         } else {
             self.local_problem(h, slop)?;
         }
-        self.stages.assemble += clock.elapsed();
+        self.tally.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
         let m = 2 * self.contacts.len();
@@ -442,7 +498,7 @@ impl<'m> TimeStepper<'m> {
         };
         self.warm
             .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
-        self.stages.solve += clock.elapsed();
+        self.tally.stages.solve += clock.elapsed();
         // 4. integrate.
         let clock = Clock::now();
         self.v.copy_from_slice(&self.v_star);
@@ -456,10 +512,10 @@ impl<'m> TimeStepper<'m> {
         if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
             return Err(StepError::NotFinite);
         }
-        self.stages.integrate += clock.elapsed();
+        self.tally.stages.integrate += clock.elapsed();
         self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
         self.end_of_step(h)?;
-        self.steps += 1;
+        self.tally.steps += 1;
         Ok(self.last)
     }
 
@@ -471,7 +527,7 @@ impl<'m> TimeStepper<'m> {
         let margin = self.margin(h);
         self.collide
             .contacts(model, &self.q, margin, &mut self.contacts)?;
-        self.stages.collide += clock.elapsed();
+        self.tally.stages.collide += clock.elapsed();
         let clock = Clock::now();
         if self.joints.is_some() {
             model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
@@ -494,7 +550,7 @@ impl<'m> TimeStepper<'m> {
                 tol,
             )?;
         if corrected {
-            self.corrections += 1;
+            self.tally.corrections += 1;
             self.last.corrected = true;
             let before = model.energy(self.t, &self.q, &self.v);
             let dq = self.correct.dq();
@@ -513,7 +569,7 @@ impl<'m> TimeStepper<'m> {
             let drift = p
                 .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
                 .map_err(|e| StepError::Unsupported(e.to_string()))?;
-            self.max_drift = self.max_drift.max(drift);
+            self.tally.max_drift = self.tally.max_drift.max(drift);
             moved = drift > tol;
         }
         if corrected || moved {
@@ -527,12 +583,12 @@ impl<'m> TimeStepper<'m> {
         for c in &self.contacts {
             let overlap = (-c.gap).max(0.0);
             if c.shapes {
-                self.max_penetration = self.max_penetration.max(overlap);
+                self.tally.max_penetration = self.tally.max_penetration.max(overlap);
             } else {
-                self.max_drift = self.max_drift.max(overlap);
+                self.tally.max_drift = self.tally.max_drift.max(overlap);
             }
         }
-        self.stages.correct += clock.elapsed();
+        self.tally.stages.correct += clock.elapsed();
         Ok(())
     }
 
@@ -640,21 +696,8 @@ pub fn simulate_steps(
     observer: &mut dyn Observer,
 ) -> Outcome {
     let wall = Clock::now();
-    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>, e: f64| Outcome {
-        status: Status::Failed,
-        reason: Some(reason),
-        time: 0.0,
-        steps: 0,
-        events: Vec::new(),
-        q,
-        v,
-        modes: vec![ContactState::OPEN; model.contacts()],
-        energy_initial: e,
-        start_projection: None,
-        energy_final: e,
-        max_constraint_drift: 0.0,
-        max_penetration: 0.0,
-        stats: Stats::default(),
+    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>, e: f64| {
+        Outcome::unstarted(reason, q, v, vec![ContactState::OPEN; model.contacts()], e)
     };
     let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
     model.initial_state(&mut q0, &mut v0);
@@ -717,34 +760,10 @@ pub fn simulate_steps(
     for (m, s) in modes.iter_mut().zip(&samples) {
         m.mode = s.mode;
     }
-    let stats = Stats {
-        evaluations: stepper.steps,
-        solves: stepper.steps + stepper.corrections,
-        rejected: 0,
-        projections: stepper.corrections,
-        solve_time: stepper.stages.solve,
-        wall_time: wall.elapsed(),
-        stages: Some(stepper.stages),
-    };
+    let wall_time = wall.elapsed();
     let (t, q, v) = stepper.state();
-    Outcome {
-        status: if reason.is_some() {
-            Status::Failed
-        } else {
-            Status::Finished
-        },
-        reason,
-        time: t,
-        steps: stepper.steps,
-        events: Vec::new(),
-        q: q.to_vec(),
-        v: v.to_vec(),
-        modes,
-        energy_initial: e0,
-        start_projection: None,
-        energy_final: model.energy(t, q, v),
-        max_constraint_drift: stepper.max_drift,
-        max_penetration: stepper.max_penetration,
-        stats,
-    }
+    let energy_final = model.energy(t, q, v);
+    stepper
+        .tally
+        .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time)
 }
