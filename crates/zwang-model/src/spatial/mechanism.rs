@@ -136,6 +136,12 @@ impl InstantWriter for SpatialModel {
         self.joint_rows(q, rows)?;
         self.joint_rates(q, v, rates)?;
         let matrix = instant.equalities().matrix();
+        if matrix.rows() != rows.len() || matrix.cols() != SpatialModel::nv(self) {
+            return Err(ModelError::Invalid {
+                key: "instant".into(),
+                message: "its equalities are not this model's joint rows".into(),
+            });
+        }
         starts.clear();
         starts.extend((0..=matrix.rows()).map(|i| matrix.indptr().index(i)));
         pattern.clear();
