@@ -101,8 +101,8 @@ pub struct SpatialScene {
     pub joints: Vec<SpatialJoint>,
     /// The `[solver]` table, defaults filled in: by default
     /// [`Stepping::TimeStep`](crate::Stepping::TimeStep);
-    /// [`Stepping::Event`](crate::Stepping::Event) for bodies without
-    /// shapes and ball joints.
+    /// [`Stepping::Event`](crate::Stepping::Event) when asked, for
+    /// bodies without shapes (joints of any kind, springs, dampers).
     pub solver: SolverSettings,
 }
 
