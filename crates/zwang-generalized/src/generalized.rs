@@ -380,26 +380,8 @@ impl<S: System> InstantWriter for Generalized<S> {
     }
 }
 
-impl<S: System> Contacts for Generalized<S> {
-    fn contacts(&self) -> usize {
-        0
-    }
-    fn contact_name(&self, _k: usize) -> &str {
-        ""
-    }
-    fn friction(&self, _k: usize) -> f64 {
-        0.0
-    }
-    fn restitution(&self, _k: usize) -> f64 {
-        0.0
-    }
-    fn gap(&self, _k: usize, _q: &[f64]) -> f64 {
-        f64::INFINITY
-    }
-    fn contact_velocity(&self, _k: usize, _q: &[f64], _v: &[f64]) -> (f64, f64) {
-        (0.0, 0.0)
-    }
-}
+/// No contacts: the catalog's systems hold their constraints as rows.
+impl<S: System> Contacts for Generalized<S> {}
 
 impl<S: System> Bodies for Generalized<S> {
     fn bodies(&self) -> usize {

@@ -201,14 +201,24 @@ pub fn no_contacts(modes: &[ContactState], what: &str) -> Result<(), ModelError>
 
 /// The contacts: their names, coefficients, gaps and velocities. The
 /// stepper uses it to find events (impact, lift-off, stick-slip) and
-/// reports use it to sample the contacts.
+/// reports use it to sample the contacts. Every method has the default of
+/// a mechanism without contacts (`impl Contacts for M {}`, as the spatial
+/// and the generalized mechanisms are); one with contacts gives them all.
 pub trait Contacts {
-    /// Number of contacts.
-    fn contacts(&self) -> usize;
+    /// Number of contacts. Default 0.
+    fn contacts(&self) -> usize {
+        0
+    }
     /// A contact's name.
-    fn contact_name(&self, k: usize) -> &str;
+    fn contact_name(&self, k: usize) -> &str {
+        let _ = k;
+        ""
+    }
     /// A contact's Coulomb coefficient.
-    fn friction(&self, k: usize) -> f64;
+    fn friction(&self, k: usize) -> f64 {
+        let _ = k;
+        0.0
+    }
     /// A contact's viscous coefficient `c` (tangential force `-c v_t`
     /// while touching). Default 0.
     fn viscous(&self, k: usize) -> f64 {
@@ -216,11 +226,20 @@ pub trait Contacts {
         0.0
     }
     /// A contact's Newton restitution coefficient.
-    fn restitution(&self, k: usize) -> f64;
+    fn restitution(&self, k: usize) -> f64 {
+        let _ = k;
+        0.0
+    }
     /// A contact's gap (positive when apart).
-    fn gap(&self, k: usize, q: &[f64]) -> f64;
+    fn gap(&self, k: usize, q: &[f64]) -> f64 {
+        let _ = (k, q);
+        f64::INFINITY
+    }
     /// A contact's normal and tangential velocity `(g', v_t)`.
-    fn contact_velocity(&self, k: usize, q: &[f64], v: &[f64]) -> (f64, f64);
+    fn contact_velocity(&self, k: usize, q: &[f64], v: &[f64]) -> (f64, f64) {
+        let _ = (k, q, v);
+        (0.0, 0.0)
+    }
 }
 
 /// The bodies, for reports: their names and states, and the mechanism's

@@ -179,26 +179,8 @@ impl InstantWriter for SpatialModel {
     }
 }
 
-impl Contacts for SpatialModel {
-    fn contacts(&self) -> usize {
-        0
-    }
-    fn contact_name(&self, _k: usize) -> &str {
-        ""
-    }
-    fn friction(&self, _k: usize) -> f64 {
-        0.0
-    }
-    fn restitution(&self, _k: usize) -> f64 {
-        0.0
-    }
-    fn gap(&self, _k: usize, _q: &[f64]) -> f64 {
-        f64::INFINITY
-    }
-    fn contact_velocity(&self, _k: usize, _q: &[f64], _v: &[f64]) -> (f64, f64) {
-        (0.0, 0.0)
-    }
-}
+/// No contacts: shapes collide under time stepping only.
+impl Contacts for SpatialModel {}
 
 /// The moving bodies, in their order.
 impl Bodies for SpatialModel {
