@@ -136,6 +136,39 @@ pub(crate) fn cone_derivative(mu: f64, x: [f64; 3], piece: ConePiece) -> [[f64; 
     }
 }
 
+/// [`cone_derivative`]'s eigenpairs `(lambda, q)`, `D = sum lambda q q^T`
+/// with `q` orthonormal, in closed form: each `lambda` is `0` or `1` but
+/// the surface's curvature term, so that a function of `D` (the inverse
+/// of `(I - D) / rho + sigma D`) keeps its accuracy however small
+/// `sigma`: on the surface `e / |e|` (`1`), `(0, -s_2, s_1)` (the
+/// curvature's `mu p_N / |t|`) and `(-mu, s) / |e|` (`0`).
+pub(crate) fn cone_spectrum(mu: f64, x: [f64; 3], piece: ConePiece) -> [(f64, [f64; 3]); 3] {
+    let axes = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let norm = (1.0 + mu * mu).sqrt();
+    match piece {
+        ConePiece::Apex => axes.map(|q| (0.0, q)),
+        ConePiece::Inside => axes.map(|q| (1.0, q)),
+        ConePiece::Upper | ConePiece::Lower => {
+            let s = if piece == ConePiece::Upper { mu } else { -mu };
+            [
+                (1.0, [1.0 / norm, s / norm, 0.0]),
+                (0.0, [-s / norm, 1.0 / norm, 0.0]),
+                (0.0, axes[2]),
+            ]
+        }
+        ConePiece::Surface => {
+            let t = tangent_norm(x);
+            let s = [x[1] / t, x[2] / t];
+            let curve = mu * (x[0] + mu * t) / ((1.0 + mu * mu) * t);
+            [
+                (1.0, [1.0 / norm, mu * s[0] / norm, mu * s[1] / norm]),
+                (curve, [0.0, -s[1], s[0]]),
+                (0.0, [-mu / norm, s[0] / norm, s[1] / norm]),
+            ]
+        }
+    }
+}
+
 /// Siconos' normalised natural-map residual of an answer: `|| r -
 /// P_K(r - (u + mu |u_T| e_N)) ||` summed over contacts as one vector
 /// norm, divided by `max(||q||, ||r||, ||u||)` (by 1 when all three
@@ -321,6 +354,34 @@ mod tests {
                     for b in 0..3 {
                         assert_eq!(d[a][b], d[b][a]);
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_derivatives_spectrum_rebuilds_it_from_orthonormal_vectors() {
+        for (dimension, mu) in [(2, 0.5), (3, 0.0), (3, 0.3), (3, 1.0), (3, 2.5)] {
+            for x in spatial_points() {
+                let x = if dimension == 2 { [x[0], x[1], 0.0] } else { x };
+                let (_, piece) = project_on_cone(mu, x, dimension);
+                let d = cone_derivative(mu, x, piece);
+                let spectrum = cone_spectrum(mu, x, piece);
+                for a in 0..3 {
+                    for b in 0..3 {
+                        let rebuilt: f64 = spectrum.iter().map(|(l, q)| l * q[a] * q[b]).sum();
+                        assert!(
+                            (rebuilt - d[a][b]).abs() < 1e-14,
+                            "{dimension} {mu} {x:?} {piece:?}: D[{a}][{b}] {} against {rebuilt}",
+                            d[a][b]
+                        );
+                        let dot: f64 = (0..3).map(|c| spectrum[a].1[c] * spectrum[b].1[c]).sum();
+                        let eye = if a == b { 1.0 } else { 0.0 };
+                        assert!((dot - eye).abs() < 1e-14, "{piece:?} q{a} . q{b} = {dot}");
+                    }
+                }
+                for (l, _) in spectrum {
+                    assert!((0.0..=1.0).contains(&l), "{piece:?} eigenvalue {l}");
                 }
             }
         }

@@ -17,8 +17,16 @@
 //! with `w_i = J_i v + b_i + mu_i |u_T,i| e_N` (the slip not frozen),
 //! `D_M` `M`'s diagonal, `rho_i = 1 / W_ii` (both blocks are velocities),
 //! by its generalised Jacobian (the projection's derivative `D_i`, and the
-//! slip's through `s_i = u_T,i / |u_T,i|`): not symmetric, so a sparse LU,
-//! analysed once per pattern; steps damped until `|F|^2` falls (Armijo).
+//! slip's through `s_i = u_T,i / |u_T,i|`); steps damped until `|F|^2`
+//! falls (Armijo). Each contact's impulse is eliminated from the Newton
+//! equations by its `d x d` block `A_i = (I - D_i) / rho_i + sigma_i D_i`
+//! (invertible, and inverted in `D_i`'s eigenvectors, exact however
+//! small `sigma_i`), which leaves `M + sum J_i^T A_i^-1 D_i J^_i` in the
+//! velocities (`J^_i` the rows with the slip's derivative): the pattern
+//! of the outer iterations' Newton matrix, not symmetric under the exact
+//! law, so a sparse LU, analysed once per pattern, of the velocities'
+//! size instead of velocities and impulses (a landing pile's islands: a
+//! quarter).
 //! The proximal term `sigma_i (r_i - c_i)` (the problem of `W + sigma I`,
 //! centred on the last iterate `c`) keeps the Jacobian regular when
 //! redundant contacts stick or slide (the impulses of a box's four
@@ -31,7 +39,7 @@
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::VelocityProblem;
-use crate::error::{components, cone_derivative, error_for, project_on_cone};
+use crate::error::{components, cone_spectrum, error_for, project_on_cone};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::Friction;
@@ -41,9 +49,10 @@ const MAX_OUTER: usize = 40;
 const MAX_NEWTON: usize = 40;
 /// Most Newton steps of a finish in all, on islands of up to
 /// `BUDGET_SIZE` unknowns; fewer on larger ones, as the cube of their
-/// size (a factorisation's cost grows faster than the size), none past
-/// about 2,900 (a pile whose island holds every box: its sparse LU costs
-/// a second). The best iterate is the answer when they run out. Measured
+/// size (velocities and impulses: a factorisation's cost grows faster
+/// than the size), none past about 2,900 (a pile whose island holds
+/// every box, which the finish has not been seen to solve). The best
+/// iterate is the answer when they run out. Measured
 /// on boxes landing in a bin: half the finishes that solve take 111
 /// steps, nine in ten 255; those that run past that mostly end unsolved
 /// (with 1,600, two finishes in three spent about 600 steps each for
@@ -70,9 +79,14 @@ const MIN_STEP: f64 = 1e-10;
 /// velocities it balances.
 const INNER: f64 = 0.5;
 const ROUND_OFF: f64 = 1e-15;
+/// Most refinements of a Newton step, and the residual (relative to `F`)
+/// that ends them.
+const REFINE: usize = 3;
+const REFINED: f64 = 1e-13;
 
-/// The Jacobian's pattern (by compressed columns, unknowns `v` then `r`),
-/// where each of its terms lands, and the method's working memory.
+/// The reduced Newton matrix's pattern (by compressed columns, both
+/// triangles, the velocities' size), where each of its terms lands, and
+/// the method's working memory.
 #[derive(Debug, Default)]
 pub(super) struct Finish {
     col_ptr: Vec<usize>,
@@ -81,11 +95,10 @@ pub(super) struct Finish {
     /// Per stored entry of `M`: its place, and its mirror's (`usize::MAX`
     /// for none: a diagonal entry, or a triangle stored in full).
     mass: Vec<(usize, usize)>,
-    /// Per contact entry `a` and component `c`: the places of
-    /// `(v_col, r_ic)` and `(r_ic, v_col)`.
-    coupling: Vec<(usize, usize)>,
-    /// Per contact, the places of its `d x d` block, row by row.
-    blocks: Vec<usize>,
+    /// Per contact, from `pair_start[i]`, the places of `(col_a, col_b)`
+    /// for its entries `a`, `b` in row-major order.
+    pair_start: Vec<usize>,
+    pairs: Vec<usize>,
     lu: Option<SparseLu>,
     /// The residual, the step, a trial point with its residual, and the
     /// proximal centre.
@@ -96,14 +109,19 @@ pub(super) struct Finish {
     trial_u: Vec<f64>,
     trial_f: Vec<f64>,
     centre: Vec<f64>,
-    /// Per contact: `rho`, `sigma`, the projection's derivative, and the
-    /// slip direction (`mu s`).
+    /// Per contact: `rho`, `sigma`, the projection's derivative (its
+    /// eigenpairs), the slip direction (`mu s`), and `A^-1` of the last
+    /// Newton matrix.
     rho: Vec<f64>,
     sigma: Vec<f64>,
-    derivatives: Vec<[[f64; 3]; 3]>,
+    spectra: Vec<[(f64, [f64; 3]); 3]>,
     slips: Vec<[f64; 2]>,
+    inverses: Vec<[[f64; 3]; 3]>,
     scratch: Vec<f64>,
     jr: Vec<f64>,
+    /// The refinement's residual and correction.
+    left: Vec<f64>,
+    more: Vec<f64>,
     /// Newton steps taken by the last solve, and allowed (by the size).
     steps: usize,
     budget: usize,
@@ -140,32 +158,25 @@ fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize) -> usize 
 }
 
 impl Finish {
-    /// The pattern of `problem`'s Jacobian (an island's) and its analysis.
+    /// The pattern of `problem`'s (an island's) reduced Newton matrix and
+    /// its analysis.
     pub fn build(problem: &VelocityProblem) -> Finish {
         let (n, k, d) = (
             problem.force.len(),
             problem.mu.len(),
             problem.rows.dimension,
         );
-        let size = n + d * k;
         let rows = &problem.rows;
-        let mut sets: Vec<Vec<usize>> = (0..size).map(|j| vec![j]).collect();
+        let mut sets: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
         for (_, (r, c)) in problem.mass.iter() {
             sets[c].push(r);
             sets[r].push(c);
         }
         for i in 0..k {
-            for a in rows.start[i]..rows.start[i + 1] {
-                let col = rows.cols[a];
-                for c in 0..d {
-                    let ri = n + d * i + c;
-                    sets[ri].push(col);
-                    sets[col].push(ri);
-                }
-            }
-            for c in 0..d {
-                for e in 0..d {
-                    sets[n + d * i + e].push(n + d * i + c);
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+            for &a in cols {
+                for &b in cols {
+                    sets[b].push(a);
                 }
             }
         }
@@ -186,32 +197,27 @@ impl Finish {
                 (at(r, c), if mirrored { at(c, r) } else { usize::MAX })
             })
             .collect();
-        let mut coupling = Vec::new();
+        let mut pair_start = vec![0];
+        let mut pairs = Vec::new();
         for i in 0..k {
-            for a in rows.start[i]..rows.start[i + 1] {
-                for c in 0..d {
-                    let ri = n + d * i + c;
-                    coupling.push((at(rows.cols[a], ri), at(ri, rows.cols[a])));
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+            for &a in cols {
+                for &b in cols {
+                    pairs.push(at(a, b));
                 }
             }
+            pair_start.push(pairs.len());
         }
-        let mut blocks = Vec::new();
-        for i in 0..k {
-            for c in 0..d {
-                for e in 0..d {
-                    blocks.push(at(n + d * i + c, n + d * i + e));
-                }
-            }
-        }
-        let symbolic = SymbolicSparseColMatRef::new_checked(size, size, &col_ptr, None, &row_idx);
+        let symbolic = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let lu = Some(SparseLu::analyze(symbolic));
+        let size = n + d * k;
         Finish {
             values: vec![0.0; row_idx.len()],
             col_ptr,
             row_idx,
             mass,
-            coupling,
-            blocks,
+            pair_start,
+            pairs,
             lu,
             f: vec![0.0; size],
             step: vec![0.0; size],
@@ -222,10 +228,13 @@ impl Finish {
             centre: vec![0.0; d * k],
             rho: vec![0.0; k],
             sigma: vec![0.0; k],
-            derivatives: vec![[[0.0; 3]; 3]; k],
+            spectra: vec![[(0.0, [0.0; 3]); 3]; k],
             slips: vec![[0.0; 2]; k],
+            inverses: vec![[[0.0; 3]; 3]; k],
             scratch: vec![0.0; n],
             jr: vec![0.0; n],
+            left: vec![0.0; size],
+            more: vec![0.0; size],
             steps: 0,
             budget: budget(problem),
             best_v: vec![0.0; n],
@@ -366,7 +375,6 @@ impl Finish {
         u: &mut [f64],
     ) -> Option<usize> {
         let n = given.problem.force.len();
-        let size = self.f.len();
         let friction = if exact {
             Friction::Exact
         } else {
@@ -385,22 +393,9 @@ impl Finish {
             {
                 return Some(steps);
             }
-            self.jacobian(given);
-            let symbolic = SymbolicSparseColMatRef::new_checked(
-                size,
-                size,
-                &self.col_ptr,
-                None,
-                &self.row_idx,
-            );
-            let lu = self.lu.as_mut().expect("analysed");
-            if !lu.factor(SparseColMatRef::new(symbolic, &self.values)) {
+            if !self.newton_step(given) {
                 return (steps > 0).then_some(steps);
             }
-            for (s, f) in self.step.iter_mut().zip(&self.f) {
-                *s = -f;
-            }
-            lu.solve_in_place(&mut self.step);
             if self.step.iter().any(|x| !x.is_finite()) {
                 return (steps > 0).then_some(steps);
             }
@@ -523,7 +518,7 @@ impl Finish {
                 self.f[n + d * i + c] = (ri[c] - p[c]) / rho;
             }
             if derivatives {
-                self.derivatives[i] = cone_derivative(mu, x, piece);
+                self.spectra[i] = cone_spectrum(mu, x, piece);
                 self.slips[i] = if exact && tangent > 0.0 {
                     [mu * ui[1] / tangent, mu * ui[2] / tangent]
                 } else {
@@ -534,11 +529,20 @@ impl Finish {
         (0.5 * self.f.iter().map(|x| x * x).sum::<f64>(), scale)
     }
 
-    /// The Jacobian of `F` at the last iterate written with its
-    /// derivatives.
-    fn jacobian(&mut self, given: &Given) {
+    /// The Newton step `-J_F^-1 F` at the last iterate written with its
+    /// derivatives, into `self.step`; `false` when the reduced matrix is
+    /// singular.
+    ///
+    /// The impulses' rows `D_i J^_i dv + A_i dr_i = -F_r,i` give `dr_i`
+    /// from `dv`; the velocities' rows, `(M dv - J^T dr) / D_M = -F_v`,
+    /// become `D_M^-1 (M + sum J_i^T C_i J^_i) dv = -F_v - D_M^-1 sum
+    /// J_i^T A_i^-1 F_r,i` with `C_i = A_i^-1 D_i`. That matrix holds
+    /// `1 / sigma_i` where a contact sticks (a penalty as stiff as the
+    /// proximal weight is weak), and loses as many digits: refined on
+    /// `J_F`'s own rows, which do not, until their residual is round-off.
+    fn newton_step(&mut self, given: &Given) -> bool {
         let (problem, diagonal) = (given.problem, given.diagonal);
-        let d = problem.rows.dimension;
+        let (n, d) = (problem.force.len(), problem.rows.dimension);
         let rows = &problem.rows;
         self.values.fill(0.0);
         for ((&value, (a, _)), &(at, mirror)) in problem.mass.iter().zip(&self.mass) {
@@ -549,30 +553,147 @@ impl Finish {
                 self.values[mirror] += value / diagonal[b];
             }
         }
-        let mut p = 0;
         for i in 0..problem.mu.len() {
-            let (dd, s) = (&self.derivatives[i], self.slips[i]);
+            let (rho, sigma, s) = (self.rho[i], self.sigma[i], self.slips[i]);
+            // A^-1 and C = A^-1 D in D's eigenvectors.
+            let (mut inverse, mut couple) = ([[0.0; 3]; 3], [[0.0; 3]; 3]);
+            for (lambda, q) in self.spectra[i] {
+                let a = (1.0 - lambda) / rho + sigma * lambda;
+                for p in 0..3 {
+                    for c in 0..3 {
+                        inverse[p][c] += q[p] * q[c] / a;
+                        couple[p][c] += lambda * q[p] * q[c] / a;
+                    }
+                }
+            }
+            self.inverses[i] = inverse;
+            let (start, end) = (rows.start[i], rows.start[i + 1]);
+            let mut place = self.pair_start[i];
+            for a in start..end {
+                let (col, ea) = (rows.cols[a], rows.entry(a));
+                // Row `col`: `J^T` of the contact's rows, scaled as `F_v`.
+                let left: [f64; 3] = std::array::from_fn(|c| {
+                    (0..d).map(|p| ea[p] * couple[p][c]).sum::<f64>() / diagonal[col]
+                });
+                for b in start..end {
+                    let eb = rows.entry(b);
+                    let hat = [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]];
+                    self.values[self.pairs[place]] +=
+                        left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                    place += 1;
+                }
+            }
+        }
+        let symbolic =
+            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let lu = self.lu.as_mut().expect("analysed");
+        if !lu.factor(SparseColMatRef::new(symbolic, &self.values)) {
+            return false;
+        }
+        let (f, mut step) = (std::mem::take(&mut self.f), std::mem::take(&mut self.step));
+        let (mut left, mut more) = (
+            std::mem::take(&mut self.left),
+            std::mem::take(&mut self.more),
+        );
+        self.solve_reduced(given, &f, &mut step);
+        let size = f.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for _ in 0..REFINE {
+            // What J_F step leaves of -F.
+            self.apply(given, &step, &mut left);
+            for (l, x) in left.iter_mut().zip(&f) {
+                *l += x;
+            }
+            if left.iter().fold(0.0f64, |m, x| m.max(x.abs())) <= REFINED * size {
+                break;
+            }
+            self.solve_reduced(given, &left, &mut more);
+            for (x, c) in step.iter_mut().zip(&more) {
+                *x += c;
+            }
+        }
+        (self.f, self.step, self.left, self.more) = (f, step, left, more);
+        true
+    }
+
+    /// `out = -J_F^-1 rhs` with the factor and the blocks of the last
+    /// [`Finish::newton_step`].
+    fn solve_reduced(&mut self, given: &Given, rhs: &[f64], out: &mut [f64]) {
+        let (problem, diagonal) = (given.problem, given.diagonal);
+        let (n, d) = (problem.force.len(), problem.rows.dimension);
+        let rows = &problem.rows;
+        for (x, f) in out[..n].iter_mut().zip(rhs) {
+            *x = -f;
+        }
+        for i in 0..problem.mu.len() {
+            let (inverse, fr) = (&self.inverses[i], components(&rhs[n..], d, i));
+            let g: [f64; 3] =
+                std::array::from_fn(|p| (0..d).map(|c| inverse[p][c] * fr[c]).sum::<f64>());
             for a in rows.start[i]..rows.start[i + 1] {
-                let col = rows.cols[a];
-                let e = rows.entry(a);
-                // Row c of D (J + e_N mu s^T J_T) at this entry.
-                let hat = [e[0] + s[0] * e[1] + s[1] * e[2], e[1], e[2]];
-                for c in 0..d {
-                    let (v_r, r_v) = self.coupling[p];
-                    self.values[v_r] -= e[c] / diagonal[col];
-                    self.values[r_v] += dd[c][0] * hat[0] + dd[c][1] * hat[1] + dd[c][2] * hat[2];
-                    p += 1;
-                }
+                let (col, e) = (rows.cols[a], rows.entry(a));
+                out[col] -= (0..d).map(|p| e[p] * g[p]).sum::<f64>() / diagonal[col];
             }
-            // (I - D) / rho + sigma D.
+        }
+        self.lu
+            .as_mut()
+            .expect("analysed")
+            .solve_in_place(&mut out[..n]);
+        // dr_i = -A_i^-1 (rhs_r,i + D_i J^_i dv).
+        for i in 0..problem.mu.len() {
+            let x = self.derivative_along(problem, i, &out[..n], components(&rhs[n..], d, i));
+            let inverse = &self.inverses[i];
+            for p in 0..d {
+                out[n + d * i + p] = -(0..d).map(|c| inverse[p][c] * x[c]).sum::<f64>();
+            }
+        }
+    }
+
+    /// `base + D_i J^_i dv` of contact `i`.
+    fn derivative_along(
+        &self,
+        problem: &VelocityProblem,
+        i: usize,
+        dv: &[f64],
+        base: [f64; 3],
+    ) -> [f64; 3] {
+        let s = self.slips[i];
+        let jv = problem.rows.velocity(i, dv);
+        let hat = [jv[0] + s[0] * jv[1] + s[1] * jv[2], jv[1], jv[2]];
+        let mut x = base;
+        for (lambda, q) in self.spectra[i] {
+            let along = lambda * (q[0] * hat[0] + q[1] * hat[1] + q[2] * hat[2]);
+            for c in 0..3 {
+                x[c] += along * q[c];
+            }
+        }
+        x
+    }
+
+    /// `out = J_F x` (the Jacobian applied, not formed).
+    fn apply(&mut self, given: &Given, x: &[f64], out: &mut [f64]) {
+        let (problem, diagonal) = (given.problem, given.diagonal);
+        let (n, d) = (problem.force.len(), problem.rows.dimension);
+        let (dv, dr) = x.split_at(n);
+        let fv = &mut out[..n];
+        fv.fill(0.0);
+        super::island::symmetric_product(&problem.mass, given.places, dv, fv);
+        self.jr.fill(0.0);
+        problem.rows.add_transpose(dr, &mut self.jr);
+        for ((y, t), m) in fv.iter_mut().zip(&self.jr).zip(diagonal) {
+            *y = (*y - t) / m;
+        }
+        for i in 0..problem.mu.len() {
+            // D_i J^_i dv + A_i dr_i, A_i in D_i's eigenvectors.
             let (rho, sigma) = (self.rho[i], self.sigma[i]);
-            for c in 0..d {
-                for e in 0..d {
-                    let eye = if c == e { 1.0 } else { 0.0 };
-                    self.values[self.blocks[(i * d + c) * d + e]] +=
-                        (eye - dd[c][e]) / rho + sigma * dd[c][e];
+            let mut y = self.derivative_along(problem, i, dv, [0.0; 3]);
+            let ri = components(dr, d, i);
+            for (lambda, q) in self.spectra[i] {
+                let a = (1.0 - lambda) / rho + sigma * lambda;
+                let along = a * (q[0] * ri[0] + q[1] * ri[1] + q[2] * ri[2]);
+                for c in 0..3 {
+                    y[c] += along * q[c];
                 }
             }
+            out[n + d * i..n + d * i + d].copy_from_slice(&y[..d]);
         }
     }
 }
@@ -608,7 +729,7 @@ mod tests {
     }
 
     #[test]
-    fn the_jacobian_is_the_residuals_derivative() {
+    fn the_newton_step_solves_the_residuals_linearisation() {
         let p = problem();
         let n = p.force.len();
         let places: Vec<usize> = p
@@ -625,54 +746,66 @@ mod tests {
         };
         let mut finish = Finish::build(&p);
         finish.rho = vec![0.8, 1.3];
-        finish.sigma = vec![0.05, 0.02];
         finish.centre = vec![0.3, 0.1, 0.0, 0.2, -0.1, 0.1];
         // Points where the contacts are inside the cone, on its surface
-        // sliding, and at its apex, checked column by column against
-        // central differences.
-        for (v, r) in [
-            (
-                vec![0.1, -0.2, 0.3, 0.05, 0.2],
-                vec![1.0, 0.3, -0.2, 0.5, 0.1, 0.05],
-            ),
-            (
-                vec![-0.3, 0.4, 0.1, -0.2, 0.6],
-                vec![0.4, -0.9, 0.8, 0.2, 0.3, -0.4],
-            ),
-            (
-                vec![0.5, 0.1, -0.4, 0.3, 0.0],
-                vec![0.2, 0.0, 0.1, 0.1, 0.2, 0.0],
-            ),
-        ] {
-            for exact in [true, false] {
-                let mut u = vec![0.0; 6];
-                finish.residual(&given, exact, &v, &r, &mut u, true);
-                finish.jacobian(&given);
-                let size = n + 6;
-                let h = 1e-7;
-                for col in 0..size {
-                    let mut f = Vec::new();
+        // sliding, and at its apex, with a proximal weight from ordinary
+        // to `1e-12` of `W_ii` (the block `A_i` then nearly singular
+        // inside the cone): the step, from the impulses eliminated,
+        // against the linearisation by central differences of `F`.
+        let size = n + 6;
+        for sigma in [[0.05, 0.02], [1e-12 / 0.8, 1e-12 / 1.3]] {
+            finish.sigma = sigma.to_vec();
+            for (v, r) in [
+                (
+                    vec![0.1, -0.2, 0.3, 0.05, 0.2],
+                    vec![1.0, 0.3, -0.2, 0.5, 0.1, 0.05],
+                ),
+                (
+                    vec![-0.3, 0.4, 0.1, -0.2, 0.6],
+                    vec![0.4, -0.9, 0.8, 0.2, 0.3, -0.4],
+                ),
+                (
+                    vec![0.5, 0.1, -0.4, 0.3, 0.0],
+                    vec![0.2, 0.0, 0.1, 0.1, 0.2, 0.0],
+                ),
+            ] {
+                for exact in [true, false] {
+                    let mut u = vec![0.0; 6];
+                    finish.residual(&given, exact, &v, &r, &mut u, true);
+                    let f = finish.f.clone();
+                    assert!(finish.newton_step(&given));
+                    let step = finish.step.clone();
+                    // J_F step by central differences along the step.
+                    let h = 1e-7 / step.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                    let mut sides = Vec::new();
                     for sign in [1.0, -1.0] {
-                        let (mut x, mut y) = (v.clone(), r.clone());
-                        if col < n {
-                            x[col] += sign * h;
-                        } else {
-                            y[col - n] += sign * h;
-                        }
+                        let x: Vec<f64> = (0..n).map(|j| v[j] + sign * h * step[j]).collect();
+                        let y: Vec<f64> = (0..6).map(|j| r[j] + sign * h * step[n + j]).collect();
                         finish.residual(&given, exact, &x, &y, &mut u, false);
-                        f.push(finish.f.clone());
+                        sides.push(finish.f.clone());
                     }
+                    let scale = f.iter().fold(1.0f64, |m, x| m.max(x.abs()));
                     for row in 0..size {
-                        let fd = (f[0][row] - f[1][row]) / (2.0 * h);
-                        let range = finish.col_ptr[col]..finish.col_ptr[col + 1];
-                        let analytic = finish.row_idx[range.clone()]
-                            .iter()
-                            .position(|&x| x == row)
-                            .map_or(0.0, |k| finish.values[range.start + k]);
+                        let along = (sides[0][row] - sides[1][row]) / (2.0 * h);
                         assert!(
-                            (fd - analytic).abs() < 1e-6 * (1.0 + fd.abs()),
-                            "exact {exact}: J[{row}][{col}] = {analytic} against {fd}"
+                            (along + f[row]).abs() < 1e-6 * scale,
+                            "exact {exact}, sigma {sigma:?}: (J_F step)[{row}] = {along} against {}",
+                            -f[row]
                         );
+                    }
+                    // Without the elimination (the slip's derivative
+                    // dropped) the step misses.
+                    if exact && sigma[0] > 1e-3 {
+                        let slips = finish.slips.clone();
+                        finish.residual(&given, exact, &v, &r, &mut u, true);
+                        finish.slips = vec![[0.0; 2]; 2];
+                        assert!(finish.newton_step(&given));
+                        let off = finish
+                            .step
+                            .iter()
+                            .zip(&step)
+                            .any(|(a, b)| (a - b).abs() > 1e-6);
+                        assert!(off || slips.iter().all(|s| s == &[0.0; 2]));
                     }
                 }
             }
