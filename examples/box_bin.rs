@@ -5,14 +5,15 @@
 //! MuJoCo).
 //!
 //! ```text
-//! cargo run --release --example box_bin -- BOXES DURATION [TIME_STEP] [convex] [serial] [trace]
+//! cargo run --release --example box_bin -- BOXES DURATION [TIME_STEP] [convex] [serial] [trace] [tolerance=X]
 //! ```
 //!
 //! BOXES cubes of 0.1 m and 1 kg (default 256) in layers of 8 x 8, a
 //! little apart and turned a little, dropped from just above a 0.9 m
 //! square bin (a floor and four walls), friction 0.5, g = 9.81, time step
 //! 0.002 s unless given. `serial` solves the islands on one thread; `trace` prints
-//! each step's time, contacts, iterations and error.
+//! each step's time, contacts, iterations and error; `tolerance=X` sets
+//! the contact solver's (default 1e-10).
 
 use zwang::contact::Friction;
 use zwang::geometry::spatial::Shape;
@@ -81,6 +82,10 @@ fn main() {
         .iter()
         .find_map(|a| a.parse::<f64>().ok())
         .unwrap_or(0.002);
+    let tolerance = rest
+        .iter()
+        .find_map(|a| a.strip_prefix("tolerance=")?.parse::<f64>().ok())
+        .unwrap_or(StepSettings::default().tolerance);
     if serial {
         rayon::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -96,6 +101,7 @@ fn main() {
             Friction::Exact
         },
         output_every: duration,
+        tolerance,
         ..StepSettings::default()
     };
     let mut stepper = SpaceStepper::new(&model, settings).expect("a valid stepper");
