@@ -70,6 +70,14 @@ const SIGMA_FLOOR: f64 = 1e-14;
 /// at the exact law.
 const PROGRESS: f64 = 0.5;
 const IDLE: usize = 4;
+/// A proximal problem's Newton iterations end when `STUCK_STEPS` of them
+/// have not brought `|F|^2` below `STUCK_GAIN` times what it was: the
+/// next proximal problem (a new centre), or the convex form's answer,
+/// goes on. Measured on a landing pile: half the finishes that ended
+/// unsolved spent their 200 steps at that pace; stopping them costs the
+/// pile 13% less time, with as many steps above the tolerance.
+const STUCK_STEPS: usize = 3;
+const STUCK_GAIN: f64 = 0.9;
 /// Armijo's fraction of the predicted decrease.
 const ARMIJO: f64 = 1e-4;
 /// The shortest step tried.
@@ -381,9 +389,18 @@ impl Finish {
             Friction::Convex
         };
         let (mut theta, mut scale) = self.residual(given, exact, v, r, u, true);
+        let mut window = theta;
         for steps in 0..MAX_NEWTON {
             if self.steps + steps >= self.budget {
                 return Some(steps);
+            }
+            // Stuck: Armijo's steps of 1e-4 along directions that stop
+            // descending at the first kink, a factorisation each.
+            if steps > 0 && steps % STUCK_STEPS == 0 {
+                if theta > STUCK_GAIN * window {
+                    return Some(steps);
+                }
+                window = theta;
             }
             // Done when the answer is (the measure, not `F`: their scales
             // differ by the contacts' effective masses), or when `F` is
