@@ -9,9 +9,9 @@ use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
 use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky,
-    SymbolicCholeskyRaw,
+    SymbolicCholeskyRaw, SymmetricOrdering,
 };
-use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::linalg::{amd, SupernodalThreshold};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
 
@@ -24,10 +24,7 @@ use faer::{Conj, MatMut, Par, Side};
 pub fn simplicial_llt(
     upper: SparseColMatRef<'_, usize, f64>,
 ) -> Option<(SymbolicCholesky<usize>, Vec<f64>)> {
-    let params = CholeskySymbolicParams {
-        supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
-        ..Default::default()
-    };
+    let params = layout(false);
     let symbolic =
         factorize_symbolic_cholesky(upper.symbolic(), Side::Upper, Default::default(), params)
             .ok()?;
@@ -48,6 +45,18 @@ pub fn simplicial_llt(
     Some((symbolic, values))
 }
 
+/// Analysis parameters forcing the supernodal or the simplicial layout.
+fn layout(supernodal: bool) -> CholeskySymbolicParams<'static> {
+    CholeskySymbolicParams {
+        supernodal_flop_ratio_threshold: if supernodal {
+            SupernodalThreshold::FORCE_SUPERNODAL
+        } else {
+            SupernodalThreshold::FORCE_SIMPLICIAL
+        },
+        ..Default::default()
+    }
+}
+
 /// Which numeric factorization is held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -61,6 +70,8 @@ enum Kind {
 /// compressed columns.
 pub struct SparseCholesky {
     symbolic: SymbolicCholesky<usize>,
+    /// The triangle the matrices come as.
+    side: Side,
     values: Vec<f64>,
     scratch: MemBuffer,
     kind: Kind,
@@ -93,20 +104,76 @@ impl SparseCholesky {
     /// flop-ratio heuristic would pick: for patterns of small dense blocks
     /// (three velocities per body) whose fill makes dense fronts.
     pub fn analyze_supernodal(upper: SymbolicSparseColMatRef<'_, usize>) -> Self {
-        Self::analyze_with(
+        Self::analyze_with(upper, layout(true))
+    }
+
+    /// The fill-reducing order faer's analysis of the pattern whose upper
+    /// triangle is `upper` picks (approximate minimum degree): `order[new]
+    /// = old`. A
+    /// matrix assembled in that order is factored by
+    /// [`SparseCholesky::analyze_in_order`] without faer's permuted
+    /// copy at each factorization.
+    pub fn fill_reducing_order(upper: SymbolicSparseColMatRef<'_, usize>) -> Vec<usize> {
+        let n = upper.nrows();
+        let (mut order, mut inverse) = (vec![0; n], vec![0; n]);
+        let mut scratch = MemBuffer::new(amd::order_maybe_unsorted_scratch::<usize>(
+            n,
+            upper.compute_nnz(),
+        ));
+        let ordered = amd::order_maybe_unsorted(
+            &mut order,
+            &mut inverse,
             upper,
-            CholeskySymbolicParams {
-                supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
-                ..Default::default()
-            },
-        )
+            Default::default(),
+            MemStack::new(&mut scratch),
+        );
+        if ordered.is_err() {
+            // Out of memory for the ordering: the problem's own.
+            order.iter_mut().enumerate().for_each(|(i, x)| *x = i);
+        }
+        order
+    }
+
+    /// Symbolic analysis of the upper triangle `upper` of a pattern
+    /// already in its fill-reducing order
+    /// ([`SparseCholesky::fill_reducing_order`]), supernodal or
+    /// simplicial. Its factorizations take the triangle that layout works
+    /// on ([`SparseCholesky::in_order_side`]) and read it in place.
+    pub fn analyze_in_order(upper: SymbolicSparseColMatRef<'_, usize>, supernodal: bool) -> Self {
+        let mut analysed = Self::analyze_as(
+            upper,
+            Side::Upper,
+            SymmetricOrdering::Identity,
+            layout(supernodal),
+        );
+        analysed.side = Self::in_order_side(supernodal);
+        analysed
+    }
+
+    /// The triangle [`SparseCholesky::analyze_in_order`] takes: the
+    /// lower for the supernodal layout, the upper for the simplicial.
+    pub fn in_order_side(supernodal: bool) -> Side {
+        if supernodal {
+            Side::Lower
+        } else {
+            Side::Upper
+        }
     }
 
     fn analyze_with(
         upper: SymbolicSparseColMatRef<'_, usize>,
         params: CholeskySymbolicParams<'_>,
     ) -> Self {
-        let symbolic = factorize_symbolic_cholesky(upper, Side::Upper, Default::default(), params)
+        Self::analyze_as(upper, Side::Upper, SymmetricOrdering::Amd, params)
+    }
+
+    fn analyze_as(
+        pattern: SymbolicSparseColMatRef<'_, usize>,
+        side: Side,
+        ordering: SymmetricOrdering<'_, usize>,
+        params: CholeskySymbolicParams<'_>,
+    ) -> Self {
+        let symbolic = factorize_symbolic_cholesky(pattern, side, ordering, params)
             .expect("symbolic Cholesky analysis ran out of memory");
         let req = StackReq::any_of(&[
             symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
@@ -116,6 +183,7 @@ impl SparseCholesky {
         let values = vec![0.0; symbolic.len_val()];
         SparseCholesky {
             symbolic,
+            side,
             values,
             scratch: MemBuffer::new(req),
             kind: Kind::None,
@@ -163,7 +231,9 @@ impl SparseCholesky {
         self.symbolic.nrows()
     }
 
-    /// Numeric `L L^T` of a matrix with the analyzed pattern.
+    /// Numeric `L L^T` of a matrix with the analyzed pattern (its upper
+    /// triangle, or the one [`SparseCholesky::analyze_in_order`] was
+    /// given).
     pub fn factor_llt(&mut self, upper: SparseColMatRef<'_, usize, f64>) -> Result<(), PivotError> {
         self.kind = Kind::None;
         let n = self.dim();
@@ -173,7 +243,7 @@ impl SparseCholesky {
             .factorize_numeric_llt(
                 &mut self.values,
                 upper,
-                Side::Upper,
+                self.side,
                 LltRegularization::default(),
                 Par::Seq,
                 stack,
@@ -207,7 +277,7 @@ impl SparseCholesky {
             .factorize_numeric_ldlt(
                 &mut self.values,
                 upper,
-                Side::Upper,
+                self.side,
                 LdltRegularization::default(),
                 Par::Seq,
                 stack,
@@ -246,6 +316,94 @@ impl SparseCholesky {
                 stack,
             ),
             Kind::None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid's Laplacian plus the identity (positive definite, with
+    /// fill), its upper triangle by compressed columns in the order given
+    /// by `at` (`at[old] = new`), or its lower one.
+    fn grid(side: usize, at: &[usize], lower: bool) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let n = side * side;
+        let mut columns: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        let mut add = |r: usize, c: usize, x: f64| {
+            let (a, b) = (at[r], at[c]);
+            let (row, col) = if lower == (a >= b) { (a, b) } else { (b, a) };
+            columns[col].push((row, x));
+        };
+        for i in 0..side {
+            for j in 0..side {
+                let k = i * side + j;
+                add(k, k, 5.0 + (k % 3) as f64);
+                if j + 1 < side {
+                    add(k, k + 1, -1.0);
+                }
+                if i + 1 < side {
+                    add(k, k + side, -1.0 - 0.1 * (k % 2) as f64);
+                }
+            }
+        }
+        let (mut ptr, mut idx, mut val) = (vec![0], Vec::new(), Vec::new());
+        for mut c in columns {
+            c.sort_by_key(|e| e.0);
+            idx.extend(c.iter().map(|e| e.0));
+            val.extend(c.iter().map(|e| e.1));
+            ptr.push(idx.len());
+        }
+        (ptr, idx, val)
+    }
+
+    #[test]
+    fn a_matrix_in_its_fill_reducing_order_solves_as_in_its_own() {
+        let side = 12;
+        let n = side * side;
+        let identity: Vec<usize> = (0..n).collect();
+        let (p, i, v) = grid(side, &identity, false);
+        let upper =
+            SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &p, None, &i), &v);
+        let rhs: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+        let mut reference = SparseCholesky::analyze(upper.symbolic());
+        reference.factor_llt(upper).unwrap();
+        let mut expected = rhs.clone();
+        reference.solve_in_place(&mut expected);
+        let order = SparseCholesky::fill_reducing_order(upper.symbolic());
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, identity, "a permutation");
+        assert_ne!(order, identity, "a grid is reordered");
+        let mut at = vec![0; n];
+        for (new, &old) in order.iter().enumerate() {
+            at[old] = new;
+        }
+        for supernodal in [true, false] {
+            let (up, ui, _) = grid(side, &at, false);
+            let analysis = SymbolicSparseColMatRef::new_checked(n, n, &up, None, &ui);
+            let mut factor = SparseCholesky::analyze_in_order(analysis, supernodal);
+            assert_eq!(factor.is_simplicial(), !supernodal);
+            let lower = SparseCholesky::in_order_side(supernodal) == Side::Lower;
+            let (fp, fi, fv) = grid(side, &at, lower);
+            let matrix = SparseColMatRef::new(
+                SymbolicSparseColMatRef::new_checked(n, n, &fp, None, &fi),
+                &fv,
+            );
+            factor.factor_llt(matrix).unwrap();
+            let mut x: Vec<f64> = order.iter().map(|&old| rhs[old]).collect();
+            factor.solve_in_place(&mut x);
+            for (new, &old) in order.iter().enumerate() {
+                assert!(
+                    (x[new] - expected[old]).abs() < 1e-13,
+                    "supernodal {supernodal}: x[{old}] = {} against {}",
+                    x[new],
+                    expected[old]
+                );
+            }
+            // The fill is that of faer's own order, in the same layout.
+            let own = SparseCholesky::analyze_with(upper.symbolic(), layout(supernodal));
+            assert_eq!(factor.factor_nnz(), own.factor_nnz());
         }
     }
 }
