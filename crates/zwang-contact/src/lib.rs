@@ -41,6 +41,7 @@ mod island;
 pub mod islands;
 pub mod lemke;
 mod mode;
+mod pattern;
 pub mod primal;
 pub mod problem;
 pub mod siconos;

@@ -40,6 +40,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::VelocityProblem;
 use crate::error::{components, cone_spectrum, error_for, project_on_cone};
+use crate::pattern::compress;
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::Friction;
@@ -175,27 +176,19 @@ impl Finish {
             problem.rows.dimension,
         );
         let rows = &problem.rows;
-        let mut sets: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
+        let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
         for (_, (r, c)) in problem.mass.iter() {
-            sets[c].push(r);
-            sets[r].push(c);
+            entries.extend([(c, r), (r, c)]);
         }
         for i in 0..k {
             let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
             for &a in cols {
                 for &b in cols {
-                    sets[b].push(a);
+                    entries.push((b, a));
                 }
             }
         }
-        let mut col_ptr = vec![0];
-        let mut row_idx = Vec::new();
-        for set in &mut sets {
-            set.sort_unstable();
-            set.dedup();
-            row_idx.extend_from_slice(set);
-            col_ptr.push(row_idx.len());
-        }
+        let (col_ptr, row_idx) = compress(n, &entries);
         let at = |row: usize, col: usize| place(&col_ptr, &row_idx, row, col);
         let mass = problem
             .mass

@@ -9,6 +9,7 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 use super::finish::{self, Finish, Given};
 use super::VelocityProblem;
 use crate::error::{components, cone_derivative, error_for, project_on_cone, ConePiece};
+use crate::pattern::compress;
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -148,39 +149,28 @@ impl Newton {
     fn build(problem: &VelocityProblem) -> Newton {
         let n = problem.force.len();
         let rows = &problem.rows;
-        let mut sets: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
+        // The upper triangle, `(column, row)` with `row <= column`.
+        let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
         let mut diagonal = true;
         for (_, (r, c)) in problem.mass.iter() {
             if r != c {
                 diagonal = false;
             }
-            sets[r.max(c)].push(r.min(c));
+            entries.push((r.max(c), r.min(c)));
         }
         for i in 0..rows.contacts() {
             let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
             for &a in cols {
                 for &b in cols {
                     if a <= b {
-                        sets[b].push(a);
+                        entries.push((b, a));
                     }
                 }
             }
         }
-        let compress = |sets: &mut [Vec<usize>]| {
-            let mut col_ptr = Vec::with_capacity(n + 1);
-            let mut row_idx = Vec::new();
-            col_ptr.push(0);
-            for set in sets.iter_mut() {
-                set.sort_unstable();
-                set.dedup();
-                row_idx.extend_from_slice(set);
-                col_ptr.push(row_idx.len());
-            }
-            (col_ptr, row_idx)
-        };
         // The upper triangle in the problem's order gives the order; the
         // factorization's triangle in that order is what is factored.
-        let (col_ptr, row_idx) = compress(&mut sets);
+        let (col_ptr, row_idx) = compress(n, &entries);
         let upper = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let order = SparseCholesky::fill_reducing_order(upper);
         let mut position = vec![0; n];
@@ -193,20 +183,23 @@ impl Newton {
         let supernodal = n >= SUPERNODAL_FROM;
         let lower = SparseCholesky::in_order_side(supernodal) == faer::Side::Lower;
         // Both triangles in the order: the upper one is analysed.
-        let (mut upper_sets, mut lower_sets) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+        entries.clear();
         for c in 0..n {
             for &r in &row_idx[col_ptr[c]..col_ptr[c + 1]] {
                 let (a, b) = (position[r], position[c]);
-                let (low, high) = (a.min(b), a.max(b));
-                upper_sets[high].push(low);
-                lower_sets[low].push(high);
+                entries.push((a.max(b), a.min(b)));
             }
         }
-        let (upper_ptr, upper_idx) = compress(&mut upper_sets);
+        let (upper_ptr, upper_idx) = compress(n, &entries);
         let ordered = SymbolicSparseColMatRef::new_checked(n, n, &upper_ptr, None, &upper_idx);
         let factor = SparseCholesky::analyze_in_order(ordered, supernodal);
+        if lower {
+            for e in &mut entries {
+                *e = (e.1, e.0);
+            }
+        }
         let (col_ptr, row_idx) = if lower {
-            compress(&mut lower_sets)
+            compress(n, &entries)
         } else {
             (upper_ptr, upper_idx)
         };
