@@ -589,3 +589,47 @@ fn max_penetration() {
     let upside_down = world.max_penetration(&[turned([0.0; 3], X, PI)]);
     assert!((upside_down - 0.5).abs() < 1e-15);
 }
+
+/// The bug: boxes of a pile tie the separation along a face and along an
+/// edge pair to round-off (the edges lie in the faces), and parry's
+/// strict comparison picked the face or the edges as the tie drifted by
+/// `1e-16`, the clipped points differing (here two, or none): a pile at
+/// rest changed its contacts at every other step, each change rebuilding
+/// the contact solver. A face now wins ties with edges, whatever the
+/// round-off.
+#[test]
+fn a_face_wins_a_tie_with_an_edge_pair_through_round_off() {
+    // The second box's pose relative to the first, from the pile, its
+    // tilt moved by `tilt` in both horizontal components.
+    let pose = |tilt: f64| Pose {
+        position: [
+            0.10980023007304758,
+            -0.006725168516962465,
+            0.10004609866663706,
+        ],
+        orientation: [
+            0.9998204289087822,
+            -7.232946590735695e-6 + tilt,
+            -0.00038505933475624046 - tilt,
+            0.018946282317438515,
+        ],
+    };
+    let world = || {
+        vec![
+            fixed(cuboid([0.05; 3]), at([0.0; 3])),
+            on(0, cuboid([0.05; 3])),
+        ]
+    };
+    let reference = points(world(), &[pose(0.0)], 8.2e-3);
+    // Two points of the faces' 7.98 mm gap (parry: none).
+    assert_eq!(reference.len(), 2);
+    for c in &reference {
+        assert!((c.gap - 7.98e-3).abs() < 1e-5, "{}", c.gap);
+    }
+    for k in 1..=20 {
+        for tilt in [k as f64 * 1e-16, -(k as f64) * 1e-16] {
+            let p = points(world(), &[pose(tilt)], 8.2e-3);
+            assert_eq!(ids(&p), ids(&reference), "tilted by {tilt:e}");
+        }
+    }
+}

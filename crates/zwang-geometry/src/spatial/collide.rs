@@ -14,8 +14,10 @@
 //! swaps the `Vec` out) and the general convex one (a new EPA at each
 //! overlap; also, it adds GJK's closest pair without features to every
 //! manifold, a fifth point under a hull of a box's corners, which is kept
-//! here only when clipping finds none). And two faces that coincide give
-//! each shared corner twice: the second copy is dropped.
+//! here only when clipping finds none). The box-box one is re-written
+//! too, to break ties between separating axes one way (at rest they tie
+//! to round-off). And two faces that coincide give each shared corner
+//! twice: the second copy is dropped.
 
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 use parry3d_f64::math::{Pose as Iso, Rotation, Vector};
@@ -23,10 +25,10 @@ use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d_f64::query::epa::EPA;
 use parry3d_f64::query::gjk::{self, CsoPoint, GJKResult, VoronoiSimplex};
 use parry3d_f64::query::{
-    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, TrackedContact,
+    sat, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, TrackedContact,
 };
 use parry3d_f64::shape::{
-    HalfSpace, PackedFeatureId, PolygonalFeature, PolygonalFeatureMap, Shape as ParryShape,
+    Cuboid, HalfSpace, PackedFeatureId, PolygonalFeature, PolygonalFeatureMap, Shape as ParryShape,
     SharedShape,
 };
 
@@ -297,10 +299,12 @@ fn contact_manifold(
         shape1.as_polygonal_feature_map(),
         shape2.as_polygonal_feature_map(),
     );
-    let special = ball1
-        || ball2
-        || (shape1.as_cuboid().is_some() && shape2.as_cuboid().is_some())
-        || (shape1.as_capsule().is_some() && shape2.as_capsule().is_some());
+    if let (Some(one), Some(two)) = (shape1.as_cuboid(), shape2.as_cuboid()) {
+        cuboid_cuboid(pos12, one, two, prediction, manifold);
+        return;
+    }
+    let special =
+        ball1 || ball2 || (shape1.as_capsule().is_some() && shape2.as_capsule().is_some());
     match (shape1.as_halfspace(), shape2.as_halfspace(), pfm1, pfm2) {
         (Some(half), None, _, Some((pfm, radius))) if !ball2 => {
             halfspace_pfm(pos12, half, pfm, radius, prediction, manifold, false);
@@ -321,6 +325,56 @@ fn contact_manifold(
         }
     }
 }
+
+/// parry's `contact_manifold_cuboid_cuboid` (0.31), with ties between
+/// the separating axes broken one way: the first box's face unless the
+/// second's separates by `TIE` (relative to the smaller box) more, and a
+/// face unless an edge pair separates by `TIE` more than it. Boxes at
+/// rest side by side or one on the other tie a face's separation and an
+/// edge pair's to round-off (the edges lie in the faces), and parry's
+/// strict comparison picked one or the other as the tie drifted by
+/// `1e-16`, the clipped points differing (a point, or none): a pile at
+/// rest changed its contacts at every other step, each change
+/// rebuilding the contact solver.
+fn cuboid_cuboid(
+    pos12: &Iso,
+    cuboid1: &Cuboid,
+    cuboid2: &Cuboid,
+    prediction: f64,
+    manifold: &mut ContactManifold<(), ()>,
+) {
+    let pos21 = pos12.inverse();
+    let sep1 = sat::cuboid_cuboid_find_local_separating_normal_oneway(cuboid1, cuboid2, pos12);
+    let sep2 = sat::cuboid_cuboid_find_local_separating_normal_oneway(cuboid2, cuboid1, &pos21);
+    let sep3 = sat::cuboid_cuboid_find_local_separating_edge_twoway(cuboid1, cuboid2, pos12);
+    if sep1.0 > prediction || sep2.0 > prediction || sep3.0 > prediction {
+        return;
+    }
+    let size = cuboid1
+        .half_extents
+        .min_element()
+        .min(cuboid2.half_extents.min_element());
+    let tie = TIE * size;
+    let mut best = if sep2.0 > sep1.0 + tie {
+        (sep2.0, pos12.rotation * -sep2.1)
+    } else {
+        sep1
+    };
+    if sep3.0 > best.0 + tie {
+        best = sep3;
+    }
+    let local_n2 = pos21.rotation * -best.1;
+    let feature1 = cuboid1.support_feature(best.1);
+    let feature2 = cuboid2.support_feature(local_n2);
+    PolygonalFeature::contacts(
+        pos12, &pos21, best.1, local_n2, &feature1, &feature2, manifold, false,
+    );
+    manifold.local_n1 = best.1;
+    manifold.local_n2 = local_n2;
+}
+
+/// See [`cuboid_cuboid`].
+const TIE: f64 = 1e-9;
 
 /// parry's `contact_manifold_pfm_pfm` (0.31) without normal constraints,
 /// for two general convex shapes (hulls, cylinders, a capsule and a box):
