@@ -75,8 +75,8 @@ const IDLE: usize = 4;
 /// have not brought `|F|^2` below `STUCK_GAIN` times what it was: the
 /// next proximal problem (a new centre), or the convex form's answer,
 /// goes on. Measured on a landing pile: half the finishes that ended
-/// unsolved spent their 200 steps at that pace; stopping them costs the
-/// pile 13% less time, with as many steps above the tolerance.
+/// unsolved spent their 200 steps at that pace; stopping them saves the
+/// pile 13% of its time, with as many steps above the tolerance.
 const STUCK_STEPS: usize = 3;
 const STUCK_GAIN: f64 = 0.9;
 /// Armijo's fraction of the predicted decrease.
