@@ -30,6 +30,7 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use crate::error::error_for;
 use crate::lemke::{lemke, Lcp};
+use crate::pattern::{compress, place};
 use crate::sparse_lu::SparseLu;
 use crate::Friction;
 
@@ -127,7 +128,8 @@ struct Layout {
 }
 
 impl Layout {
-    /// The pattern of the `(column, row)` pairs (sorted, no repeats).
+    /// The pattern of the `(column, row)` pairs (any order, repeats
+    /// allowed).
     fn new(
         n: usize,
         pairs: &[(usize, usize)],
@@ -135,15 +137,7 @@ impl Layout {
         entries: &[(usize, usize, usize)],
         var_start: &[usize],
     ) -> Self {
-        let mut col_ptr = vec![0; n + 1];
-        let mut row_idx = Vec::with_capacity(pairs.len());
-        for &(col, row) in pairs {
-            col_ptr[col + 1] += 1;
-            row_idx.push(row);
-        }
-        for j in 0..n {
-            col_ptr[j + 1] += col_ptr[j];
-        }
+        let (col_ptr, row_idx) = compress(n, pairs);
         let mut layout = Layout {
             col_ptr,
             row_idx,
@@ -178,11 +172,7 @@ impl Layout {
         } else {
             (a, b)
         };
-        let start = self.col_ptr[b];
-        start
-            + self.row_idx[start..self.col_ptr[b + 1]]
-                .binary_search(&a)
-                .expect("pair in the pattern")
+        place(&self.col_ptr, &self.row_idx, a, b)
     }
 
     fn len(&self) -> usize {
@@ -301,16 +291,12 @@ impl Island {
         for &(row, col, _) in &entries {
             couple(row / 2, col / 2, &mut pairs);
         }
-        pairs.sort_unstable();
-        pairs.dedup();
         let upper = Layout::new(nv, &pairs, true, &entries, &var_start);
         // The Newton matrix: the same pairs in both triangles.
-        let mut full: Vec<(usize, usize)> = pairs
+        let full: Vec<(usize, usize)> = pairs
             .iter()
             .flat_map(|&(col, row)| [(col, row), (row, col)])
             .collect();
-        full.sort_unstable();
-        full.dedup();
         let full = Layout::new(nv, &full, false, &entries, &var_start);
         let full_pivot = (0..nv).map(|v| full.place(v, v)).collect();
         let lu = SparseLu::analyze(full.symbolic());

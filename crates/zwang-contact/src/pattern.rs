@@ -1,7 +1,7 @@
-//! Sparsity patterns by compressed columns, from their entries: one pass
-//! to count each column's, one to place them, a sort of each short column
-//! (no vector per column: a pile's island is rebuilt whenever a contact
-//! comes or goes, at rest too).
+//! Sparsity patterns by compressed columns: built from their entries (one
+//! pass to count each column's, one to place them, a sort of each short
+//! column; no vector per column: a pile's island is rebuilt whenever a
+//! contact comes or goes), and an entry's place in them.
 
 /// The pattern of `n` columns holding the `(column, row)` entries (in
 /// any order, repeats allowed): column starts, and each column's rows
@@ -38,6 +38,21 @@ pub(crate) fn compress(n: usize, entries: &[(usize, usize)]) -> (Vec<usize>, Vec
     (next, rows)
 }
 
+/// The place of `(row, col)` among the stored entries (its column's rows
+/// sorted).
+///
+/// # Panics
+///
+/// If the pattern does not hold it (a pattern built for the problem at
+/// hand holds every entry asked for).
+pub(crate) fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize) -> usize {
+    let range = col_ptr[col]..col_ptr[col + 1];
+    range.start
+        + row_idx[range]
+            .binary_search(&row)
+            .expect("in the analysed pattern")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +64,7 @@ mod tests {
         assert_eq!(start, vec![0, 1, 2, 5, 5]);
         assert_eq!(rows, vec![0, 1, 0, 1, 2]);
         assert_eq!(compress(2, &[]), (vec![0, 0, 0], vec![]));
+        assert_eq!(place(&start, &rows, 2, 2), 4);
+        assert_eq!(place(&start, &rows, 0, 0), 0);
     }
 }

@@ -40,7 +40,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::VelocityProblem;
 use crate::error::{components, cone_spectrum, error_for, project_on_cone};
-use crate::pattern::compress;
+use crate::pattern::{compress, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::Friction;
@@ -155,15 +155,6 @@ pub(super) struct Given<'a> {
 pub(super) fn budget(problem: &VelocityProblem) -> usize {
     let size = problem.force.len() + problem.rows.dimension * problem.mu.len();
     (BUDGET as f64 * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(BUDGET as f64) as usize
-}
-
-/// The place of `(row, col)` in a column's sorted rows.
-fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize) -> usize {
-    let range = col_ptr[col]..col_ptr[col + 1];
-    range.start
-        + row_idx[range]
-            .binary_search(&row)
-            .expect("in the analysed pattern")
 }
 
 impl Finish {

@@ -9,7 +9,7 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 use super::finish::{self, Finish, Given};
 use super::VelocityProblem;
 use crate::error::{components, cone_derivative, error_for, project_on_cone, ConePiece};
-use crate::pattern::compress;
+use crate::pattern::{compress, place};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -139,11 +139,7 @@ impl Newton {
         } else {
             (a.min(b), a.max(b))
         };
-        let range = self.col_ptr[col]..self.col_ptr[col + 1];
-        range.start
-            + self.row_idx[range]
-                .binary_search(&row)
-                .expect("in the analysed pattern")
+        place(&self.col_ptr, &self.row_idx, row, col)
     }
 
     fn build(problem: &VelocityProblem) -> Newton {
