@@ -750,6 +750,66 @@ fn a_reused_solver_in_space_answers_as_a_fresh_one() {
     }
 }
 
+/// Four islands of three velocities each (the last without contacts),
+/// two random contacts in each of the first three, and `extra` more in
+/// the second, listed first: the other islands' contacts then sit at other
+/// places of the whole problem.
+fn islands(rng: &mut ChaCha8Rng, extra: usize) -> VelocityProblem {
+    let n = 12;
+    let mut m = sprs::TriMat::new((n, n));
+    for i in 0..n {
+        m.add_triplet(i, i, rng.gen_range(0.5..5.0));
+    }
+    let mut rows = ContactRows::new(3);
+    let contact = |rows: &mut ContactRows, island: usize, rng: &mut ChaCha8Rng| {
+        rows.push(
+            (3 * island..3 * island + 3)
+                .map(|c| (c, [0, 1, 2].map(|_| rng.gen_range(-1.0..1.0))))
+                .collect::<Vec<_>>(),
+        );
+    };
+    for _ in 0..extra {
+        contact(&mut rows, 1, rng);
+    }
+    for island in 0..3 {
+        for _ in 0..2 {
+            contact(&mut rows, island, rng);
+        }
+    }
+    let k = rows.contacts();
+    VelocityProblem {
+        mass: m.to_csc(),
+        force: (0..n).map(|_| rng.gen_range(-2.0..2.0)).collect(),
+        rows,
+        b: (0..3 * k).map(|_| rng.gen_range(-1.0..1.0)).collect(),
+        mu: (0..k).map(|_| rng.gen_range(0.1..1.0)).collect(),
+    }
+}
+
+/// A solver meeting a new pattern keeps the solvers of the islands whose
+/// own pattern did not change: their contacts moved in the whole problem,
+/// their numbers are new, and the answer is a fresh solver's, bit for bit.
+#[test]
+fn islands_that_keep_their_pattern_keep_their_solver_and_answer_as_fresh() {
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    for friction in [Friction::Exact, Friction::Convex] {
+        let settings = SolverSettings {
+            friction,
+            ..tight()
+        };
+        let mut solver = PrimalSolver::new();
+        for extra in [0, 1, 2, 0, 0, 3] {
+            let p = islands(&mut rng, extra);
+            let kept = solve_with(&mut solver, &p, &settings, None);
+            let fresh = solve(&p, &settings);
+            assert_eq!(kept.status, fresh.status, "{friction:?}, {extra} more");
+            assert_eq!(kept.r, fresh.r, "{friction:?}, {extra} more");
+            assert_eq!(kept.v, fresh.v, "{friction:?}, {extra} more");
+            assert_eq!(kept.u, fresh.u, "{friction:?}, {extra} more");
+        }
+    }
+}
+
 #[test]
 fn bad_spatial_input_is_a_typed_error() {
     let mut world = World::new([0.0, 0.0, -G], 0.01);

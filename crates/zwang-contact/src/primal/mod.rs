@@ -223,7 +223,9 @@ struct Part {
     /// it copies.
     mass_entries: Vec<usize>,
     problem: VelocityProblem,
-    island: Island,
+    /// Boxed: an island's solver is kilobytes of vectors and options, and
+    /// parts move between lists whenever the pattern changes.
+    island: Box<Island>,
     r: Vec<f64>,
     v: Vec<f64>,
     u: Vec<f64>,
@@ -231,7 +233,52 @@ struct Part {
     outcome: Option<Result<Report, GlobalError>>,
 }
 
+/// An island as the partition found it, before its solver: where its
+/// velocities, contacts and `M`'s entries sit in the whole problem, and its
+/// problem indexed from zero.
+struct Fresh {
+    coords: Vec<usize>,
+    contacts: Vec<usize>,
+    mass_entries: Vec<usize>,
+    problem: VelocityProblem,
+}
+
+/// An island of a new pattern: a kept solver, or one to build.
+enum Either {
+    Kept(Part),
+    Fresh(Fresh),
+}
+
 impl Part {
+    /// Builds the solver of `fresh`.
+    fn new(fresh: Fresh) -> Part {
+        let d = fresh.problem.rows.dimension;
+        let (m, c) = (fresh.coords.len(), fresh.contacts.len());
+        Part {
+            island: Box::new(Island::new(&fresh.problem)),
+            mass_entries: fresh.mass_entries,
+            problem: fresh.problem,
+            r: vec![0.0; d * c],
+            v: vec![0.0; m],
+            u: vec![0.0; d * c],
+            outcome: None,
+            coords: fresh.coords,
+            contacts: fresh.contacts,
+        }
+    }
+
+    /// Whether `fresh` is this island's pattern: the same velocities, `M`'s
+    /// pattern and contacts' columns (its numbers are copied at each solve).
+    fn same_pattern(&self, fresh: &Fresh) -> bool {
+        let (a, b) = (&self.problem, &fresh.problem);
+        self.coords == fresh.coords
+            && a.rows.dimension == b.rows.dimension
+            && a.mass.indptr().raw_storage() == b.mass.indptr().raw_storage()
+            && a.mass.indices() == b.mass.indices()
+            && a.rows.start == b.rows.start
+            && a.rows.cols == b.rows.cols
+    }
+
     /// Copies the island's numbers from `whole` (and its warm start from
     /// `r`), solves, and keeps the outcome.
     fn solve(&mut self, whole: &VelocityProblem, settings: &SolverSettings, r: &[f64]) {
@@ -327,7 +374,7 @@ impl PrimalSolver {
             .into());
         }
         if !self.same_pattern(problem) {
-            self.build(problem);
+            self.build(problem, settings.parallel && k >= PARALLEL_FROM);
         }
         let warm: &[f64] = r;
         let original = settings.tolerance;
@@ -405,8 +452,10 @@ impl PrimalSolver {
     }
 
     /// Splits the problem into islands (velocities coupled through `M`'s
-    /// entries or a contact's row) and builds each one's solver.
-    fn build(&mut self, problem: &VelocityProblem) {
+    /// entries or a contact's row) and builds each one's solver (on
+    /// rayon's pool when `parallel`), keeping those of islands whose
+    /// pattern has not changed.
+    fn build(&mut self, problem: &VelocityProblem, parallel: bool) {
         let (n, k) = (problem.force.len(), problem.mu.len());
         let rows = &problem.rows;
         let mut uf = UnionFind::new(n);
@@ -441,7 +490,8 @@ impl PrimalSolver {
         for (e, (_, (a, b))) in problem.mass.iter().enumerate() {
             entries[labels[a]].push((local[b], local[a], e));
         }
-        self.parts = coords
+        let d = rows.dimension;
+        let fresh: Vec<Fresh> = coords
             .into_iter()
             .zip(contacts)
             .zip(entries)
@@ -460,7 +510,6 @@ impl PrimalSolver {
                     .iter()
                     .map(|&(_, _, e)| problem.mass.data()[e])
                     .collect();
-                let d = rows.dimension;
                 let mut sub_rows = ContactRows::new(d);
                 for &i in &contacts {
                     let (from, to) = (rows.start[i], rows.start[i + 1]);
@@ -472,8 +521,7 @@ impl PrimalSolver {
                         .extend_from_slice(&rows.values[d * from..d * to]);
                     sub_rows.start.push(sub_rows.cols.len());
                 }
-                let c = contacts.len();
-                let sub = VelocityProblem {
+                let problem = VelocityProblem {
                     mass: CsMat::new_csc((m, m), indptr, indices, data),
                     force: coords.iter().map(|&x| problem.force[x]).collect(),
                     rows: sub_rows,
@@ -483,19 +531,55 @@ impl PrimalSolver {
                         .collect(),
                     mu: contacts.iter().map(|&i| problem.mu[i]).collect(),
                 };
-                Part {
-                    island: Island::new(&sub),
-                    mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
-                    problem: sub,
-                    r: vec![0.0; d * c],
-                    v: vec![0.0; m],
-                    u: vec![0.0; d * c],
-                    outcome: None,
+                Fresh {
                     coords,
                     contacts,
+                    mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
+                    problem,
                 }
             })
             .collect();
+        // An island whose pattern is one of the last problem's (the same
+        // velocities, `M`'s pattern and contacts' columns) keeps that one's
+        // solver: its analysis and working memory. A landing pile changes
+        // some contacts at every step; most islands, and every free body,
+        // stay as they were.
+        let mut old: Vec<Option<Part>> = std::mem::take(&mut self.parts)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut by_first = vec![usize::MAX; n];
+        for (j, part) in old.iter().enumerate() {
+            if let Some(&first) = part.as_ref().and_then(|p| p.coords.first()) {
+                if first < n {
+                    by_first[first] = j;
+                }
+            }
+        }
+        let kept: Vec<Either> = fresh
+            .into_iter()
+            .map(|f| {
+                let j = f.coords.first().map_or(usize::MAX, |&c| by_first[c]);
+                match old.get_mut(j) {
+                    Some(slot) if slot.as_ref().is_some_and(|p| p.same_pattern(&f)) => {
+                        let mut part = slot.take().expect("checked");
+                        part.contacts = f.contacts;
+                        part.mass_entries = f.mass_entries;
+                        Either::Kept(part)
+                    }
+                    _ => Either::Fresh(f),
+                }
+            })
+            .collect();
+        let new = |found: Either| match found {
+            Either::Kept(part) => part,
+            Either::Fresh(fresh) => Part::new(fresh),
+        };
+        self.parts = if parallel {
+            kept.into_par_iter().map(new).collect()
+        } else {
+            kept.into_iter().map(new).collect()
+        };
         self.free.clear();
         self.free.resize(rows.dimension * k, 0.0);
         self.pattern = Some(Pattern {
