@@ -199,6 +199,15 @@ pub(crate) fn components(x: &[f64], dimension: usize, i: usize) -> [f64; 3] {
     [c[0], c[1], if dimension == 3 { c[2] } else { 0.0 }]
 }
 
+/// Writes contact `i`'s components (the first `dimension` of `value`):
+/// element by element, where a copy of a slice of run-time length is a
+/// call to `memmove` per contact (6% of a landing pile's time).
+pub(crate) fn set_components(x: &mut [f64], dimension: usize, i: usize, value: [f64; 3]) {
+    for (x, v) in x[dimension * i..dimension * (i + 1)].iter_mut().zip(value) {
+        *x = v;
+    }
+}
+
 /// The natural map's residual `|| r - P_K(r - w) ||` over all contacts,
 /// not normalised: `w = u + mu |u_T| e_N` (De Saxce's velocity) for the
 /// exact law, `w = u` for the convex form.

@@ -39,7 +39,7 @@
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::VelocityProblem;
-use crate::error::{components, cone_spectrum, error_for, project_on_cone};
+use crate::error::{components, cone_spectrum, error_for, project_on_cone, set_components};
 use crate::pattern::{compress, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
@@ -694,7 +694,7 @@ impl Finish {
                     y[c] += along * q[c];
                 }
             }
-            out[n + d * i..n + d * i + d].copy_from_slice(&y[..d]);
+            set_components(&mut out[n..], d, i, y);
         }
     }
 }

@@ -8,7 +8,9 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use super::finish::{self, Finish, Given};
 use super::VelocityProblem;
-use crate::error::{components, cone_derivative, error_for, project_on_cone, ConePiece};
+use crate::error::{
+    components, cone_derivative, error_for, project_on_cone, set_components, ConePiece,
+};
 use crate::pattern::{compress, place};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
@@ -374,7 +376,7 @@ impl Island {
         // The warm start, in the cone, and its velocities.
         for i in 0..k {
             let (p, _) = project_on_cone(problem.mu[i], components(r, d, i), d);
-            self.lambda[d * i..d * i + d].copy_from_slice(&p[..d]);
+            set_components(&mut self.lambda, d, i, p);
         }
         self.mv.copy_from_slice(&problem.force);
         problem.rows.add_transpose(&self.lambda, &mut self.mv);
@@ -679,7 +681,7 @@ impl Island {
             let (p, piece) = project_on_cone(mu[i], x, d);
             slope += p[0] * jd[0] + p[1] * jd[1] + p[2] * jd[2];
             if keep {
-                self.projected[d * i..d * i + d].copy_from_slice(&p[..d]);
+                set_components(&mut self.projected, d, i, p);
                 self.pieces[i] = piece;
                 self.points[i] = x;
             }
@@ -770,7 +772,7 @@ impl Island {
             // part, linear in the step.
             for i in 0..rows.contacts() {
                 let jd = rows.velocity(i, &self.direction);
-                self.jd[d * i..d * i + d].copy_from_slice(&jd[..d]);
+                set_components(&mut self.jd, d, i, jd);
             }
             self.md.fill(0.0);
             symmetric_product(
@@ -938,7 +940,7 @@ impl Island {
                 x[c] = self.lambda[d * i + c] + high * step(self, d * i + c);
             }
             let (p, _) = project_on_cone(mu[i], x, d);
-            self.lambda[d * i..d * i + d].copy_from_slice(&p[..d]);
+            set_components(&mut self.lambda, d, i, p);
         }
         Jump::Jumped
     }

@@ -45,6 +45,7 @@ mod island;
 use rayon::prelude::*;
 use sprs::CsMat;
 
+use crate::error::{components, set_components};
 use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
@@ -297,9 +298,9 @@ impl Part {
             let len = to - from;
             p.rows.values[d * at..d * (at + len)]
                 .copy_from_slice(&whole.rows.values[d * from..d * to]);
-            p.b[d * local..d * local + d].copy_from_slice(&whole.b[d * i..d * i + d]);
+            set_components(&mut p.b, d, local, components(&whole.b, d, i));
             p.mu[local] = whole.mu[i];
-            self.r[d * local..d * local + d].copy_from_slice(&r[d * i..d * i + d]);
+            set_components(&mut self.r, d, local, components(r, d, i));
         }
         self.outcome = Some(
             self.island
@@ -413,9 +414,9 @@ impl PrimalSolver {
             }
             let free = part.island.free();
             for (local, &i) in part.contacts.iter().enumerate() {
-                r[d * i..d * i + d].copy_from_slice(&part.r[d * local..d * local + d]);
-                u[d * i..d * i + d].copy_from_slice(&part.u[d * local..d * local + d]);
-                self.free[d * i..d * i + d].copy_from_slice(&free[d * local..d * local + d]);
+                set_components(r, d, i, components(&part.r, d, local));
+                set_components(u, d, i, components(&part.u, d, local));
+                set_components(&mut self.free, d, i, components(free, d, local));
             }
             report.status = match (report.status, island.status) {
                 (Status::Unbounded, _) | (_, Status::Unbounded) => Status::Unbounded,
