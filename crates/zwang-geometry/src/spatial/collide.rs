@@ -31,6 +31,7 @@ use parry3d_f64::shape::{
     Cuboid, HalfSpace, PackedFeatureId, PolygonalFeature, PolygonalFeatureMap, Shape as ParryShape,
     SharedShape,
 };
+use rayon::prelude::*;
 
 use super::shape::solid_hull;
 use super::{Pose, Shape};
@@ -83,9 +84,16 @@ pub struct Collision {
     old_pairs: Vec<Pair>,
     /// The points for [`Collision::max_penetration`].
     scratch: Vec<ContactPoint>,
-    /// EPA's working memory, for overlapping general convex shapes.
-    epa: EPA,
+    /// EPA's working memory, for overlapping general convex shapes: one
+    /// per chunk of pairs the narrow phase splits them into.
+    epas: Vec<EPA>,
 }
+
+/// Candidate pairs from which the narrow phase runs on rayon's pool, in
+/// `CHUNKS_PER_THREAD` chunks a thread (a landing pile of 256 boxes has
+/// about 700; a few dozen cost less than the split).
+const PARALLEL_PAIRS: usize = 64;
+const CHUNKS_PER_THREAD: usize = 4;
 
 /// The room for points a manifold starts with: the overlap of two
 /// quadrilaterals (parry's 3D features have at most 4 vertices) is an
@@ -140,7 +148,7 @@ impl Collision {
             pairs: Vec::new(),
             old_pairs: Vec::new(),
             scratch: Vec::new(),
-            epa: EPA::new(),
+            epas: vec![EPA::new()],
         })
     }
 
@@ -157,8 +165,11 @@ impl Collision {
     /// grown by `margin`; each pair it finds that may collide gets its
     /// contact manifold from parry, afresh at each call (parry's shortcut
     /// that moves the last call's points along when the pose changed
-    /// little is not used: the points are exact at every call). Points
-    /// come ordered by (`colliders`, `id`).
+    /// little is not used: the points are exact at every call). From
+    /// `PARALLEL_PAIRS` pairs on, the manifolds are computed on rayon's
+    /// pool in fixed chunks (256 boxes touching side by side: 1.4 times
+    /// faster on two threads). Points come ordered by (`colliders`, `id`),
+    /// the same on any number of threads.
     ///
     /// # Panics
     ///
@@ -181,13 +192,46 @@ impl Collision {
                 }
             },
         );
-        for pair in &mut self.pairs {
+        // The manifolds, each on its own (in chunks on rayon's pool), then
+        // their points in the pairs' order: the same on any number of
+        // threads.
+        let (world, shapes) = (&self.world, &self.shapes);
+        let manifold_of = |pair: &mut Pair, epa: &mut EPA| {
+            let [i, j] = pair.colliders.map(|k| k as usize);
+            let pos12 = world[i].inv_mul(&world[j]);
+            contact_manifold(
+                &pos12,
+                &*shapes[i],
+                &*shapes[j],
+                margin,
+                &mut pair.manifold,
+                epa,
+            );
+        };
+        let threads = rayon::current_num_threads();
+        if self.pairs.len() >= PARALLEL_PAIRS && threads > 1 {
+            let chunks = CHUNKS_PER_THREAD * threads;
+            if self.epas.len() < chunks {
+                self.epas.resize_with(chunks, EPA::new);
+            }
+            let size = self.pairs.len().div_ceil(chunks);
+            self.pairs
+                .par_chunks_mut(size)
+                .zip(self.epas.par_iter_mut())
+                .for_each(|(pairs, epa)| {
+                    for pair in pairs {
+                        manifold_of(pair, epa);
+                    }
+                });
+        } else {
+            for pair in &mut self.pairs {
+                manifold_of(pair, &mut self.epas[0]);
+            }
+        }
+        for pair in &self.pairs {
             let [i, j] = pair.colliders.map(|k| k as usize);
             let (pose_i, pose_j) = (&self.world[i], &self.world[j]);
-            let pos12 = pose_i.inv_mul(pose_j);
-            let manifold = &mut pair.manifold;
-            let (shape_i, shape_j) = (&*self.shapes[i], &*self.shapes[j]);
-            contact_manifold(&pos12, shape_i, shape_j, margin, manifold, &mut self.epa);
+            let manifold = &pair.manifold;
             let normal = (pose_i.rotation * manifold.local_n1).to_array();
             // Two faces that coincide give each shared corner twice (a
             // corner of the first in the second's face, and the other way
