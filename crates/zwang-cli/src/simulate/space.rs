@@ -90,7 +90,9 @@ pub(super) fn run(
         events.output_every = settings.output_every;
         simulate(model, scene.duration, &events, &mut outputs)
     } else {
-        simulate_space(model, scene.duration, &settings, &mut outputs)
+        // On rayon's pool as a whole: called from outside it, each step's
+        // parallel stages would be handed to the pool and waited for.
+        rayon::scope(|_| simulate_space(model, scene.duration, &settings, &mut outputs))
     };
     if let (Some(path), Some(csv)) = (&args.csv, outputs.csv) {
         if let Err(e) = csv.finish() {

@@ -52,6 +52,11 @@ const GAP_SLOP: f64 = 1e-3;
 
 /// A velocity-level time stepper of a spatial model and its working
 /// memory.
+///
+/// Collision and islands run on rayon's pool. Step from inside it
+/// (`rayon::scope`, `ThreadPool::install`) where steps are short: from
+/// outside, each parallel stage is handed to the pool and waited for
+/// (64 boxes in a bin at rest: 0.22 ms a step against 0.15 inside).
 pub struct SpaceStepper<'m> {
     model: &'m SpatialModel,
     settings: StepSettings,
@@ -398,7 +403,8 @@ impl<'m> SpaceStepper<'m> {
 
 /// Runs `model` from its initial state to `duration` by velocity-level
 /// time steps, the observer sampling every `output_every` (states within
-/// a step on `q (+) s v+`; no contact samples, no events).
+/// a step on `q (+) s v+`; no contact samples, no events). Call it from
+/// inside rayon's pool (see [`SpaceStepper`]).
 pub fn simulate_space(
     model: &SpatialModel,
     duration: f64,
