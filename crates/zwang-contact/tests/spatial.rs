@@ -750,16 +750,19 @@ fn a_reused_solver_in_space_answers_as_a_fresh_one() {
     }
 }
 
-/// Four islands of three velocities each (the last without contacts),
-/// two random contacts in each of the first three, and `extra` more in
-/// the second, listed first: the other islands' contacts then sit at other
-/// places of the whole problem.
+/// Five islands of three velocities each (the last two without contacts,
+/// the last coupled through `M`), two random contacts in each of the
+/// first three, and `extra` more in the second, listed first: the other
+/// islands' contacts then sit at other places of the whole problem.
 fn islands(rng: &mut ChaCha8Rng, extra: usize) -> VelocityProblem {
-    let n = 12;
+    let n = 15;
     let mut m = sprs::TriMat::new((n, n));
     for i in 0..n {
-        m.add_triplet(i, i, rng.gen_range(0.5..5.0));
+        m.add_triplet(i, i, rng.gen_range(2.0..5.0));
     }
+    let coupling = rng.gen_range(-1.0..1.0);
+    m.add_triplet(12, 13, coupling);
+    m.add_triplet(13, 12, coupling);
     let mut rows = ContactRows::new(3);
     let contact = |rows: &mut ContactRows, island: usize, rng: &mut ChaCha8Rng| {
         rows.push(
@@ -788,7 +791,8 @@ fn islands(rng: &mut ChaCha8Rng, extra: usize) -> VelocityProblem {
 
 /// A solver meeting a new pattern keeps the solvers of the islands whose
 /// own pattern did not change: their contacts moved in the whole problem,
-/// their numbers are new, and the answer is a fresh solver's, bit for bit.
+/// their numbers are new, and the answer is a fresh solver's, bit for bit;
+/// the free velocities balance their forces.
 #[test]
 fn islands_that_keep_their_pattern_keep_their_solver_and_answer_as_fresh() {
     let mut rng = ChaCha8Rng::seed_from_u64(34);
@@ -806,6 +810,14 @@ fn islands_that_keep_their_pattern_keep_their_solver_and_answer_as_fresh() {
             assert_eq!(kept.r, fresh.r, "{friction:?}, {extra} more");
             assert_eq!(kept.v, fresh.v, "{friction:?}, {extra} more");
             assert_eq!(kept.u, fresh.u, "{friction:?}, {extra} more");
+            // The islands without contacts (solved as one): `M v = f`.
+            let mut mv = [0.0; 15];
+            for (&x, (r, c)) in p.mass.iter() {
+                mv[r] += x * kept.v[c];
+            }
+            for c in 9..15 {
+                assert!((mv[c] - p.force[c]).abs() <= 1e-14 * p.force[c].abs().max(1.0));
+            }
         }
     }
 }
