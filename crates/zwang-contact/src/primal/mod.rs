@@ -572,8 +572,8 @@ impl PrimalSolver {
         // An island whose pattern is one of the last problem's (the same
         // velocities, `M`'s pattern and contacts' columns) keeps that one's
         // solver: its analysis and working memory. A landing pile changes
-        // some contacts at every step; most islands, and every free body,
-        // stay as they were.
+        // some contacts at every step; most islands stay as they were, and
+        // the free bodies' one while none of them touches anything.
         let mut old: Vec<Option<Part>> = std::mem::take(&mut self.parts)
             .into_iter()
             .map(Some)
