@@ -11,9 +11,9 @@
 //! BOXES cubes of 0.1 m and 1 kg (default 256) in layers of 8 x 8, a
 //! little apart and turned a little, dropped from just above a 0.9 m
 //! square bin (a floor and four walls), friction 0.5, g = 9.81, time step
-//! 0.002 s unless given. `serial` runs on one thread (collision and islands); `trace` prints
-//! each step's time, contacts, iterations and error (and whether the overlap
-//! was projected away); `tolerance=X` sets
+//! 0.002 s unless given. `serial` runs on one thread (collision and
+//! islands); `trace` prints each step's time, contacts, iterations and
+//! error (and whether the overlap was projected away); `tolerance=X` sets
 //! the contact solver's (default 1e-10).
 
 use zwang::contact::Friction;
