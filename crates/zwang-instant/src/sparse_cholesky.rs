@@ -109,10 +109,9 @@ impl SparseCholesky {
 
     /// The fill-reducing order faer's analysis of the pattern whose upper
     /// triangle is `upper` picks (approximate minimum degree): `order[new]
-    /// = old`. A
-    /// matrix assembled in that order is factored by
-    /// [`SparseCholesky::analyze_in_order`] without faer's permuted
-    /// copy at each factorization.
+    /// = old`. A matrix assembled in that order is factored by
+    /// [`SparseCholesky::analyze_in_order`] without faer's permuted copy at
+    /// each factorization.
     pub fn fill_reducing_order(upper: SymbolicSparseColMatRef<'_, usize>) -> Vec<usize> {
         let n = upper.nrows();
         let (mut order, mut inverse) = (vec![0; n], vec![0; n]);

@@ -163,6 +163,12 @@ pub(super) fn budget(problem: &VelocityProblem) -> usize {
     (BUDGET as f64 * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(BUDGET as f64) as usize
 }
 
+/// The eigenvalue of contact `i`'s block `A_i = (I - D_i) / rho_i +
+/// sigma_i D_i` along an eigenvector of `D_i` of eigenvalue `lambda`.
+fn block(lambda: f64, rho: f64, sigma: f64) -> f64 {
+    (1.0 - lambda) / rho + sigma * lambda
+}
+
 impl Finish {
     /// The pattern of `problem`'s (an island's) reduced Newton matrix and
     /// its analysis.
@@ -552,7 +558,7 @@ impl Finish {
             // A^-1 and C = A^-1 D in D's eigenvectors.
             let (mut inverse, mut couple) = ([[0.0; 3]; 3], [[0.0; 3]; 3]);
             for (lambda, q) in self.spectra[i] {
-                let a = (1.0 - lambda) / rho + sigma * lambda;
+                let a = block(lambda, rho, sigma);
                 for p in 0..3 {
                     for c in 0..3 {
                         inverse[p][c] += q[p] * q[c] / a;
@@ -681,7 +687,7 @@ impl Finish {
             let mut y = self.derivative_along(problem, i, dv, [0.0; 3]);
             let ri = components(dr, d, i);
             for (lambda, q) in self.spectra[i] {
-                let a = (1.0 - lambda) / rho + sigma * lambda;
+                let a = block(lambda, rho, sigma);
                 let along = a * (q[0] * ri[0] + q[1] * ri[1] + q[2] * ri[2]);
                 for c in 0..3 {
                     y[c] += along * q[c];
