@@ -5,7 +5,7 @@
 //! MuJoCo).
 //!
 //! ```text
-//! cargo run --release --example box_bin -- BOXES DURATION [TIME_STEP] [convex] [serial] [trace] [tolerance=X]
+//! cargo run --release --example box_bin -- BOXES DURATION [TIME_STEP] [convex] [serial] [trace] [tolerance=X] [finish=N]
 //! ```
 //!
 //! BOXES cubes of 0.1 m and 1 kg (default 256) in layers of 8 x 8, a
@@ -14,7 +14,9 @@
 //! 0.002 s unless given. `serial` runs on one thread (collision and
 //! islands); `trace` prints each step's time, contacts, iterations and
 //! error (and whether the overlap was projected away); `tolerance=X` sets
-//! the contact solver's (default 1e-10).
+//! the contact solver's (default 1e-10), `finish=N` its finish's budget
+//! of Newton steps (default 200; more solves more landing islands to the
+//! tolerance, at more cost).
 
 use zwang::contact::Friction;
 use zwang::geometry::spatial::Shape;
@@ -87,6 +89,10 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("tolerance=")?.parse::<f64>().ok())
         .unwrap_or(StepSettings::default().tolerance);
+    let finish_steps = rest
+        .iter()
+        .find_map(|a| a.strip_prefix("finish=")?.parse::<usize>().ok())
+        .unwrap_or(StepSettings::default().finish_steps);
     if serial {
         rayon::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -103,6 +109,7 @@ fn main() {
         },
         output_every: duration,
         tolerance,
+        finish_steps,
         ..StepSettings::default()
     };
     // The whole run on rayon's pool: called from outside it, each step's

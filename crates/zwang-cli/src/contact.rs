@@ -36,7 +36,10 @@ use zwang_harness::json::pretty;
 /// velocities (Newton's method on `v`, `W = H^T M^-1 H` never formed; the
 /// dual method on that local form finishing where it stalls). A local
 /// problem in space is solved the same way on `W = J J^T` (`J` a sparse
-/// Cholesky factor of `W`).
+/// Cholesky factor of `W`). In space, where the outer iterations stall,
+/// proximal Newton iterations finish, in at most `--finish-steps` Newton
+/// steps (default 200, fewer on large problems): hard problems, such as
+/// boxes landing on redundant corners, may need thousands.
 ///
 /// `error` is Siconos' measure: local form
 /// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`;
@@ -74,6 +77,11 @@ pub(crate) struct ContactArgs {
     /// (the cone complementarity relaxation).
     #[arg(long, value_enum, default_value_t = FrictionArg::Exact)]
     friction: FrictionArg,
+    /// Most Newton steps of the proximal finish in space on a problem of
+    /// up to 500 unknowns (fewer on larger ones, as the cube of their
+    /// size): raise it where the default stops above the tolerance.
+    #[arg(long, value_name = "N", default_value_t = SolverSettings::default().finish_steps)]
+    finish_steps: usize,
     /// Write the answer `{"r", "u"[, "v"]}` to this file as JSON.
     #[arg(long, value_name = "SOLUTION.json")]
     out: Option<PathBuf>,
@@ -194,6 +202,7 @@ fn solve(args: &ContactArgs, input: Input) -> Result<(Report, Answer), String> {
             FrictionArg::Exact => Friction::Exact,
             FrictionArg::Convex => Friction::Convex,
         },
+        finish_steps: args.finish_steps,
         ..SolverSettings::default()
     };
     let solved = match input {

@@ -232,6 +232,25 @@ fn options_are_taken() {
     assert_bad_input(&o, "line 913");
 }
 
+/// `--finish-steps` reaches the solver: a landing island the default
+/// budget leaves above `1e-10` is solved with 1,000 (the error recomputed
+/// from the file); a value that is not a count is one line, exit 2.
+#[test]
+fn finish_steps_are_taken() {
+    let path = data("Box_Bin_Landing-20.hdf5");
+    let (report, answer, code) =
+        run_json(&path, &["--tolerance", "1e-10", "--finish-steps", "1000"]);
+    assert_eq!((report["status"].as_str(), code), (Some("solved"), 0));
+    let FclibProblem::Global(p) = read_fclib(std::fs::read(&path).unwrap()).unwrap() else {
+        panic!("global form");
+    };
+    let (r, v) = (numbers(&answer["r"]), numbers(&answer["v"]));
+    let error = global_error(&p, &r, &v, Friction::Exact);
+    assert!(error <= 1e-10, "{error:e}");
+    let o = zwang(&["contact", path.to_str().unwrap(), "--finish-steps", "x"]);
+    assert_bad_input(&o, "--finish-steps");
+}
+
 /// The last words of the one line on stderr, exit code 2, no stdout.
 fn assert_bad_input(o: &Output, needle: &str) {
     let err = text(&o.stderr);

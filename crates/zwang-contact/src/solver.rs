@@ -46,6 +46,14 @@ pub struct SolverSettings {
     /// Solve islands on rayon's thread pool (from 256 contacts on).
     /// Default `true`.
     pub parallel: bool,
+    /// Most Newton steps of the proximal finish in space (where the outer
+    /// iterations stall) on an island of up to 500 unknowns (velocities
+    /// and impulses), fewer on larger ones as the cube of their size, and
+    /// at most a fifth as many proximal iterations (at least 40). Default
+    /// 200, what a landing pile's step can afford; raise it for answers
+    /// to the tolerance on hard islands (a landing box's redundant corners
+    /// at the cone's edge) at more cost, 0 for no finish.
+    pub finish_steps: usize,
 }
 
 impl Default for SolverSettings {
@@ -55,6 +63,7 @@ impl Default for SolverSettings {
             max_iterations: 200,
             friction: Friction::Exact,
             parallel: true,
+            finish_steps: 200,
         }
     }
 }

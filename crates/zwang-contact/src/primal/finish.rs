@@ -43,22 +43,22 @@ use crate::error::{components, cone_spectrum, error_for, project_on_cone, set_co
 use crate::pattern::{compress, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
-use crate::Friction;
+use crate::{Friction, SolverSettings};
 
-/// Most proximal iterations, and Newton steps in each.
+/// Most proximal iterations (at least; a fifth of the budget when that
+/// is more), and Newton steps in each.
 const MAX_OUTER: usize = 40;
 const MAX_NEWTON: usize = 40;
-/// Most Newton steps of a finish in all, on islands of up to
-/// `BUDGET_SIZE` unknowns; fewer on larger ones, as the cube of their
-/// size (velocities and impulses: a factorisation's cost grows faster
-/// than the size), none past about 2,900 (a pile whose island holds
-/// every box, which the finish has not been seen to solve). The best
-/// iterate is the answer when they run out. Measured
-/// on boxes landing in a bin: half the finishes that solve take 111
-/// steps, nine in ten 255; those that run past that mostly end unsolved
-/// (with 1,600, two finishes in three spent about 600 steps each for
-/// nothing, 80% of the pile's time).
-const BUDGET: usize = 200;
+/// A finish's Newton steps in all ([`crate::SolverSettings`]'
+/// `finish_steps`, default 200) are for islands of up to `BUDGET_SIZE`
+/// unknowns; fewer on larger ones, as the cube of their size (velocities
+/// and impulses: a factorisation's cost grows faster than the size), none
+/// past about 2,900 by default (a pile whose island holds every box,
+/// which the finish has not been seen to solve). The best iterate is the
+/// answer when they run out. Measured on boxes landing in a bin: half the
+/// finishes that solve take 111 steps, nine in ten 255; those that run
+/// past that mostly end unsolved (with 1,600, two finishes in three spent
+/// about 600 steps each for nothing, 80% of the pile's time).
 const BUDGET_SIZE: usize = 500;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
@@ -157,10 +157,12 @@ pub(super) struct Given<'a> {
     pub free: &'a [f64],
 }
 
-/// The Newton steps a finish of `problem` may take (see [`BUDGET`]).
-pub(super) fn budget(problem: &VelocityProblem) -> usize {
+/// The Newton steps a finish of `problem` may take, `steps` on islands of
+/// up to [`BUDGET_SIZE`] unknowns.
+pub(super) fn budget(problem: &VelocityProblem, steps: usize) -> usize {
     let size = problem.force.len() + problem.rows.dimension * problem.mu.len();
-    (BUDGET as f64 * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(BUDGET as f64) as usize
+    let steps = steps as f64;
+    (steps * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(steps) as usize
 }
 
 /// The eigenvalue of contact `i`'s block `A_i = (I - D_i) / rho_i +
@@ -240,7 +242,7 @@ impl Finish {
             left: vec![0.0; size],
             more: vec![0.0; size],
             steps: 0,
-            budget: budget(problem),
+            budget: 0,
             best_v: vec![0.0; n],
             best_r: vec![0.0; d * k],
             best_u: vec![0.0; d * k],
@@ -249,20 +251,21 @@ impl Finish {
     }
 
     /// The proximal iterations from `(v, r)` (`u = J v + b`) to the
-    /// tolerance on the primal method's measure, writing the best iterate
-    /// back; `places` and `diagonal` are the island's (`M`'s mirrored
-    /// entries and diagonal), `free` the free contact velocity. The
-    /// status, the error, and the Newton steps taken.
+    /// tolerance on the primal method's measure, within the settings'
+    /// budget ([`budget`]), writing the best iterate back; `places` and
+    /// `diagonal` are the island's (`M`'s mirrored entries and diagonal),
+    /// `free` the free contact velocity. The status, the error, and the
+    /// Newton steps taken.
     pub fn solve(
         &mut self,
         given: &Given,
-        friction: Friction,
-        tolerance: f64,
+        settings: &SolverSettings,
         v: &mut [f64],
         r: &mut [f64],
         u: &mut [f64],
     ) -> (Status, f64, usize) {
         let (problem, diagonal) = (given.problem, given.diagonal);
+        let (friction, tolerance) = (settings.friction, settings.tolerance);
         let rows = &problem.rows;
         for i in 0..problem.mu.len() {
             let w: f64 = (rows.start[i]..rows.start[i + 1])
@@ -271,6 +274,7 @@ impl Finish {
             self.rho[i] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
         self.steps = 0;
+        self.budget = budget(problem, settings.finish_steps);
         self.best = f64::INFINITY;
         let mut error = self.prox(given, friction, tolerance, v, r, u, true);
         if error > tolerance && friction == Friction::Exact && self.steps < self.budget {
@@ -314,7 +318,7 @@ impl Finish {
         let mut error = self.measure(given, friction, v, r, u);
         let weight_at = |error: f64| (SIGMA_GAIN * error).clamp(SIGMA_FLOOR, SIGMA_CEILING);
         let mut weight = weight_at(error);
-        for _ in 0..MAX_OUTER {
+        for _ in 0..MAX_OUTER.max(self.budget / 5) {
             if keep {
                 self.keep(error, v, r, u);
             }

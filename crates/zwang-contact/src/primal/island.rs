@@ -534,7 +534,7 @@ impl Island {
         report.error = error;
         if error <= margin * settings.tolerance && !drifted {
             report.status = Status::Solved;
-        } else if d == 3 && k > 0 && finish::budget(problem) > 0 {
+        } else if d == 3 && k > 0 && finish::budget(problem, settings.finish_steps) > 0 {
             // The dual method is planar; in space proximal Newton
             // iterations in `(v, r)` finish. A walk found endless that
             // they do not end is a problem without an answer.
@@ -545,8 +545,7 @@ impl Island {
                 diagonal: &self.newton.mass_diagonal,
                 free: &self.free,
             };
-            let (status, finished, steps) =
-                finish.solve(&given, settings.friction, settings.tolerance, v, r, u);
+            let (status, finished, steps) = finish.solve(&given, settings, v, r, u);
             report.status = match status {
                 Status::Solved => Status::Solved,
                 _ if drifted => Status::Unbounded,

@@ -121,6 +121,7 @@ impl<'m> SpaceStepper<'m> {
         let solver_settings = SolverSettings {
             friction: settings.friction,
             tolerance: settings.tolerance,
+            finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
         let mut joints = SpaceJoints::new(model);

@@ -79,6 +79,11 @@ pub struct StepSettings {
     /// The most steps a run may take (duration / time_step, rounded up,
     /// must not exceed it). Default 10 000 000.
     pub max_steps: usize,
+    /// The contact solver's budget for its finish in space
+    /// ([`zwang_contact::SolverSettings`]' `finish_steps`). Default 200;
+    /// more solves more of a landing pile's islands to the tolerance, at
+    /// more cost.
+    pub finish_steps: usize,
 }
 
 impl Default for StepSettings {
@@ -90,6 +95,7 @@ impl Default for StepSettings {
             penetration_tolerance: 1e-6,
             output_every: 0.01,
             max_steps: 10_000_000,
+            finish_steps: SolverSettings::default().finish_steps,
         }
     }
 }
@@ -359,6 +365,7 @@ impl<'m> TimeStepper<'m> {
         let solver_settings = SolverSettings {
             tolerance: settings.tolerance,
             friction: settings.friction,
+            finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
         Ok(TimeStepper {
