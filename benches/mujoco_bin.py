@@ -10,7 +10,13 @@ unless `pyramidal`) and prints the wall time per step, the fastest speed
 at the end and the deepest overlap seen: the numbers
 `cargo run --release --example box_bin BOXES DURATION` prints for zwang.
 
-    python3 benches/mujoco_bin.py BOXES DURATION [TIME_STEP] [pyramidal] [impratio=10]
+    python3 benches/mujoco_bin.py BOXES DURATION [TIME_STEP] [pyramidal] [impratio=10] [solref=T]
+
+`solref=T` sets the contacts' time constant (MuJoCo's default 0.02 s; it
+takes at least two time steps): its soft contacts overlap and creep less
+the stiffer they are, so `TIME_STEP` and `solref` together say what
+MuJoCo needs to meet zwang's bars (overlap below 0.1 mm, at rest below
+1e-4 m/s); compare the wall time of the whole run then.
 
 Needs `pip install mujoco` (not needed by the tests).
 """
@@ -37,7 +43,7 @@ def quaternion(w):
     return [math.cos(0.5 * angle)] + [s * x for x in w]
 
 
-def bin_xml(boxes, dt, cone, impratio):
+def bin_xml(boxes, dt, cone, impratio, solref):
     bodies = []
     for k in range(boxes):
         layer, i, j = k // 64, (k % 64) // 8, k % 8
@@ -69,6 +75,7 @@ def bin_xml(boxes, dt, cone, impratio):
   <compiler angle="degree"/>
   <option timestep="{dt!r}" gravity="0 0 -9.81" cone="{cone}" impratio="{impratio!r}"/>
   <size memory="200M"/>
+  <default><geom solref="{solref!r} 1"/></default>
   <worldbody>
     <geom type="plane" size="1 1 1" friction="0.5 0 0"/>
     {"".join(walls)}
@@ -85,7 +92,8 @@ def main():
     dt = next((float(a) for a in rest if a.replace(".", "", 1).replace("e-", "", 1).isdigit()), 0.002)
     cone = "pyramidal" if "pyramidal" in rest else "elliptic"
     impratio = next((float(a.split("=")[1]) for a in rest if a.startswith("impratio=")), 1.0)
-    model = mujoco.MjModel.from_xml_string(bin_xml(boxes, dt, cone, impratio))
+    solref = next((float(a.split("=")[1]) for a in rest if a.startswith("solref=")), 0.02)
+    model = mujoco.MjModel.from_xml_string(bin_xml(boxes, dt, cone, impratio, solref))
     data = mujoco.MjData(model)
     steps = round(duration / dt)
     deepest = 0.0
@@ -104,8 +112,8 @@ def main():
     fastest = max(abs(x) for x in data.qvel) if model.nv else 0.0
     final = -min(data.contact.dist[: data.ncon]) if data.ncon else 0.0
     print(
-        f"mujoco {mujoco.__version__} {cone}, impratio {impratio:g}: {boxes} boxes, {steps} steps: "
-        f"{1e3 * elapsed / steps:.3f} ms/step ({last:.3f} over the last quarter); {data.ncon} contacts at the end; "
+        f"mujoco {mujoco.__version__} {cone}, impratio {impratio:g}, solref {solref:g}: {boxes} boxes, "
+        f"{steps} steps in {elapsed:.2f} s: {1e3 * elapsed / steps:.3f} ms/step ({last:.3f} over the last quarter); {data.ncon} contacts at the end; "
         f"fastest speed at the end {fastest:.2e}; deepest overlap {deepest:.2e} m ({final:.2e} m at the end)"
     )
 

@@ -16,7 +16,10 @@ For the global form zwang reports Siconos' global measure
 (`gfc3d_compute_error`); the script prints the local one of zwang's `r` on
 the reformulated problem beside Siconos', so that the columns compare.
 
-    python3 benches/siconos_fclib.py [--tolerance 1e-8] [--repeats 5] FILE...
+    python3 benches/siconos_fclib.py [--tolerance 1e-8] [--repeats 5] [--finish-steps N]... FILE...
+
+zwang runs with its default finish budget, then once more for each
+`--finish-steps N` given (`zwang contact --finish-steps N`).
 
 Needs Debian's `python3-siconos` and `python3-h5py` (run with the system's
 python3) and a release build of zwang (`cargo build --release`); the
@@ -107,13 +110,14 @@ def siconos(w, q, mu, solver, tolerance, repeats, storage):
     return best
 
 
-def zwang(path, w, q, mu, tolerance, repeats):
+def zwang(path, w, q, mu, tolerance, repeats, finish_steps):
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "solution.json")
         for _ in range(repeats):
             run = subprocess.run(
-                [ZWANG, "contact", path, "--json", "--tolerance", repr(tolerance), "--out", out],
+                [ZWANG, "contact", path, "--json", "--tolerance", repr(tolerance), "--out", out]
+                + [f"--finish-steps={n}" for n in finish_steps],
                 capture_output=True,
                 text=True,
             )
@@ -133,6 +137,7 @@ def main():
     parser.add_argument("files", nargs="+")
     parser.add_argument("--tolerance", type=float, default=1e-8)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--finish-steps", type=int, action="append", default=[])
     args = parser.parse_args()
     solvers = [
         ("Siconos PROX", sn.SICONOS_FRICTION_3D_PROX),
@@ -143,11 +148,13 @@ def main():
     for path in args.files:
         name = os.path.basename(path)
         w, q, mu, form = local_form(path)
-        seconds, code, report, err = zwang(path, w, q, mu, args.tolerance, args.repeats)
-        status = "solved" if code == 0 else f"exit {code}"
-        own = f" (its {form} measure {report['error']:.2e})" if form == "global" else ""
-        print(f"{name:34} {'zwang':20} {seconds * 1e3:9.3f} ms {report['iterations']:>10} "
-              f"{err:10.2e}  {status}{own}")
+        for steps in [[]] + [[n] for n in args.finish_steps]:
+            seconds, code, report, err = zwang(path, w, q, mu, args.tolerance, args.repeats, steps)
+            status = "solved" if code == 0 else f"exit {code}"
+            own = f" (its {form} measure {report['error']:.2e})" if form == "global" else ""
+            label = "zwang" + "".join(f" finish {n}" for n in steps)
+            print(f"{name:34} {label:20} {seconds * 1e3:9.3f} ms {report['iterations']:>10} "
+                  f"{err:10.2e}  {status}{own}")
         for label, solver in solvers:
             for storage in ("dense", "sparse"):
                 seconds, info, iterations, err = siconos(
