@@ -282,3 +282,31 @@ fn a_stepper_reports_its_steps() {
     assert!((t - 0.02).abs() < 1e-15);
     assert!((q[2] - 0.1).abs() < 1e-12);
 }
+
+/// The bug: gap terms levelled to a face's least left a box landing
+/// tilted hovering on one edge, by up to the overlap tolerance (33 um
+/// with 1e-4 m, tilted by 6.6e-4). Whatever the tolerance, a box dropped
+/// tilted by 1e-4 to 1e-2 rad onto the floor ends flat (to 1e-9 rad),
+/// within the slop (1e-3 of the tolerance) of it.
+#[test]
+fn a_box_landing_tilted_ends_flat_at_any_overlap_tolerance() {
+    for tolerance in [1e-6, 1e-4, 1e-3] {
+        for tilt in [1e-4f64, 1e-3, 1e-2] {
+            let mut b = rigid("cube", 1.0, cube(0.05), [0.0, 0.0, 0.05 + 0.05 * tilt], 0.5);
+            b.orientation = [(0.5 * tilt).cos(), (0.5 * tilt).sin(), 0.0, 0.0];
+            let model = SpatialModel::new([0.0, 0.0, -G], vec![floor(0.5), b], vec![]).unwrap();
+            let settings = StepSettings {
+                penetration_tolerance: tolerance,
+                ..StepSettings::default()
+            };
+            let s = state(&model, &run(&model, 1.0, &settings), 1);
+            let angle = 2.0 * s.orientation[1].abs();
+            let height = s.position[2] - 0.05;
+            assert!(angle < 1e-9, "{tolerance:e}, {tilt:e}: tilted by {angle:e}");
+            assert!(
+                (-1e-12..=1e-3 * tolerance * (1.0 + 1e-6)).contains(&height),
+                "{tolerance:e}, {tilt:e}: {height:e} above the floor"
+            );
+        }
+    }
+}

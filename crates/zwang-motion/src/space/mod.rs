@@ -54,22 +54,27 @@ const GAP_SLOP: f64 = 1e-3;
 /// [`level_faces`]): an affine normal velocity over a face meets any three.
 const LEVELLED_FROM: usize = 4;
 
-/// Gives every point of a pair that touches on [`LEVELLED_FROM`] points
-/// or more, each within `touching` (the overlap tolerance) and without
-/// restitution, the least of their gap terms `b` (in the rows of three
-/// per contact).
+/// Writes the gap terms `b` (in the rows of three per contact) of every
+/// pair of [`LEVELLED_FROM`] points or more, without restitution and not
+/// all within `slop`, as `max(gap - m, 0) / h`, `m` the pair's least gap
+/// held between 0 and `slop`, in place of `max(gap - slop, 0) / h`.
 ///
-/// Why: the gap terms `max(gap - slop, 0) / h` of a face's corners differ
-/// by the nanometres its gaps differ by, and no rigid motion of the face
-/// closes four or more corners at such rates: the exact law must then
-/// lift some loaded corner at nanometres a second, a switch of its
-/// pieces that the solver may take hundreds of Newton steps to find (the
-/// landing pile's hardest islands). The least term asks each corner to
-/// close no faster than the slowest may: no contact pushes (the terms stay
-/// `>= 0`) and a corner left open stays within the overlap tolerance. On
-/// 256 boxes landing in a bin: 85 steps above the solver's tolerance of
-/// 1,000 against 120, 12.1 ms a step against 15.5.
-fn level_faces(contacts: &[SpaceContact], touching: f64, b: &mut [f64]) {
+/// Why: a face's gaps are affine over it, but clamping at the slop is
+/// not: corners a nanometre apart got terms of 1.2e-6, 0, 0 and 1.2e-6
+/// m/s, which no rigid motion of the face meets while all four are
+/// loaded. The exact law must then lift a loaded corner at nanometres a
+/// second, a switch of its pieces that the solver may take hundreds of
+/// Newton steps to find (the landing pile's hardest islands). Measured
+/// from its lowest point (when that is within the slop) the terms stay
+/// affine and `>= 0`: no contact pushes, and the face closes down to its
+/// lowest point. (Giving every point the least term instead left a box
+/// landing tilted hovering on one edge, by up to the overlap tolerance.)
+/// A face all within the slop keeps its zero terms (at rest, faces of
+/// stacked boxes that all close by sub-nanometres conflict); an
+/// overlapping one (`m = 0`) keeps a clamp, as before. On 256 boxes
+/// landing in a bin: 95 steps above the solver's tolerance of 1,000
+/// against 120, 17% less time a step.
+fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
     let mut start = 0;
     while start < contacts.len() {
         let pair = contacts[start].key.pair;
@@ -80,13 +85,13 @@ fn level_faces(contacts: &[SpaceContact], touching: f64, b: &mut [f64]) {
                 .count();
         let face = &contacts[start..end];
         if face.len() >= LEVELLED_FROM
-            && face
-                .iter()
-                .all(|c| c.gap <= touching && c.restitution == 0.0)
+            && face.iter().all(|c| c.restitution == 0.0)
+            && face.iter().any(|c| c.gap > slop)
         {
-            let least = (start..end).map(|i| b[3 * i]).fold(f64::INFINITY, f64::min);
-            for i in start..end {
-                b[3 * i] = least;
+            let least = face.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min);
+            let m = least.clamp(0.0, slop);
+            for (i, c) in (start..end).zip(face) {
+                b[3 * i] = (c.gap - m).max(0.0) / h;
             }
         }
         start = end;
@@ -273,11 +278,7 @@ impl<'m> SpaceStepper<'m> {
             p.b.extend([bias, 0.0, 0.0]);
             p.mu.push(c.mu);
         }
-        level_faces(
-            &self.contacts,
-            self.settings.penetration_tolerance,
-            &mut p.b,
-        );
+        level_faces(&self.contacts, slop, h, &mut p.b);
         if let Some(joints) = self.joints.as_mut() {
             joints.refresh(model, &self.q, &self.mass)?;
         }
@@ -544,19 +545,26 @@ mod tests {
         }
     }
 
-    /// The bug: a landing box's face touching on four corners, with gap
-    /// terms of 1.2e-6, 0, 0 and 1.2e-6 m/s (nanometres of gap over 2 ms),
-    /// which no rigid motion of the face meets while all four are loaded;
-    /// the exact law had to lift a corner, and the solver took hundreds of
-    /// Newton steps to find which. Such a face now has one term, its
-    /// least; three points (which a face meets whatever their terms), a
-    /// point beyond the tolerance, or restitution leave the terms alone.
+    /// The terms `max(gap - slop, 0) / h`, in rows of three.
+    fn clamped(contacts: &[SpaceContact], slop: f64, h: f64) -> Vec<f64> {
+        contacts
+            .iter()
+            .flat_map(|c| [(c.gap - slop).max(0.0) / h, 0.0, 0.0])
+            .collect()
+    }
+
+    /// The bug: a landing box's face touching on four corners, gaps of
+    /// 2.4, 0.5, 0.9 and 2.4 nm against a slop of 1 nm, got terms of
+    /// 7e-7, 0, 0 and 7e-7 m/s, which no rigid motion of the face meets
+    /// while all four are loaded; the exact law had to lift a corner, and
+    /// the solver took hundreds of Newton steps to find which. The terms
+    /// are now measured from the lowest corner, as affine as the gaps;
+    /// three points (which a face meets whatever their terms), a face all
+    /// within the slop, and restitution leave the terms alone; an
+    /// overlapping face is measured from zero.
     #[test]
     fn a_face_touching_on_four_corners_gets_terms_a_rigid_motion_meets() {
-        let touching = 1e-6;
-        let b_of =
-            |terms: &[f64]| -> Vec<f64> { terms.iter().flat_map(|&t| [t, 0.0, 0.0]).collect() };
-        let terms = [1.2e-6, 0.0, 0.0, 1.2e-6, 3e-6, 1e-6, 2e-6, 5e-6, 4e-6];
+        let (slop, h) = (1e-9, 0.002);
         let contacts = [
             // A face on four corners, touching.
             contact(1, 2.4e-9, 0.0),
@@ -566,30 +574,55 @@ mod tests {
             // Three points of another pair.
             contact(2, 6e-9, 0.0),
             contact(2, 2e-9, 0.0),
-            contact(2, 4e-9, 0.0),
-            // A pair of two points only.
-            contact(3, 1e-8, 0.0),
-            contact(3, 8e-9, 0.0),
+            contact(2, 0.1e-9, 0.0),
+            // A face all within the slop (at rest).
+            contact(3, 0.2e-9, 0.0),
+            contact(3, 0.9e-9, 0.0),
+            contact(3, 0.4e-9, 0.0),
+            contact(3, 0.7e-9, 0.0),
         ];
-        let mut b = b_of(&terms);
-        level_faces(&contacts, touching, &mut b);
-        let mut want = terms;
-        want[..4].fill(0.0);
-        assert_eq!(b, b_of(&want));
-
-        // One corner beyond the tolerance: the face is landing, not
-        // touching, and keeps its terms.
-        let mut open = contacts;
-        open[3].gap = 2.0 * touching;
-        let mut b = b_of(&terms);
-        level_faces(&open, touching, &mut b);
-        assert_eq!(b, b_of(&terms));
+        let mut b = clamped(&contacts, slop, h);
+        level_faces(&contacts, slop, h, &mut b);
+        let mut want = clamped(&contacts, slop, h);
+        for (i, c) in contacts[..4].iter().enumerate() {
+            want[3 * i] = (c.gap - 0.5e-9) / h;
+        }
+        assert_eq!(b, want);
+        // Affine over the face: the two 2.4 nm corners alike, the lowest
+        // at zero, none pushing.
+        assert_eq!(b[0], b[9]);
+        assert_eq!(b[3], 0.0);
+        assert!(b.iter().all(|&x| x >= 0.0));
 
         // Restitution: the terms are the bounce's.
         let mut bouncing = contacts;
         bouncing[0].restitution = 0.5;
-        let mut b = b_of(&terms);
-        level_faces(&bouncing, touching, &mut b);
-        assert_eq!(b, b_of(&terms));
+        let mut b = clamped(&bouncing, slop, h);
+        level_faces(&bouncing, slop, h, &mut b);
+        assert_eq!(b, clamped(&bouncing, slop, h));
+
+        // An overlapping face: from zero, the overlapping corner's term
+        // held at zero.
+        let mut overlapping = contacts;
+        overlapping[1].gap = -3e-9;
+        let mut b = clamped(&overlapping, slop, h);
+        level_faces(&overlapping, slop, h, &mut b);
+        assert_eq!(
+            &b[..12],
+            &[
+                2.4e-9 / h,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.9e-9 / h,
+                0.0,
+                0.0,
+                2.4e-9 / h,
+                0.0,
+                0.0
+            ]
+        );
     }
 }
