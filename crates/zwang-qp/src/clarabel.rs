@@ -142,7 +142,8 @@ impl ClarabelBackend {
         solver.solve();
         let sol = &solver.solution;
         let status = match sol.status {
-            SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Solved,
+            SolverStatus::Solved => Status::Solved,
+            SolverStatus::AlmostSolved => Status::AlmostSolved,
             SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
                 Status::Infeasible
             }

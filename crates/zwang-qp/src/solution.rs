@@ -9,6 +9,9 @@ use zwang_instant::Instant;
 pub enum Status {
     /// Optimal to the solver's tolerances.
     Solved,
+    /// Clarabel met only its reduced tolerances (its `AlmostSolved`): an
+    /// answer near the optimum, not one to the tolerances asked for.
+    AlmostSolved,
     /// The constraint rows admit no acceleration (for example inconsistent
     /// equalities); the residuals say by how much.
     Infeasible,
@@ -30,6 +33,7 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Solved => "solved",
+            Status::AlmostSolved => "almost_solved",
             Status::Infeasible => "infeasible",
             Status::Unbounded => "unbounded",
             Status::NotConverged => "not_converged",
