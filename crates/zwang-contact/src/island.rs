@@ -244,6 +244,18 @@ pub(crate) struct Island {
     steady_steps: usize,
 }
 
+/// What the outer steps' drift test found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drift {
+    /// No drift.
+    None,
+    /// A drift along a direction `W` still sees (above rounding): the
+    /// iterations stop, without a certificate.
+    Steady,
+    /// A drift whose step certifies that no answer exists.
+    Certified,
+}
+
 impl Island {
     /// The island of `contacts` given its entries of `W` as `(row, col,
     /// data index)` triplets of the whole problem, each contact's index in
@@ -432,9 +444,15 @@ impl Island {
             if report.error <= 0.5 * mark_error {
                 (mark, mark_error) = (report.iterations, report.error);
             }
-            if self.drifts(w_data, friction, scale) {
-                report.unbounded = true;
-                break;
+            match self.drifts(w_data, friction, scale) {
+                Drift::None => {}
+                // A drift is no answer only with a certificate; else the
+                // iterations stop, not converged.
+                Drift::Certified => {
+                    report.unbounded = true;
+                    break;
+                }
+                Drift::Steady => break,
             }
             if friction == Friction::Exact
                 && !pivoted
@@ -464,7 +482,11 @@ impl Island {
     /// or as `DRIFT_STEPS` nearly equal steps in a row that `W` hardly sees
     /// (a proximal iteration's steps tend to the direction of recession
     /// when there is one).
-    fn drifts(&mut self, w_data: &[f64], friction: Friction, scale: f64) -> bool {
+    ///
+    /// A drift is [`Drift::Certified`] when its last step is a certificate
+    /// (`W d` at rounding, [`DRIFT_IMAGE`]); a steady drift `W` still sees
+    /// is only [`Drift::Steady`].
+    fn drifts(&mut self, w_data: &[f64], friction: Friction, scale: f64) -> Drift {
         // `center` becomes the step, `wr` its image by `W`.
         for (c, r) in self.center.iter_mut().zip(&self.r) {
             *c = r - *c;
@@ -484,9 +506,9 @@ impl Island {
             .sqrt();
         self.last_step.copy_from_slice(&self.center);
         if step == 0.0 {
-            return false;
+            return Drift::None;
         }
-        let mut work = 0.0;
+        let (mut work, mut size) = (0.0, 0.0);
         for k in 0..self.contacts.len() {
             let slip = match friction {
                 Friction::Exact => self.mu[k] * self.u[2 * k + 1].abs(),
@@ -494,6 +516,7 @@ impl Island {
             };
             work += (self.q[2 * k] + slip) * self.center[2 * k]
                 + self.q[2 * k + 1] * self.center[2 * k + 1];
+            size += (self.q[2 * k] + slip).powi(2) + self.q[2 * k + 1].powi(2);
         }
         // Along `d` the impulses stay in the cones however far they go.
         let slack = 1e-9 * step;
@@ -501,15 +524,22 @@ impl Island {
             let (n, t) = (self.center[2 * k], self.center[2 * k + 1]);
             n >= -slack && t.abs() <= self.mu[k] * n + slack
         });
+        let certified = image <= DRIFT_IMAGE * scale * step
+            && work < -DRIFT_IMAGE * size.sqrt() * step
+            && recedes;
         let at_once =
             step >= 0.5 * (norm(&self.r) - step).max(0.0) && image <= DRIFT_IMAGE * scale * step;
         let steady = change <= DRIFT_REPEAT * step && image <= DRIFT_IMAGE_STEADY * scale * step;
         if !(work < 0.0 && recedes) {
             self.steady_steps = 0;
-            return false;
+            return Drift::None;
         }
         self.steady_steps = if steady { self.steady_steps + 1 } else { 0 };
-        at_once || self.steady_steps >= DRIFT_STEPS
+        match (at_once || self.steady_steps >= DRIFT_STEPS, certified) {
+            (true, true) => Drift::Certified,
+            (true, false) => Drift::Steady,
+            (false, _) => Drift::None,
+        }
     }
 
     /// Keeps the current answer if it is the best so far.

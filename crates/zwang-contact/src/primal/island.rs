@@ -43,6 +43,9 @@ const CRAWL: usize = 12;
 const DRIFT: f64 = 0.9;
 /// See [`DRIFT`].
 const DRIFT_STEPS: usize = 8;
+/// Rounding, relative, in a certificate that a problem has no answer
+/// (see `Island::certifies_no_answer`).
+const CERTIFICATE: f64 = 1e-9;
 /// Two outer steps are the same direction when their cosine is above
 /// this (and as long to within `2 - STEADY`).
 const STEADY: f64 = 0.99;
@@ -548,7 +551,9 @@ impl Island {
             let (status, finished, steps) = finish.solve(&given, settings, v, r, u);
             report.status = match status {
                 Status::Solved => Status::Solved,
-                _ if drifted => Status::Unbounded,
+                // No answer only where the drift is a certificate.
+                _ if drifted && self.certifies_no_answer(problem, exact, u) => Status::Unbounded,
+                Status::Unbounded => Status::NotConverged,
                 other => other,
             };
             report.error = finished;
@@ -942,6 +947,80 @@ impl Island {
             set_components(&mut self.lambda, d, i, p);
         }
         Jump::Jumped
+    }
+
+    /// Whether the outer iterations' last step `d = lambda - projected`
+    /// certifies that the problem has no answer: `d` in the cones, moving
+    /// no contact (`W d = J M^-1 J^T d` at rounding of `W`'s largest
+    /// diagonal entry times `|d|`), and the free velocity, with De Saxce's
+    /// slip at the iterate `u`, working against it (`(q + s) . d < 0`,
+    /// beyond rounding). Along such a ray the velocities do not change and
+    /// the impulses grow without bound: every answer would have
+    /// `(u + s) . d >= 0` (`u + s` in the dual cones), and here it is
+    /// negative. (For the convex form `s = 0` and this is Clarabel's
+    /// certificate of dual infeasibility.) Uses `best_*` as scratch.
+    fn certifies_no_answer(&mut self, problem: &VelocityProblem, exact: bool, u: &[f64]) -> bool {
+        let (k, d) = (problem.mu.len(), problem.rows.dimension);
+        let mut ray = std::mem::take(&mut self.best_u);
+        for (x, (a, b)) in ray.iter_mut().zip(self.lambda.iter().zip(&self.projected)) {
+            *x = a - b;
+        }
+        let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let length = norm(&ray);
+        let mut certified = length > 0.0 && length.is_finite();
+        // In the cones, to rounding.
+        for i in 0..k {
+            let x = components(&ray, d, i);
+            let (p, _) = project_on_cone(problem.mu[i], x, d);
+            let off: f64 = (0..d).map(|c| (p[c] - x[c]).powi(2)).sum::<f64>().sqrt();
+            certified &= off <= CERTIFICATE * length;
+        }
+        // Its image by `W`, against `W`'s scale (its largest diagonal
+        // entry, by `M`'s diagonal).
+        if certified {
+            self.mv.fill(0.0);
+            problem.rows.add_transpose(&ray, &mut self.mv);
+            let mut v = std::mem::take(&mut self.best_v);
+            self.apply_mass_inverse(&mut v);
+            let mut image = 0.0;
+            for i in 0..k {
+                let ji = problem.rows.velocity(i, &v);
+                image += (0..d).map(|c| ji[c] * ji[c]).sum::<f64>();
+            }
+            self.best_v = v;
+            let scale = (0..k)
+                .map(|i| {
+                    (problem.rows.start[i]..problem.rows.start[i + 1])
+                        .map(|a| {
+                            problem.rows.entry(a)[0].powi(2)
+                                / self.newton.mass_diagonal[problem.rows.cols[a]]
+                        })
+                        .sum::<f64>()
+                })
+                .fold(0.0f64, f64::max);
+            certified &= image.sqrt() <= CERTIFICATE * scale * length;
+        }
+        // The work of the free velocity (and the slip) along it.
+        let (mut work, mut size) = (0.0, 0.0);
+        for i in 0..k {
+            let (x, q, ui) = (
+                components(&ray, d, i),
+                components(&self.free, d, i),
+                components(u, d, i),
+            );
+            let slip = if exact {
+                problem.mu[i] * crate::error::length(ui[1], ui[2])
+            } else {
+                0.0
+            };
+            for c in 0..d {
+                let qc = q[c] + if c == 0 { slip } else { 0.0 };
+                work += qc * x[c];
+                size += qc * qc;
+            }
+        }
+        self.best_u = ray;
+        certified && work < -CERTIFICATE * size.sqrt() * length
     }
 
     /// Whether the factor is the Newton matrix at the iterate: the same
