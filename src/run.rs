@@ -62,6 +62,11 @@ fn step_settings(solver: &SolverSettings, output_every: f64) -> StepSettings {
         },
         output_every,
         max_steps: solver.max_steps,
+        on_unsolved: match solver.on_unsolved {
+            zwang_scene::OnUnsolved::Warn => zwang_motion::OnUnsolved::Warn,
+            zwang_scene::OnUnsolved::Fail => zwang_motion::OnUnsolved::Fail,
+        },
+        tolerance: solver.contact_tolerance,
         ..StepSettings::default()
     }
 }

@@ -48,6 +48,8 @@ const SCENE_OUTPUTS: &[&str] = &[
     "start_projection",
     "max_constraint_drift",
     "max_penetration",
+    "unsolved_steps",
+    "contact_error",
     "stats",
 ];
 /// Those of `zwang solve --json`, with `check` and `compare`.

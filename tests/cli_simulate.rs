@@ -28,7 +28,9 @@ const REQUIRED_KEYS: [&str; 8] = [
     // The spec's section on shapes: always there, 0 without shapes.
     "max_penetration",
 ];
-const OPTIONAL_KEYS: [&str; 2] = ["reason", "stats"];
+/// The project's additions: `unsolved_steps` (every run), `contact_error`
+/// (time-stepped runs), `stats`.
+const OPTIONAL_KEYS: [&str; 4] = ["reason", "stats", "unsolved_steps", "contact_error"];
 /// The event kinds of the contract.
 const EVENT_KINDS: [&str; 7] = [
     "impact",

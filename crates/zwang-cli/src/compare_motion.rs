@@ -44,6 +44,17 @@ pub(crate) fn run(
     }
     let cmp = match compare_frictions(&model, scene.duration, &step_settings_of(&scene)) {
         Ok(c) => c,
+        // A step left unsolved is an answer not found, not bad input.
+        Err(e @ zwang_motion::StepError::Unsolved { .. }) => {
+            emit(
+                err,
+                &one_line(
+                    "",
+                    &format!("not compared: {e} (unconverged answers are not compared)"),
+                ),
+            );
+            return crate::EXIT_UNSOLVED;
+        }
         Err(e) => return fail(err, &format!("the time stepper: {e}")),
     };
     if let Some(csv) = csv {

@@ -271,12 +271,29 @@ fn run_model<M: Mechanism>(
             return cannot_write(err, "draw", path, e);
         }
     }
-    if args.json {
+    let text = if args.json {
         let mut line = report::summary(model, &outcome).to_string();
         line.push('\n');
-        emit(out, &line);
+        line
     } else {
-        emit(out, &report::text(model, &outcome));
+        report::text(model, &outcome)
+    };
+    conclude(out, err, &text, &outcome)
+}
+
+/// Prints a run's report (`text`) on stdout and, when steps ended with
+/// their contact problem unsolved, one warning line on stderr; returns
+/// the exit code of the run's status.
+pub(crate) fn conclude(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    text: &str,
+    outcome: &Outcome,
+) -> i32 {
+    emit(out, text);
+    if outcome.unsolved.steps > 0 {
+        let line = format!("warning: {}\n", report::contact_line(outcome));
+        emit(err, &line);
     }
     match outcome.status {
         Status::Finished => EXIT_OK,

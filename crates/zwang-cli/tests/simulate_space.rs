@@ -361,7 +361,13 @@ fn draw_pictures_the_bin() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stderr.is_empty());
+    // Nothing on stderr but the warning of the steps left unsolved, if
+    // any.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.is_empty() || (stderr.lines().count() == 1 && stderr.starts_with("warning: ")),
+        "{stderr}"
+    );
     // The same run as without --draw (the stages' times aside).
     let drawn: Value = serde_json::from_slice(&out.stdout).unwrap();
     let plain = json_of(scene);

@@ -59,11 +59,11 @@ pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
 pub use simulate::{
     simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
-    StartProjection, Stats, Status, ATOL_MAX, RTOL_RANGE,
+    StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
 };
 pub use space::{simulate_space, SpaceStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
-pub use timestep::{simulate_steps, StepError, StepReport, StepSettings, TimeStepper};
+pub use timestep::{simulate_steps, OnUnsolved, StepError, StepReport, StepSettings, TimeStepper};
 pub use zwang_model::{
     Bodies, ContactState, Contacts, Coordinates, InstantWriter, Island, Mechanism,
 };

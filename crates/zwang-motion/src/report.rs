@@ -115,8 +115,9 @@ fn bodies<M: Bodies>(model: &M, q: &[f64], v: &[f64]) -> Value {
 }
 
 /// The summary `zwang simulate --json` prints: `status`, `time`, `steps`,
-/// `events`, `final`, `energy`, `max_constraint_drift`, `max_penetration`
-/// (and `reason` when failed), plus `stats` (the project's addition:
+/// `events`, `final`, `energy`, `max_constraint_drift`, `max_penetration`,
+/// `unsolved_steps` (and `contact_error` {`worst`, `time`, `tolerance`}
+/// from the time stepper; `reason` when failed), plus `stats` (the project's addition:
 /// evaluations, solves, rejected steps, projections, and the time
 /// stepper's seconds per stage).
 pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
@@ -132,33 +133,19 @@ pub fn summary<M: Mechanism>(model: &M, outcome: &Outcome) -> Value {
             })
         })
         .collect();
-    let mut out = summary_with(
+    let out = summary_with(
         outcome,
         Value::Array(events),
         bodies(model, &outcome.q, &outcome.v),
     );
-    if let Some(p) = &outcome.start_projection {
-        out.insert(
-            "start_projection".into(),
-            json!({
-                "violation": p.violation,
-                "at": p.at,
-                "velocity_violation": p.speed_violation,
-                "velocity_at": p.speed_at,
-                "position_change": p.position_change,
-                "velocity_change": p.velocity_change,
-                "energy_given": p.energy_given,
-                "energy_projected": outcome.energy_initial,
-            }),
-        );
-    }
     Value::Object(out)
 }
 
 /// The keys of a summary every run has, in the plane and in space:
 /// `status`, `time`, `steps`, `events` and `final` (as given: the
 /// dimension's own), `energy`, `max_constraint_drift`,
-/// `max_penetration`, `stats` (and `reason` when failed). The spatial
+/// `max_penetration`, `unsolved_steps`, `contact_error` (time-stepped
+/// runs), `stats` (and `reason` when failed). The spatial
 /// CLI's summary is this too, so the two say the same the same way.
 pub fn summary_with(outcome: &Outcome, events: Value, bodies: Value) -> Map<String, Value> {
     let mut out = Map::new();
@@ -179,6 +166,31 @@ pub fn summary_with(outcome: &Outcome, events: Value, bodies: Value) -> Map<Stri
         json!(outcome.max_constraint_drift),
     );
     out.insert("max_penetration".into(), json!(outcome.max_penetration));
+    if let Some(p) = &outcome.start_projection {
+        out.insert(
+            "start_projection".into(),
+            json!({
+                "violation": p.violation,
+                "at": p.at,
+                "velocity_violation": p.speed_violation,
+                "velocity_at": p.speed_at,
+                "position_change": p.position_change,
+                "velocity_change": p.velocity_change,
+                "energy_given": p.energy_given,
+                "energy_projected": outcome.energy_initial,
+            }),
+        );
+    }
+    let u = &outcome.unsolved;
+    out.insert("unsolved_steps".into(), json!(u.steps));
+    if outcome.stats.stages.is_some() {
+        // The time stepper's contact problems: the worst error of any
+        // step, when it started, and the tolerance they were held to.
+        out.insert(
+            "contact_error".into(),
+            json!({"worst": u.worst_error, "time": u.worst_time, "tolerance": u.tolerance}),
+        );
+    }
     let s = &outcome.stats;
     let mut stats = json!({
         "evaluations": s.evaluations,
@@ -214,20 +226,8 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
         outcome.steps,
         outcome.events.len()
     ));
-    if let Some(p) = &outcome.start_projection {
-        s.push_str(&format!(
-            "  the start was off its joints and closed contacts (by {:e} m at {}, by {:e} m/s \
-             at {}): projected in Gauss's metric, positions moved by up to {:e}, velocities \
-             by up to {:e}, energy {} -> {} J\n",
-            p.violation,
-            p.at,
-            p.speed_violation,
-            p.speed_at,
-            p.position_change,
-            p.velocity_change,
-            p.energy_given,
-            outcome.energy_initial
-        ));
+    if let Some(line) = start_line(outcome) {
+        s.push_str(&format!("  {line}\n"));
     }
     for e in outcome.events.iter().take(20) {
         s.push_str(&format!(
@@ -265,8 +265,51 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
             "  deepest overlap of two shapes {:e} m\n",
             outcome.max_penetration
         ));
+        s.push_str(&format!("  {}\n", contact_line(outcome)));
     }
     s
+}
+
+/// How the start was moved onto its joints, closed contacts or apart, in
+/// one line (`None` when it was not).
+pub fn start_line(outcome: &Outcome) -> Option<String> {
+    let p = outcome.start_projection.as_ref()?;
+    Some(format!(
+        "the start was off its joints and contacts (by {:e} m at {}, by {:e} m/s{}): \
+         projected in Gauss's metric, positions moved by up to {:e}, velocities by up to \
+         {:e}, energy {} -> {} J",
+        p.violation,
+        p.at,
+        p.speed_violation,
+        if p.speed_at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", p.speed_at)
+        },
+        p.position_change,
+        p.velocity_change,
+        p.energy_given,
+        outcome.energy_initial
+    ))
+}
+
+/// How the time stepper's contact problems ended, in one line: all
+/// solved, or how many steps were not (`zwang simulate` also prints it on
+/// stderr as a warning then).
+pub fn contact_line(outcome: &Outcome) -> String {
+    let u = &outcome.unsolved;
+    if u.steps == 0 {
+        format!(
+            "contact problems: every step solved to {:e} (worst error {:e})",
+            u.tolerance, u.worst_error
+        )
+    } else {
+        format!(
+            "contact problems: {} of {} steps unsolved (worst error {:e} at t = {} s, \
+             tolerance {:e})",
+            u.steps, outcome.steps, u.worst_error, u.worst_time, u.tolerance
+        )
+    }
 }
 
 /// The CSV header: `t`, per body `NAME.x`, `NAME.y`, (`NAME.angle`),

@@ -4,6 +4,7 @@ on the repository's scenes; dicts, key paths and their errors."""
 import csv
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -138,3 +139,81 @@ def test_runs_and_sweeps_release_the_gil():
         # With the GIL held for the whole run this loop would not turn at all
         # while the run lasts (tens of milliseconds).
         assert count > 1000, count
+
+
+def landing_box(on_unsolved, contact_tolerance=1e-300):
+    """A planar box dropped tilted on a floor, time-stepped, its contact
+    problems held to `contact_tolerance` (1e-300: what no step with
+    contacts meets)."""
+    return zwang.Scene.from_dict({
+        "scene": {"dimension": 2, "duration": 0.2},
+        "body": [
+            {"name": "box", "kind": "rigid", "mass": 1.0, "position": [0.0, 0.12],
+             "angle": 0.3, "shape": {"kind": "box", "half_extents": [0.1, 0.05]},
+             "friction": 0.5},
+            {"name": "floor", "kind": "fixed",
+             "shape": {"kind": "halfplane", "normal": [0.0, 1.0]}, "friction": 0.5},
+        ],
+        "solver": {"stepping": "timestep", "time_step": 0.002,
+                   "contact_tolerance": contact_tolerance, "on_unsolved": on_unsolved},
+    })
+
+
+def test_unsolved_steps_are_said_in_python(cli, tmp_path):
+    scene = landing_box("warn")
+    with pytest.warns(zwang.UnsolvedStepsWarning, match="steps ended above the contact tolerance"):
+        run = zwang.simulate(scene, trajectory=False)
+    assert run.status == "finished"
+    assert 0 < run.unsolved_steps <= run.steps
+    assert run.contact_error["tolerance"] == 1e-300
+    assert run.contact_error["worst"] > 1e-300
+    assert f"unsolved_steps={run.unsolved_steps}" in repr(run)
+    # The command line says the same, with one warning line on stderr.
+    path = tmp_path / "box.toml"
+    path.write_text(scene_toml("warn"))
+    code, out, err = cli("simulate", path, "--json")
+    assert code == 0
+    assert json.loads(out)["unsolved_steps"] == run.unsolved_steps
+    assert err.startswith("warning: contact problems: ")
+
+    # on_unsolved = "fail": the run ends before the first unsolved step.
+    with pytest.warns(zwang.UnsolvedStepsWarning):
+        failed = zwang.simulate(landing_box("fail"), trajectory=False)
+    assert failed.status == "failed" and failed.unsolved_steps == 1
+    assert "above the tolerance 1e-300" in failed.reason
+
+    # Solved to the default tolerance: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solved = zwang.simulate(landing_box("warn", 1e-10), trajectory=False)
+    assert solved.unsolved_steps == 0
+
+
+def scene_toml(on_unsolved):
+    """`landing_box` as a TOML file."""
+    return f"""
+[scene]
+dimension = 2
+duration = 0.2
+
+[[body]]
+name = "box"
+kind = "rigid"
+mass = 1.0
+position = [0.0, 0.12]
+angle = 0.3
+shape = {{ kind = "box", half_extents = [0.1, 0.05] }}
+friction = 0.5
+
+[[body]]
+name = "floor"
+kind = "fixed"
+shape = {{ kind = "halfplane", normal = [0.0, 1.0] }}
+friction = 0.5
+
+[solver]
+stepping = "timestep"
+time_step = 0.002
+contact_tolerance = 1e-300
+on_unsolved = "{on_unsolved}"
+"""

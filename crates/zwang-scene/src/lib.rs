@@ -81,7 +81,7 @@ pub use parse::{parse_scene, parse_scene_table};
 pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
 pub use types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
-    Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
+    Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 /// The shapes of spatial scenes (`sphere`, `box`, `capsule`, `cylinder`,
 /// `convex`, `halfspace`).

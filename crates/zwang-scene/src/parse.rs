@@ -17,7 +17,7 @@ use zwang_model::ModelError;
 use crate::error::SceneError;
 use crate::types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
-    Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
+    Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 
 type Result<T> = std::result::Result<T, SceneError>;
@@ -127,6 +127,8 @@ pub(crate) const SOLVER_KEYS: &[&str] = &[
     "stepping",
     "time_step",
     "friction",
+    "on_unsolved",
+    "contact_tolerance",
     "method",
     "tolerance",
     "absolute_tolerance",
@@ -135,7 +137,7 @@ pub(crate) const SOLVER_KEYS: &[&str] = &[
 /// The `[solver]` keys of the event-driven integration only.
 const EVENT_KEYS: &[&str] = &["method", "tolerance", "absolute_tolerance"];
 /// The `[solver]` keys of the time stepper only.
-const TIME_STEP_KEYS: &[&str] = &["time_step", "friction"];
+const TIME_STEP_KEYS: &[&str] = &["time_step", "friction", "on_unsolved", "contact_tolerance"];
 
 /// Reads and validates a scene file.
 ///
@@ -1502,7 +1504,8 @@ fn read_event_keys(t: &Tab, settings: SolverSettings) -> Result<SolverSettings> 
 }
 
 /// The keys of the time stepper: `time_step` (at most `duration`, and at
-/// most `max_steps` steps in it) and `friction`.
+/// most `max_steps` steps in it), `friction`, `on_unsolved` and
+/// `contact_tolerance`.
 fn read_time_step_keys(t: &Tab, duration: f64, settings: SolverSettings) -> Result<SolverSettings> {
     let time_step = match t.opt_number("time_step")? {
         Some(h) => positive(t, "time_step", h)?,
@@ -1547,9 +1550,22 @@ fn read_time_step_keys(t: &Tab, duration: f64, settings: SolverSettings) -> Resu
         ],
     )?
     .unwrap_or(settings.friction);
+    let on_unsolved = choice(
+        t,
+        "on_unsolved",
+        &[("warn", OnUnsolved::Warn), ("fail", OnUnsolved::Fail)],
+    )?
+    .unwrap_or(settings.on_unsolved);
+    let contact_tolerance = match t.opt_number("contact_tolerance")? {
+        Some(x) if x > 0.0 && x <= 1e-2 => x,
+        Some(_) => return Err(t.err("contact_tolerance", "must be in (0, 1e-2]")),
+        None => settings.contact_tolerance,
+    };
     Ok(SolverSettings {
         time_step,
         friction,
+        on_unsolved,
+        contact_tolerance,
         ..settings
     })
 }

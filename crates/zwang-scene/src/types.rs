@@ -102,6 +102,18 @@ pub enum FrictionLaw {
     Convex,
 }
 
+/// What the time stepper does with a step whose contact problem ends
+/// above its tolerance (`[solver] on_unsolved`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OnUnsolved {
+    /// `"warn"` (the default): the step goes on with the best answer
+    /// found, counted in the report and warned of.
+    #[default]
+    Warn,
+    /// `"fail"`: the run ends before the step, `failed`.
+    Fail,
+}
+
 /// The `[solver]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverSettings {
@@ -114,6 +126,13 @@ pub struct SolverSettings {
     /// `friction`, for [`Stepping::TimeStep`] (default
     /// [`FrictionLaw::Exact`]).
     pub friction: FrictionLaw,
+    /// `on_unsolved`, for [`Stepping::TimeStep`] (default
+    /// [`OnUnsolved::Warn`]).
+    pub on_unsolved: OnUnsolved,
+    /// `contact_tolerance`, for [`Stepping::TimeStep`]: the contact
+    /// solver's tolerance on Siconos' error measure (in `(0, 1e-2]`;
+    /// default 1e-10).
+    pub contact_tolerance: f64,
     /// `method`, for [`Stepping::Event`] (default [`Method::Dop853`]).
     pub method: Method,
     /// Relative tolerance of the integrator, for [`Stepping::Event`] (in
@@ -135,6 +154,8 @@ impl Default for SolverSettings {
             stepping: Stepping::Event,
             time_step: 0.002,
             friction: FrictionLaw::Exact,
+            on_unsolved: OnUnsolved::Warn,
+            contact_tolerance: 1e-10,
             method: Method::Dop853,
             tolerance: 1e-9,
             absolute_tolerance: 1e-12,

@@ -20,8 +20,8 @@ use zwang_motion::{
 };
 use zwang_scene::{SpatialScene, Stepping};
 
-use super::{cannot_write, check_draw_at, SimulateArgs, MAX_SAMPLES};
-use crate::{emit, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+use super::{cannot_write, check_draw_at, conclude, SimulateArgs, MAX_SAMPLES};
+use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// Runs a spatial scene (its model built); returns the exit code.
 pub(super) fn run(
@@ -105,17 +105,14 @@ pub(super) fn run(
             return cannot_write(err, "draw", path, e);
         }
     }
-    if args.json {
+    let report = if args.json {
         let mut line = summary(model, &outcome).to_string();
         line.push('\n');
-        emit(out, &line);
+        line
     } else {
-        emit(out, &text(model, &outcome));
-    }
-    match outcome.status {
-        Status::Finished => EXIT_OK,
-        Status::Painleve | Status::Failed => EXIT_UNSOLVED,
-    }
+        text(model, &outcome)
+    };
+    conclude(out, err, &report, &outcome)
 }
 
 /// What a run in space does as it goes: the CSV written row by row, the
@@ -183,6 +180,9 @@ fn text(model: &SpatialModel, outcome: &Outcome) -> String {
         "{status} at t = {} s after {} steps\n",
         outcome.time, outcome.steps
     );
+    if let Some(line) = report::start_line(outcome) {
+        s.push_str(&format!("  {line}\n"));
+    }
     for b in moving(model) {
         let st = model.body_state(b, &outcome.q, &outcome.v);
         s.push_str(&format!(
@@ -198,6 +198,9 @@ fn text(model: &SpatialModel, outcome: &Outcome) -> String {
         "  energy {} -> {} J, deepest overlap of two shapes {:e} m\n",
         outcome.energy_initial, outcome.energy_final, outcome.max_penetration
     ));
+    if outcome.stats.stages.is_some() {
+        s.push_str(&format!("  {}\n", report::contact_line(outcome)));
+    }
     s
 }
 

@@ -51,7 +51,7 @@ use zwang_model::Mechanism;
 
 pub use outcome::{
     ContactSample, Event, EventKind, NoObserver, Observer, Outcome, StageTimes, StartProjection,
-    Stats, Status,
+    Stats, Status, Unsolved,
 };
 pub(crate) use run::Run;
 pub use settings::{Settings, ATOL_MAX, RTOL_RANGE};
@@ -112,6 +112,7 @@ fn finish<M: Mechanism>(
         energy_final,
         max_constraint_drift: run.max_drift,
         max_penetration: 0.0,
+        unsolved: Default::default(),
         stats,
     }
 }

@@ -176,6 +176,37 @@ pub struct StartProjection {
     pub energy_given: f64,
 }
 
+/// How the time stepper's contact problems ended over a run: a step
+/// whose problem (or whose overlap correction) ended above the solver's
+/// tolerance is counted, never passed as solved. Event-driven runs fail
+/// at an unsolved instant instead, so theirs stay at zero.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Unsolved {
+    /// Steps whose contact problem ended above the tolerance.
+    pub steps: usize,
+    /// The largest error measure (Siconos') of any step's contact
+    /// problem, solved or not; 0 without contacts.
+    pub worst_error: f64,
+    /// When the step of [`Unsolved::worst_error`] started, s.
+    pub worst_time: f64,
+    /// The tolerance the errors were held to.
+    pub tolerance: f64,
+}
+
+impl Unsolved {
+    /// Counts a step that started at `t` and ended at `error`, `solved`
+    /// or not.
+    pub(crate) fn record(&mut self, t: f64, error: f64, solved: bool) {
+        if !solved {
+            self.steps += 1;
+        }
+        if error > self.worst_error {
+            self.worst_error = error;
+            self.worst_time = t;
+        }
+    }
+}
+
 /// The end of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -211,6 +242,8 @@ pub struct Outcome {
     /// through (the end of each step, after its correction), m; 0 without
     /// shapes.
     pub max_penetration: f64,
+    /// The time stepper's unsolved steps and worst contact error.
+    pub unsolved: Unsolved,
     /// Counts and times.
     pub stats: Stats,
 }
@@ -240,6 +273,7 @@ impl Outcome {
             energy_final: energy,
             max_constraint_drift: 0.0,
             max_penetration: 0.0,
+            unsolved: Unsolved::default(),
             stats: Stats::default(),
         }
     }

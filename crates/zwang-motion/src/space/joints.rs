@@ -339,7 +339,8 @@ impl SpaceJoints {
     }
 
     /// A start `(q, v)` moved onto the joints: the drift projected away,
-    /// then the velocities (Gauss's metric, `mass` the diagonal of `M`).
+    /// then the velocities (Gauss's metric, `mass` the diagonal of `M`);
+    /// the largest error of a joint before.
     pub fn start(
         &mut self,
         model: &SpatialModel,
@@ -347,8 +348,8 @@ impl SpaceJoints {
         v: &mut [f64],
         mass: &[f64],
         tolerance: f64,
-    ) -> Result<(), StepError> {
-        self.correct(model, q, mass, tolerance)?;
+    ) -> Result<f64, StepError> {
+        let violation = self.correct(model, q, mass, tolerance)?;
         self.refresh(model, q, mass)?;
         let n = mass.len();
         let p = VelocityProblem {
@@ -359,7 +360,7 @@ impl SpaceJoints {
             mu: Vec::new(),
         };
         self.solve(&p, mass, &SolverSettings::default(), &mut [], v, &mut [])?;
-        Ok(())
+        Ok(violation)
     }
 
     /// The joints' drift at `q` projected away (Gauss's metric, `mass` the

@@ -40,8 +40,8 @@ use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, Velocit
 use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
-use crate::simulate::{Observer, Outcome, StageTimes};
-use crate::timestep::{StepError, StepReport, StepSettings, Tally};
+use crate::simulate::{Observer, Outcome, StageTimes, StartProjection};
+use crate::timestep::{OnUnsolved, StepError, StepReport, StepSettings, Tally, START_CORRECTIONS};
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
 use joints::SpaceJoints;
@@ -125,6 +125,9 @@ pub struct SpaceStepper<'m> {
     primal: PrimalSolver,
     r: Vec<f64>,
     u: Vec<f64>,
+    /// The velocities at the step's start, kept while the solve writes
+    /// the new ones (restored when an unsolved step ends the run).
+    v_start: Vec<f64>,
     warm: Warm,
     /// The correction's problem (no friction), solver and displacement.
     overlap: VelocityProblem,
@@ -136,6 +139,8 @@ pub struct SpaceStepper<'m> {
     last: StepReport,
     /// The joints held (none without joints).
     joints: Option<SpaceJoints>,
+    /// How the start was moved, if it was.
+    start_projection: Option<StartProjection>,
 }
 
 /// An empty problem in velocities with three rows per contact and `M`.
@@ -172,13 +177,15 @@ impl<'m> SpaceStepper<'m> {
             finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
+        let given = (q.clone(), v.clone());
         let mut joints = SpaceJoints::new(model);
+        let mut off_joints = 0.0;
         if let Some(joints) = joints.as_mut() {
             // A start off its joints is moved onto them (Gauss's metric).
             let tol = GAP_SLOP * settings.penetration_tolerance;
-            joints.start(model, &mut q, &mut v, &mass, tol)?;
+            off_joints = joints.start(model, &mut q, &mut v, &mass, tol)?;
         }
-        Ok(SpaceStepper {
+        let mut stepper = SpaceStepper {
             joints,
             model,
             collide: Collide::new(
@@ -188,10 +195,10 @@ impl<'m> SpaceStepper<'m> {
             )?,
             problem: problem_of(&mass),
             overlap: problem_of(&mass),
-            solver_settings,
             settings,
             t: 0.0,
             v_star: vec![0.0; n],
+            v_start: vec![0.0; n],
             dq: vec![0.0; n],
             q,
             v,
@@ -205,9 +212,73 @@ impl<'m> SpaceStepper<'m> {
             u: Vec::new(),
             warm: Warm::default(),
             correct: PrimalSolver::new(),
-            tally: Tally::default(),
+            tally: Tally::new(solver_settings.tolerance),
+            solver_settings,
             last: StepReport::default(),
-        })
+            start_projection: None,
+        };
+        stepper.start(given, off_joints)?;
+        Ok(stepper)
+    }
+
+    /// A start that overlaps is moved apart (Gauss's metric, as a step's
+    /// correction, the joints held), without paying for the potential
+    /// energy it adds: the run's energy starts from the moved start. A
+    /// start moved onto its joints or apart is reported
+    /// ([`SpaceStepper::start_projection`]); its overlap counts in the
+    /// run's deepest.
+    fn start(&mut self, given: (Vec<f64>, Vec<f64>), off_joints: f64) -> Result<(), StepError> {
+        let tol = self.settings.penetration_tolerance;
+        let margin = self.margin(self.settings.time_step);
+        self.recollide(margin);
+        let overlap = self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap));
+        self.tally.max_penetration = overlap;
+        // The rows are linear, the bodies turn: a deep overlap takes a few.
+        for _ in 0..START_CORRECTIONS {
+            if !self.contacts.iter().any(|c| c.gap < -tol) {
+                break;
+            }
+            self.displacement()?;
+            self.model.integrate(&mut self.q, &self.dq, 1.0);
+            if let Some(joints) = self.joints.as_mut() {
+                joints.correct(self.model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
+            }
+            self.recollide(margin);
+        }
+        let apart = overlap > tol;
+        if !apart && off_joints <= GAP_SLOP * tol {
+            return Ok(());
+        }
+        let (q, v) = given;
+        let change = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        };
+        let velocity_change = change(&v, &self.v);
+        self.start_projection = Some(StartProjection {
+            violation: overlap.max(off_joints),
+            at: if overlap >= off_joints {
+                "an overlap of two shapes".into()
+            } else {
+                "a joint".into()
+            },
+            speed_violation: velocity_change,
+            speed_at: if velocity_change > 0.0 {
+                "a joint".into()
+            } else {
+                String::new()
+            },
+            position_change: change(&q, &self.q),
+            velocity_change,
+            energy_given: self.model.energy(&q, &v),
+        });
+        Ok(())
+    }
+
+    /// How the start was moved onto its joints or apart, if it was.
+    pub fn start_projection(&self) -> Option<&StartProjection> {
+        self.start_projection.as_ref()
     }
 
     /// `(t, q, v)` now.
@@ -291,6 +362,7 @@ impl<'m> SpaceStepper<'m> {
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
+        self.v_start.copy_from_slice(&self.v);
         let report = if let Some(joints) = self.joints.as_mut() {
             joints.solve(
                 &self.problem,
@@ -322,6 +394,13 @@ impl<'m> SpaceStepper<'m> {
         self.warm
             .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
         self.tally.stages.solve += clock.elapsed();
+        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
+        let start = self.t;
+        if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
+            // Not integrated: the state stays the step's start.
+            self.v.copy_from_slice(&self.v_start);
+            self.tally.judge(start, &self.last, OnUnsolved::Fail)?;
+        }
         // 4. integrate.
         let clock = Clock::now();
         model.integrate(&mut self.q, &self.v, h);
@@ -330,9 +409,10 @@ impl<'m> SpaceStepper<'m> {
             return Err(StepError::NotFinite);
         }
         self.tally.stages.integrate += clock.elapsed();
-        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
         self.end_of_step(h)?;
         self.tally.steps += 1;
+        self.tally
+            .judge(start, &self.last, self.settings.on_unsolved)?;
         Ok(self.last)
     }
 
@@ -348,9 +428,12 @@ impl<'m> SpaceStepper<'m> {
         let clock = Clock::now();
         let tol = self.settings.penetration_tolerance;
         if self.contacts.iter().any(|c| c.gap < -tol) {
-            self.displacement()?;
+            let report = self.displacement()?;
             self.tally.corrections += 1;
             self.last.corrected = true;
+            if let Some(report) = report {
+                self.last.account_for(&report);
+            }
             let before = model.energy(&self.q, &self.v);
             model.integrate(&mut self.q, &self.dq, 1.0);
             let raised = model.energy(&self.q, &self.v) - before;
@@ -385,8 +468,8 @@ impl<'m> SpaceStepper<'m> {
     }
 
     /// The displacement `dq` that removes the overlaps: `min 1/2 dq^T M
-    /// dq` with `g + J_n dq >= 0` at every contact.
-    fn displacement(&mut self) -> Result<(), StepError> {
+    /// dq` with `g + J_n dq >= 0` at every contact; the solve's report.
+    fn displacement(&mut self) -> Result<Option<zwang_contact::Report>, StepError> {
         let p = &mut self.overlap;
         p.force.fill(0.0);
         p.rows.clear();
@@ -410,23 +493,22 @@ impl<'m> SpaceStepper<'m> {
         if let Some(joints) = self.joints.as_mut() {
             // The joints' null space at these positions.
             joints.refresh(self.model, &self.q, &self.mass)?;
-            joints.solve(
+            return joints.solve(
                 p,
                 &self.mass,
                 &settings,
                 &mut self.r,
                 &mut self.dq,
                 &mut self.u,
-            )?;
-            return Ok(());
+            );
         }
         self.correct
             .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
+            .map(Some)
             .map_err(|e| match e {
                 zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
                 other => StepError::Unsupported(other.to_string()),
-            })?;
-        Ok(())
+            })
     }
 
     /// Takes `energy` from the kinetic energy of the bodies the last
@@ -520,9 +602,12 @@ pub fn simulate_space(
     let wall_time = wall.elapsed();
     let (t, q, v) = stepper.state();
     let energy_final = model.energy(q, v);
-    stepper
-        .tally
-        .outcome(reason, (t, q, v), Vec::new(), e0, energy_final, wall_time)
+    let mut outcome =
+        stepper
+            .tally
+            .outcome(reason, (t, q, v), Vec::new(), e0, energy_final, wall_time);
+    outcome.start_projection = stepper.start_projection.take();
+    outcome
 }
 
 #[cfg(test)]

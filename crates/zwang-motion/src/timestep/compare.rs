@@ -44,15 +44,20 @@ pub struct Comparison {
 
 /// Runs `model` to `duration` with both friction laws (the rest of
 /// `settings` shared), comparing them every step; a row every
-/// `settings.output_every`.
+/// `settings.output_every`. A step of either law whose contact problem
+/// ends above the tolerance ends the comparison
+/// ([`StepError::Unsolved`]): unconverged answers are not compared.
 pub fn compare_frictions(
     model: &PlanarModel,
     duration: f64,
     settings: &StepSettings,
 ) -> Result<Comparison, StepError> {
     settings.validate(duration).map_err(StepError::Settings)?;
+    // An unconverged answer is not compared: a step that ends above the
+    // tolerance ends the comparison with the error.
     let with = |friction| StepSettings {
         friction,
+        on_unsolved: super::OnUnsolved::Fail,
         ..settings.clone()
     };
     let mut exact = TimeStepper::new(model, with(Friction::Exact))?;

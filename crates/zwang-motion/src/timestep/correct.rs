@@ -17,6 +17,8 @@ pub(super) struct Correct {
     r: Vec<f64>,
     u: Vec<f64>,
     dq: Vec<f64>,
+    /// The last projection's solve.
+    report: Option<zwang_contact::Report>,
 }
 
 impl Correct {
@@ -67,12 +69,19 @@ impl Correct {
             parallel: false,
             ..SolverSettings::default()
         };
-        self.solver
-            .solve_in_place(p, &settings, &mut self.r, &mut self.u)?;
+        self.report = Some(
+            self.solver
+                .solve_in_place(p, &settings, &mut self.r, &mut self.u)?,
+        );
         self.dq.clear();
         self.dq.resize(n, 0.0);
         apply(&self.r, &mut self.dq);
         Ok(true)
+    }
+
+    /// The last projection's solve (`None` before the first).
+    pub fn report(&self) -> Option<zwang_contact::Report> {
+        self.report
     }
 
     /// The last displacement.

@@ -44,7 +44,9 @@ mod integrate;
 mod joints;
 
 use crate::projection::Projector;
-use crate::simulate::{ContactSample, Observer, Outcome, StageTimes, Stats, Status};
+use crate::simulate::{
+    ContactSample, Observer, Outcome, StageTimes, StartProjection, Stats, Status,
+};
 use assemble::Assemble;
 use collide::{Collide, StepContact};
 use correct::Correct;
@@ -84,6 +86,33 @@ pub struct StepSettings {
     /// more solves more of a landing pile's islands to the tolerance, at
     /// more cost.
     pub finish_steps: usize,
+    /// What a step whose contact problem ends above `tolerance` does.
+    /// Default [`OnUnsolved::Warn`].
+    pub on_unsolved: OnUnsolved,
+}
+
+/// What the time stepper does with a step whose contact problem (or
+/// overlap correction) ended above the tolerance. Either way the step is
+/// counted in the run's [`crate::Unsolved`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnUnsolved {
+    /// Integrate the best answer found and go on (`"warn"`): the run's
+    /// report counts the step, and the CLI warns.
+    #[default]
+    Warn,
+    /// End the run before the step (`"fail"`): the state is the step's
+    /// start, the status `failed`, the reason the error.
+    Fail,
+}
+
+impl OnUnsolved {
+    /// `"warn"` or `"fail"`, as in the scene file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnUnsolved::Warn => "warn",
+            OnUnsolved::Fail => "fail",
+        }
+    }
 }
 
 impl Default for StepSettings {
@@ -96,6 +125,7 @@ impl Default for StepSettings {
             output_every: 0.01,
             max_steps: 10_000_000,
             finish_steps: SolverSettings::default().finish_steps,
+            on_unsolved: OnUnsolved::Warn,
         }
     }
 }
@@ -156,9 +186,26 @@ pub enum StepError {
     /// The state stopped being finite (a force or a speed beyond `f64`).
     #[error("the state is not finite")]
     NotFinite,
+    /// The step's contact problem (or its overlap correction) ended above
+    /// the tolerance, and [`OnUnsolved::Fail`] asks for the run to stop
+    /// (a comparison of friction laws always does).
+    #[error("the contact problem ended at error {error:e}, above the tolerance {tolerance:e}")]
+    Unsolved {
+        /// Siconos' error measure of the best answer found.
+        error: f64,
+        /// The solver's tolerance.
+        tolerance: f64,
+    },
 }
 
 impl StepReport {
+    /// Takes a further solve of the step (its overlap correction) into
+    /// the step's error and status.
+    pub(crate) fn account_for(&mut self, report: &zwang_contact::Report) {
+        self.error = self.error.max(report.error);
+        self.solved &= report.status == zwang_contact::Status::Solved;
+    }
+
     /// The report of a step whose solve reported `report` (`None`: no
     /// contacts), `warm_started` of its contacts from the last step, its
     /// impulses `r` and contact velocities `u` (`d` per contact).
@@ -233,7 +280,13 @@ pub struct TimeStepper<'m> {
     /// The last step's contact solve.
     last: StepReport,
     tally: Tally,
+    /// How the start was moved, if it was.
+    start_projection: Option<StartProjection>,
 }
+
+/// The most corrections that move an overlapping start apart (the rows
+/// are linear, the bodies turn: a deep overlap takes a few).
+pub(crate) const START_CORRECTIONS: usize = 10;
 
 /// What a time stepper (in the plane or in space) counts over a run: the
 /// run's outcome is read off it ([`Tally::outcome`]), the same for both.
@@ -247,9 +300,37 @@ pub(crate) struct Tally {
     /// at the end of any step.
     pub(crate) max_drift: f64,
     pub(crate) max_penetration: f64,
+    /// Steps whose contact problem ended above the tolerance.
+    pub(crate) unsolved: crate::Unsolved,
 }
 
 impl Tally {
+    /// An empty tally of a run whose contact problems are held to
+    /// `tolerance`.
+    pub(crate) fn new(tolerance: f64) -> Tally {
+        let mut tally = Tally::default();
+        tally.unsolved.tolerance = tolerance;
+        tally
+    }
+
+    /// Counts the step that started at `t` and ended as `last` says; an
+    /// unsolved one is an error under [`OnUnsolved::Fail`].
+    pub(crate) fn judge(
+        &mut self,
+        t: f64,
+        last: &StepReport,
+        on_unsolved: OnUnsolved,
+    ) -> Result<(), StepError> {
+        self.unsolved.record(t, last.error, last.solved);
+        if last.solved || on_unsolved == OnUnsolved::Warn {
+            return Ok(());
+        }
+        Err(StepError::Unsolved {
+            error: last.error,
+            tolerance: self.unsolved.tolerance,
+        })
+    }
+
     /// The outcome of a run that stopped at `(t, q, v)` of energy
     /// `energy_final`, failed for `reason` if there is one: a step is one
     /// evaluation and one solve, a correction one more solve.
@@ -289,6 +370,7 @@ impl Tally {
             energy_final,
             max_constraint_drift: self.max_drift,
             max_penetration: self.max_penetration,
+            unsolved: self.unsolved,
             stats,
         }
     }
@@ -368,7 +450,7 @@ impl<'m> TimeStepper<'m> {
             finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
-        Ok(TimeStepper {
+        let mut stepper = TimeStepper {
             collide: Collide::new(
                 model.colliders(),
                 |c| collide::bounding_radius(&c.shape),
@@ -399,9 +481,108 @@ impl<'m> TimeStepper<'m> {
             v_new: vec![0.0; n],
             fresh: false,
             last: StepReport::default(),
-            tally: Tally::default(),
+            tally: Tally::new(settings.tolerance),
+            start_projection: None,
             settings,
-        })
+        };
+        stepper.start()?;
+        Ok(stepper)
+    }
+
+    /// A start that overlaps or is off its joints is moved apart and onto
+    /// them (Gauss's metric, as a step's correction), without paying for
+    /// the potential energy it adds: the run's energy starts from the
+    /// moved start. The move is reported
+    /// ([`TimeStepper::start_projection`]); the start's overlap counts in
+    /// the run's deepest.
+    fn start(&mut self) -> Result<(), StepError> {
+        let model = self.model;
+        let (q, v) = (self.q.clone(), self.v.clone());
+        let tol = self.settings.penetration_tolerance;
+        let margin = self.margin(self.settings.time_step);
+        self.collide
+            .contacts(model, &self.q, margin, &mut self.contacts)?;
+        let (mut overlap, mut off_contact) = (0.0f64, 0.0f64);
+        for c in &self.contacts {
+            if c.shapes {
+                overlap = overlap.max(-c.gap);
+            } else {
+                off_contact = off_contact.max(-c.gap);
+            }
+        }
+        self.tally.max_penetration = overlap;
+        let mut off_joints = 0.0f64;
+        for pass in 0..START_CORRECTIONS {
+            if self.contacts.iter().any(|c| c.gap < -tol) {
+                self.delassus()?;
+                let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
+                self.correct.displacement(
+                    contacts,
+                    &self.assemble.problem.w,
+                    minv.len(),
+                    |r: &[f64], dq: &mut [f64]| match joints {
+                        Some(joints) => joints.add_impulses(r, dq),
+                        None => integrate::add_impulses(contacts, r, minv, dq),
+                    },
+                    tol,
+                )?;
+                for (x, d) in self.q.iter_mut().zip(self.correct.dq()) {
+                    *x += d;
+                }
+            } else if pass > 0 || self.projector.is_none() {
+                break;
+            }
+            if let Some(p) = self.projector.as_mut() {
+                let drift = p
+                    .positions(
+                        model,
+                        0.0,
+                        &mut self.q,
+                        &self.v,
+                        &self.modes,
+                        GAP_SLOP * tol,
+                    )
+                    .map_err(|e| StepError::Unsupported(e.to_string()))?;
+                if pass == 0 {
+                    off_joints = drift;
+                }
+            }
+            self.collide
+                .contacts(model, &self.q, margin, &mut self.contacts)?;
+            if self.joints.is_some() {
+                model.update_instant(0.0, &self.q, &self.v, &self.modes, &mut self.instant)?;
+            }
+        }
+        let violation = overlap.max(off_contact).max(off_joints);
+        if violation <= tol && off_joints <= GAP_SLOP * tol {
+            return Ok(());
+        }
+        let change = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        };
+        self.start_projection = Some(StartProjection {
+            violation,
+            at: if violation == overlap {
+                "an overlap of two shapes".into()
+            } else if violation == off_contact {
+                "a contact point".into()
+            } else {
+                "a joint".into()
+            },
+            speed_violation: 0.0,
+            speed_at: String::new(),
+            position_change: change(&q, &self.q),
+            velocity_change: change(&v, &self.v),
+            energy_given: model.energy(0.0, &q, &v),
+        });
+        Ok(())
+    }
+
+    /// How the start was moved apart or onto its joints, if it was.
+    pub fn start_projection(&self) -> Option<&StartProjection> {
+        self.start_projection.as_ref()
     }
 
     /// Time, positions and velocities now.
@@ -506,6 +687,12 @@ impl<'m> TimeStepper<'m> {
         self.warm
             .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
         self.tally.stages.solve += clock.elapsed();
+        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
+        let start = self.t;
+        if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
+            // Not integrated: the state stays the step's start.
+            self.tally.judge(start, &self.last, OnUnsolved::Fail)?;
+        }
         // 4. integrate.
         let clock = Clock::now();
         self.v.copy_from_slice(&self.v_star);
@@ -520,9 +707,10 @@ impl<'m> TimeStepper<'m> {
             return Err(StepError::NotFinite);
         }
         self.tally.stages.integrate += clock.elapsed();
-        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
         self.end_of_step(h)?;
         self.tally.steps += 1;
+        self.tally
+            .judge(start, &self.last, self.settings.on_unsolved)?;
         Ok(self.last)
     }
 
@@ -559,6 +747,9 @@ impl<'m> TimeStepper<'m> {
         if corrected {
             self.tally.corrections += 1;
             self.last.corrected = true;
+            if let Some(report) = self.correct.report() {
+                self.last.account_for(&report);
+            }
             let before = model.energy(self.t, &self.q, &self.v);
             let dq = self.correct.dq();
             for (x, d) in self.q.iter_mut().zip(dq) {
@@ -716,6 +907,10 @@ pub fn simulate_steps(
         Ok(s) => s,
         Err(e) => return failed(e.to_string(), q0, v0, e0),
     };
+    // The start as the stepper holds it (moved apart, onto its joints).
+    q0.copy_from_slice(&stepper.q);
+    v0.copy_from_slice(&stepper.v);
+    let e0 = model.energy(0.0, &q0, &v0);
     let h = settings.time_step;
     let wants = observer.wants_samples();
     let mut samples = Vec::new();
@@ -770,7 +965,9 @@ pub fn simulate_steps(
     let wall_time = wall.elapsed();
     let (t, q, v) = stepper.state();
     let energy_final = model.energy(t, q, v);
-    stepper
+    let mut outcome = stepper
         .tally
-        .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time)
+        .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time);
+    outcome.start_projection = stepper.start_projection.take();
+    outcome
 }

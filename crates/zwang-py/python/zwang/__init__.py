@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "Report",
     "Scene",
     "Run",
+    "UnsolvedStepsWarning",
     "solve",
     "check",
     "compare",
@@ -273,12 +275,20 @@ def _columns(csv: str) -> Dict[str, np.ndarray]:
     return out
 
 
+class UnsolvedStepsWarning(RuntimeWarning):
+    """A run integrated steps whose contact problem ended above the
+    solver's tolerance (``[solver] on_unsolved = "warn"``): its answer is
+    the best found, not one to the tolerance. ``Run.unsolved_steps`` and
+    ``Run.contact_error`` say how many and how far."""
+
+
 class Run:
     """A scene's run: ``status``, ``time``, ``events``, ``final``,
-    ``energy`` as in ``zwang simulate --json`` (``summary`` is the whole
-    object), and ``trajectory``: ``"t"`` and every column of ``zwang
-    simulate --csv`` (``ball.x``, ``ball.vy``, ``floor.normal_force``,
-    ``floor.mode``...) as NumPy arrays, one entry per sample and event."""
+    ``energy``, ``unsolved_steps``, ``contact_error`` as in ``zwang
+    simulate --json`` (``summary`` is the whole object), and
+    ``trajectory``: ``"t"`` and every column of ``zwang simulate --csv``
+    (``ball.x``, ``ball.vy``, ``floor.normal_force``, ``floor.mode``...)
+    as NumPy arrays, one entry per sample and event."""
 
     def __init__(self, summary: Dict[str, Any], trajectory: Optional[Dict[str, np.ndarray]]):
         self.summary = summary
@@ -291,6 +301,15 @@ class Run:
     energy = property(lambda self: self.summary["energy"], doc='{"initial": J, "final": J}')
     steps = property(lambda self: self.summary["steps"], doc="steps taken")
     reason = property(lambda self: self.summary.get("reason"), doc="why it failed, or None")
+    unsolved_steps = property(
+        lambda self: self.summary.get("unsolved_steps", 0),
+        doc="steps whose contact problem ended above the tolerance")
+    contact_error = property(
+        lambda self: self.summary.get("contact_error"),
+        doc='{"worst", "time", "tolerance"} of the time stepper\'s contact problems, or None')
+    start_projection = property(
+        lambda self: self.summary.get("start_projection"),
+        doc="how the start was moved onto its joints or apart, or None")
 
     def to_pandas(self):
         """The trajectory as a ``pandas.DataFrame`` (needs pandas)."""
@@ -299,8 +318,10 @@ class Run:
         return pd.DataFrame(self.trajectory)
 
     def __repr__(self) -> str:
+        unsolved = f", unsolved_steps={self.unsolved_steps}" if self.unsolved_steps else ""
         return (f"Run(status={self.status!r}, time={self.time!r}, "
-                f"events={len(self.events)}, samples={len(self.trajectory.get('t', ()))})")
+                f"events={len(self.events)}, samples={len(self.trajectory.get('t', ()))}"
+                f"{unsolved})")
 
 
 def simulate(scene: Scene, trajectory: bool = True) -> Run:
@@ -309,7 +330,14 @@ def simulate(scene: Scene, trajectory: bool = True) -> Run:
     simulate --json`` alone: faster, and the trajectory is empty). A scene
     the steppers cannot run raises ``ValueError``."""
     summary, csv = _zwang.simulate(scene._native, trajectory)
-    return Run(summary, _columns(csv) if csv is not None else None)
+    run = Run(summary, _columns(csv) if csv is not None else None)
+    if run.unsolved_steps:
+        e = run.contact_error or {}
+        warnings.warn(
+            f"{run.unsolved_steps} of {run.steps} steps ended above the contact tolerance "
+            f"{e.get('tolerance')} (worst error {e.get('worst')} at t = {e.get('time')} s)",
+            UnsolvedStepsWarning, stacklevel=2)
+    return run
 
 
 #: The outputs of a sweep when none are named.
