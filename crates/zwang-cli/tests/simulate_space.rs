@@ -519,11 +519,43 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         <body name="ball" pos="0 0 1"><freejoint/><geom size="0.1" mass="1"/></body>
         </worldbody></mujoco>"#;
     let sniffed = Temp::new("drop.mjcf", model);
+    // Falling freely for 0.1 s: the time stepper's velocity-level step
+    // (symplectic Euler between contacts: `v += -g h`, then `z += h v`)
+    // gives after `n` steps `v = -g n h` and `z = z0 - g h^2 n (n + 1) /
+    // 2`, the free fall `z0 - g t^2 / 2` less `g h t / 2`, its first-order
+    // lag (here 9.8e-4 m).
+    let (g, h, z0) = (9.81, 0.002, 1.0);
     let v = json_with(&[sniffed.path(), "--duration", "0.1"]);
     assert_eq!(v["time"], 0.1);
     assert_eq!(v["steps"], 50, "0.1 s at MuJoCo's 0.002 s");
+    let (t, n) = (0.1, 50.0);
     let z = v["final"]["ball"]["position"][2].as_f64().unwrap();
-    assert!((z - (1.0 - 0.5 * 9.81 * 0.01)).abs() < 0.01, "{z}");
+    let vz = v["final"]["ball"]["velocity"][2].as_f64().unwrap();
+    let steps = z0 - g * h * h * n * (n + 1.0) / 2.0;
+    assert!((z - steps).abs() < 1e-12, "z = {z}, {steps} stepped");
+    assert!(
+        (z - (z0 - g * t * t / 2.0 - g * h * t / 2.0)).abs() < 1e-12,
+        "z = {z}: free fall less its lag"
+    );
+    assert!((vz + g * t).abs() < 1e-12, "vz = {vz}");
+    // Landed (at sqrt(2 (z0 - r) / g) = 0.43 s) and at rest by 1 s, on the
+    // floor at its radius: the gap within the contacts' slop, 1e-9 m (a
+    // thousandth of the default penetration tolerance, 1e-6 m).
+    let v = json_with(&[sniffed.path(), "--duration", "1"]);
+    let ball = &v["final"]["ball"];
+    let gap = ball["position"][2].as_f64().unwrap() - 0.1;
+    assert!((-1e-12..=1e-9 + 1e-12).contains(&gap), "gap {gap:e} m");
+    let speed = vector(&ball["velocity"], 3)
+        .iter()
+        .chain(&vector(&ball["angular_velocity"], 3))
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(speed < 1e-12, "still moving at {speed:e}");
+    // All potential: m g z (1 kg).
+    let energy = v["energy"]["final"].as_f64().unwrap();
+    assert!(
+        (energy - g * (0.1 + gap)).abs() < 1e-12,
+        "energy {energy} against m g z"
+    );
 
     let hinge = Temp::new(
         "arm.xml",
