@@ -550,6 +550,63 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
     (be(16), be(20))
 }
 
+/// The RGB pixels of a PNG and its size.
+fn decode_png(bytes: &[u8]) -> (Vec<[u8; 3]>, u32, u32) {
+    let mut reader = png::Decoder::new(bytes).read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Rgb, png::BitDepth::Eight)
+    );
+    let pixels = buffer[..info.buffer_size()]
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    (pixels, info.width, info.height)
+}
+
+/// The plots' first and second curve colours (matplotlib's blue and
+/// orange).
+const BLUE: [u8; 3] = [31, 119, 180];
+const ORANGE: [u8; 3] = [255, 127, 14];
+
+/// The pixels of `color` in panel `k` (of three: positions, energy,
+/// contact forces; stacked under the title) left of the legends, as
+/// `(column, row)`.
+fn curve(pixels: &[[u8; 3]], (w, h): (u32, u32), k: u32, color: [u8; 3]) -> Vec<(u32, u32)> {
+    // The title takes 45 pixels, the legends the last 250 columns.
+    let band = (h - 45) / 3;
+    let rows = 45 + k * band..45 + (k + 1) * band;
+    (0..w * h)
+        .filter(|&i| pixels[i as usize] == color)
+        .map(|i| (i % w, i / w))
+        .filter(|&(x, y)| x < w - 250 && rows.contains(&y))
+        .collect()
+}
+
+/// The mean row of a curve's pixels in its first and last few columns:
+/// where it starts and ends (rows grow downwards).
+fn ends(points: &[(u32, u32)]) -> (f64, f64) {
+    let first = points.iter().map(|p| p.0).min().unwrap();
+    let last = points.iter().map(|p| p.0).max().unwrap();
+    let mean = |keep: &dyn Fn(u32) -> bool| {
+        let rows: Vec<f64> = points
+            .iter()
+            .filter(|p| keep(p.0))
+            .map(|p| f64::from(p.1))
+            .collect();
+        rows.iter().sum::<f64>() / rows.len() as f64
+    };
+    (mean(&|x| x <= first + 3), mean(&|x| x + 3 >= last))
+}
+
+/// `--plot` draws a picture: a PNG of the plots' size, not of one colour
+/// (a white background under at most 97% of it), the curves' colours in
+/// their panels. The thrown ball's curves go where its motion does: `x`
+/// rising from 0 to 3.39 m across the positions panel while `y` falls
+/// from 1 m to the floor, the energy from 11.81 J to 0, the normal force
+/// from 0 to `m g`.
 #[test]
 fn plot_writes_a_png() {
     for (name, code) in [
@@ -562,17 +619,41 @@ fn plot_writes_a_png() {
         assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
         assert!(o.stderr.is_empty(), "{name}: {}", stderr(&o));
         let bytes = std::fs::read(&png).unwrap();
-        let (w, h) = png_size(&bytes);
+        assert_eq!(png_size(&bytes), (1280, 1200), "{name}");
+        let (pixels, w, h) = decode_png(&bytes);
+        assert_eq!((w, h), (1280, 1200), "{name}");
+        let white = pixels.iter().filter(|&&p| p == [255; 3]).count();
         assert!(
-            (600..=4000).contains(&w) && (400..=4000).contains(&h),
-            "{w} x {h}"
+            white > pixels.len() / 2 && 100 * white < 97 * pixels.len(),
+            "{name}: {white} white pixels of {}",
+            pixels.len()
         );
-        // Drawn, not blank: compressed, a blank picture is a few KB.
-        assert!(
-            bytes.len() > 10_000 && bytes.len() < 20_000_000,
-            "{} bytes",
-            bytes.len()
-        );
+        let mut colors: Vec<[u8; 3]> = pixels.clone();
+        colors.sort_unstable();
+        colors.dedup();
+        assert!(colors.len() >= 20, "{name}: {} colours", colors.len());
+        if name == "rod_painleve" {
+            // Stopped at its start: nothing but a dot at t = 0 to draw.
+            continue;
+        }
+        for k in 0..3 {
+            let n = curve(&pixels, (w, h), k, BLUE).len();
+            assert!(n >= 500, "{name}: {n} blue pixels in panel {k}");
+        }
+        if name == "thrown_ball" {
+            let x = ends(&curve(&pixels, (w, h), 0, BLUE));
+            let y = ends(&curve(&pixels, (w, h), 0, ORANGE));
+            assert!(x.0 > x.1 + 150.0, "x rises: rows {x:?}");
+            assert!(y.0 + 40.0 < y.1, "y falls: rows {y:?}");
+            assert!(y.0 + 40.0 < x.0, "y starts above x: rows {y:?}, {x:?}");
+            let energy = ends(&curve(&pixels, (w, h), 1, BLUE));
+            assert!(energy.0 + 200.0 < energy.1, "energy falls: rows {energy:?}");
+            let normal = ends(&curve(&pixels, (w, h), 2, BLUE));
+            assert!(
+                normal.0 > normal.1 + 100.0,
+                "the normal force rises: {normal:?}"
+            );
+        }
     }
 }
 

@@ -244,6 +244,69 @@ fn the_csv_lists_moving_bodies_only() {
         .any(|h| h.starts_with("floor") || h.starts_with("wall")));
 }
 
+/// The rotation of `p` by the unit quaternion `[w, x, y, z]`.
+fn rotate(q: &[f64], p: [f64; 3]) -> [f64; 3] {
+    let (w, u) = (q[0], [q[1], q[2], q[3]]);
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    // p + 2 w (u x p) + 2 u x (u x p)
+    let t = cross(u, p);
+    let tt = cross(u, t);
+    [0, 1, 2].map(|i| p[i] + 2.0 * w * t[i] + 2.0 * tt[i])
+}
+
+/// The example's promise, "the boxes come to rest inside the bin", from
+/// the shipped file: at the end every corner of every box is between the
+/// walls (x and y in [-1, 1] m) and above the floor, to the contract's
+/// overlap of 1e-5 m; every point of every box moves at under 1e-6 m/s
+/// (its centre's speed plus its spin times its half diagonal); the energy
+/// is then all potential, `m g z` summed.
+#[test]
+fn the_boxes_come_to_rest_inside_the_bin() {
+    let path = example("boxes_in_bin.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v = json_of(path.to_str().unwrap());
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["time"], 2.0);
+    let (half, g, overlap) = ([0.2, 0.15, 0.1], 9.81, 1e-5);
+    assert!(text.contains("half_extents = [0.2, 0.15, 0.1]") && text.contains("mass = 1.0"));
+    let reach = half.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let mut potential = 0.0;
+    for name in ["box1", "box2", "box3", "box4", "box5"] {
+        let b = &v["final"][name];
+        let (p, q) = (vector(&b["position"], 3), vector(&b["orientation"], 4));
+        for corner in 0..8 {
+            let local = [0, 1, 2].map(|i| {
+                if corner >> i & 1 == 1 {
+                    half[i]
+                } else {
+                    -half[i]
+                }
+            });
+            let r = rotate(&q, local);
+            let c = [0, 1, 2].map(|i| p[i] + r[i]);
+            assert!(
+                c[0].abs() <= 1.0 + overlap && c[1].abs() <= 1.0 + overlap && c[2] >= -overlap,
+                "{name}: corner {c:?} outside the bin"
+            );
+        }
+        let speed = |key: &str| vector(&b[key], 3).iter().map(|x| x * x).sum::<f64>().sqrt();
+        let fastest = speed("velocity") + reach * speed("angular_velocity");
+        assert!(fastest < 1e-6, "{name}: a point at {fastest:e} m/s");
+        potential += g * p[2];
+    }
+    let energy = v["energy"]["final"].as_f64().unwrap();
+    assert!(
+        (energy - potential).abs() < 1e-9,
+        "energy {energy} J, potential {potential} J"
+    );
+}
+
 const CUBE: &str = r#"
 [scene]
 dimension = 3
@@ -525,11 +588,43 @@ fn mjcf_files_take_a_duration_and_fail_on_one_line() {
         <body name="ball" pos="0 0 1"><freejoint/><geom size="0.1" mass="1"/></body>
         </worldbody></mujoco>"#;
     let sniffed = Temp::new("drop.mjcf", model);
+    // Falling freely for 0.1 s: the time stepper's velocity-level step
+    // (symplectic Euler between contacts: `v += -g h`, then `z += h v`)
+    // gives after `n` steps `v = -g n h` and `z = z0 - g h^2 n (n + 1) /
+    // 2`, the free fall `z0 - g t^2 / 2` less `g h t / 2`, its first-order
+    // lag (here 9.8e-4 m).
+    let (g, h, z0) = (9.81, 0.002, 1.0);
     let v = json_with(&[sniffed.path(), "--duration", "0.1"]);
     assert_eq!(v["time"], 0.1);
     assert_eq!(v["steps"], 50, "0.1 s at MuJoCo's 0.002 s");
+    let (t, n) = (0.1, 50.0);
     let z = v["final"]["ball"]["position"][2].as_f64().unwrap();
-    assert!((z - (1.0 - 0.5 * 9.81 * 0.01)).abs() < 0.01, "{z}");
+    let vz = v["final"]["ball"]["velocity"][2].as_f64().unwrap();
+    let steps = z0 - g * h * h * n * (n + 1.0) / 2.0;
+    assert!((z - steps).abs() < 1e-12, "z = {z}, {steps} stepped");
+    assert!(
+        (z - (z0 - g * t * t / 2.0 - g * h * t / 2.0)).abs() < 1e-12,
+        "z = {z}: free fall less its lag"
+    );
+    assert!((vz + g * t).abs() < 1e-12, "vz = {vz}");
+    // Landed (at sqrt(2 (z0 - r) / g) = 0.43 s) and at rest by 1 s, on the
+    // floor at its radius: the gap within the contacts' slop, 1e-9 m (a
+    // thousandth of the default penetration tolerance, 1e-6 m).
+    let v = json_with(&[sniffed.path(), "--duration", "1"]);
+    let ball = &v["final"]["ball"];
+    let gap = ball["position"][2].as_f64().unwrap() - 0.1;
+    assert!((-1e-12..=1e-9 + 1e-12).contains(&gap), "gap {gap:e} m");
+    let speed = vector(&ball["velocity"], 3)
+        .iter()
+        .chain(&vector(&ball["angular_velocity"], 3))
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(speed < 1e-12, "still moving at {speed:e}");
+    // All potential: m g z (1 kg).
+    let energy = v["energy"]["final"].as_f64().unwrap();
+    assert!(
+        (energy - g * (0.1 + gap)).abs() < 1e-12,
+        "energy {energy} against m g z"
+    );
 
     let hinge = Temp::new(
         "arm.xml",

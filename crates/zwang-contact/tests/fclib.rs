@@ -232,15 +232,125 @@ fn solve_global(
     (global, report, r, v)
 }
 
+/// `M^-1 b` for the file's dense `M` (symmetric positive definite:
+/// Gaussian elimination without pivoting).
+fn solve_dense(m: &[(usize, usize, f64)], b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    let mut a = vec![vec![0.0; n + 1]; n];
+    for &(i, j, x) in m {
+        a[i][j] += x;
+    }
+    for (row, &x) in a.iter_mut().zip(b) {
+        row[n] = x;
+    }
+    for c in 0..n {
+        let (above, below) = a.split_at_mut(c + 1);
+        let pivot = &above[c];
+        for row in below {
+            let k = row[c] / pivot[c];
+            if k != 0.0 {
+                for j in c..=n {
+                    row[j] -= k * pivot[j];
+                }
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for c in (0..n).rev() {
+        let s: f64 = (c + 1..n).map(|j| a[c][j] * x[j]).sum();
+        x[c] = (a[c][n] - s) / a[c][c];
+    }
+    x
+}
+
+/// What the solver reports as its error on a global problem, recomputed
+/// from the file: Siconos' local error (`fc3d_compute_error`) of `(r, u =
+/// H^T v + w)`, normalised by `max(|q|, |r|, |u|)` with `q = H^T M^-1 f +
+/// w` the free velocity (where Siconos' global error,
+/// [`global_error_from_file`], leaves `q` out of the scale: it is the
+/// larger when `|q|` is the largest).
+fn reported_error_from_file(name: &str, r: &[f64], v: &[f64]) -> f64 {
+    let file = Hdf5File::from_vec(bytes(name)).unwrap();
+    let m = raw_matrix(&file, "fclib_global/M");
+    let h = raw_matrix(&file, "fclib_global/H");
+    let f = raw(&file, "fclib_global/vectors/f");
+    let w = raw(&file, "fclib_global/vectors/w");
+    let mu = raw(&file, "fclib_global/vectors/mu");
+    let (mut u, mut q) = (w.clone(), w);
+    multiply(&h, v, &mut u, true);
+    multiply(&h, &solve_dense(&m, &f), &mut q, true);
+    natural_map(&mu, r, &u) / norm(&q).max(norm(r)).max(norm(&u))
+}
+
+/// Coulomb's law at each contact of a global problem, checked from the
+/// file's raw datasets condition by condition (not through the natural
+/// map): `r` in its cone `|r_T| <= mu r_N`, De Saxce's modified velocity
+/// `u + mu |u_T| e_N` (`u = H^T v + w`) in the dual cone `mu |u_T| <=
+/// u_N`, each to `eps` of Siconos' scale `max(|u|, |r|)`; the two
+/// orthogonal, to `eps` of that scale times their sizes (an answer off by
+/// `d` from one of the law has `|r.u| <= d (|r| + |u|) + d^2`); and the
+/// equation of motion `M v = H r + f` to `eps` of its terms. The worst of
+/// each on failure.
+fn check_coulomb_from_file(name: &str, r: &[f64], v: &[f64], eps: f64) -> Result<(), String> {
+    let file = Hdf5File::from_vec(bytes(name)).unwrap();
+    let m = raw_matrix(&file, "fclib_global/M");
+    let h = raw_matrix(&file, "fclib_global/H");
+    let f = raw(&file, "fclib_global/vectors/f");
+    let w = raw(&file, "fclib_global/vectors/w");
+    let mu = raw(&file, "fclib_global/vectors/mu");
+    let (mut mv, mut hr) = (vec![0.0; f.len()], vec![0.0; f.len()]);
+    multiply(&m, v, &mut mv, false);
+    multiply(&h, r, &mut hr, false);
+    let residual: Vec<f64> = (0..f.len()).map(|i| f[i] + hr[i] - mv[i]).collect();
+    let motion = norm(&residual) / norm(&f).max(norm(&mv)).max(norm(&hr));
+    let mut u = w;
+    multiply(&h, v, &mut u, true);
+    let scale = norm(&u).max(norm(r));
+    let (mut in_cone, mut in_dual, mut orthogonal) = (0.0f64, 0.0f64, 0.0f64);
+    for (c, &m) in mu.iter().enumerate() {
+        let (r, u) = (&r[3 * c..3 * c + 3], &u[3 * c..3 * c + 3]);
+        let hat = [u[0] + m * u[1].hypot(u[2]), u[1], u[2]];
+        in_cone = in_cone.max(cone_distance(m, r) / scale);
+        // The dual of `|t| <= mu n` is `|t| <= n / mu` (`n >= 0` for
+        // `mu = 0`).
+        let dual = if m > 0.0 {
+            cone_distance(1.0 / m, &hat)
+        } else {
+            (-hat[0]).max(0.0)
+        };
+        in_dual = in_dual.max(dual / scale);
+        let dot: f64 = (0..3).map(|a| r[a] * hat[a]).sum();
+        let size = norm(r) + norm(&hat) + eps * scale;
+        orthogonal = orthogonal.max(dot.abs() / (scale * size));
+    }
+    let worst = [
+        ("M v - H r - f", motion),
+        ("r outside its cone", in_cone),
+        ("u + mu |u_T| e_N outside the dual cone", in_dual),
+        ("r . (u + mu |u_T| e_N)", orthogonal),
+    ];
+    if worst.iter().all(|&(_, x)| x <= eps) {
+        Ok(())
+    } else {
+        let worst: Vec<String> = worst
+            .iter()
+            .map(|(what, x)| format!("{what} {x:.1e}"))
+            .collect();
+        Err(format!("{} against {eps:.0e}", worst.join(", ")))
+    }
+}
+
 /// The landing pile's hard islands (redundant corners at the cone's edge,
 /// gap terms that are not affine over a face; Siconos' PROX needs up to
 /// seconds for them, its NSGS does not converge): whatever the solver
-/// reaches, its answer is reported as measured (the status saying whether
-/// the tolerance was met, the error as recomputed here from the file),
-/// its impulses lie in their cones (to the error times their size), and
-/// it is within 1e-4 of Coulomb's law.
+/// reaches is reported as measured, the error equal to the one recomputed
+/// here from the file (to 1e-6 of itself) and the status saying whether
+/// it meets the tolerance; Siconos' global error is within 1% of it.
+/// Coulomb's law, checked condition by condition from the file, then holds
+/// to twice the tolerance if the solver says it is met, to twice the error
+/// it reports if not.
 #[test]
-fn the_landing_islands_are_answered_inside_the_cones_and_reported_as_measured() {
+fn the_landing_islands_are_answered_as_reported() {
     let settings = SolverSettings {
         tolerance: 1e-10,
         ..SolverSettings::default()
@@ -248,32 +358,34 @@ fn the_landing_islands_are_answered_inside_the_cones_and_reported_as_measured() 
     for (name, contacts) in LANDING {
         let (global, report, r, v) = solve_global(name, &settings);
         assert_eq!((global.dimension, global.contacts()), (3, contacts));
-        assert_eq!(
-            report.status == Status::Solved,
-            report.error <= settings.tolerance,
+        let error = reported_error_from_file(name, &r, &v);
+        let siconos = global_error_from_file(name, &r, &v);
+        println!("{name}: {report:?}; {error:e} recomputed, Siconos' global error {siconos:e}");
+        assert!(
+            matches!(report.status, Status::Solved | Status::NotConverged),
             "{name}: {report:?}"
         );
-        let error = global_error_from_file(name, &r, &v);
-        assert!(error <= 1e-4, "{name}: {error:e}");
         assert!(
-            (error - report.error).abs() <= 1e-2 * error + 1e-13,
-            "{name}: {error:e} measured here, {:e} reported",
+            (error - report.error).abs() <= 1e-6 * error,
+            "{name}: {error:e} recomputed, {:e} reported",
             report.error
         );
-        // How far the impulses lie outside their cones, against the
-        // error's scale.
-        let outside = norm(
-            &global
-                .mu
-                .iter()
-                .enumerate()
-                .map(|(c, &mu)| cone_distance(mu, &r[3 * c..3 * c + 3]))
-                .collect::<Vec<_>>(),
+        assert_eq!(
+            report.status == Status::Solved,
+            error <= settings.tolerance,
+            "{name}: {error:e} recomputed, {report:?}"
         );
         assert!(
-            outside <= error * norm(&r),
-            "{name}: {outside:e} outside the cones"
+            siconos >= error * (1.0 - 1e-6) && siconos <= 1.01 * error,
+            "{name}: Siconos' {siconos:e} against {error:e}"
         );
+        // Each condition follows from the natural map to the error itself
+        // (twice it: the 1% between the two scales, the `d^2` of the
+        // complementarity).
+        let eps = 2.0 * report.error.max(settings.tolerance);
+        if let Err(worst) = check_coulomb_from_file(name, &r, &v, eps) {
+            panic!("{name} ({:?}): {worst}", report.status);
+        }
         assert!(norm(&r) > 0.0, "{name}: the boxes press on each other");
     }
 }
@@ -281,7 +393,8 @@ fn the_landing_islands_are_answered_inside_the_cones_and_reported_as_measured() 
 /// With a larger finish budget the two smaller landing islands are
 /// solved to the pile's tolerance, as Siconos 4.4's PROX solves them (to
 /// 4e-14 and 9e-11, in 12 ms and 3 s here, where its NSGS stops at 2e-6
-/// and 2e-5 after 100,000 sweeps), the error recomputed from the file.
+/// and 2e-5 after 100,000 sweeps), the error recomputed from the file and
+/// Coulomb's law checked condition by condition to twice the tolerance.
 #[test]
 fn a_larger_finish_budget_solves_the_landing_islands_siconos_prox_solves() {
     let settings = SolverSettings {
@@ -294,6 +407,9 @@ fn a_larger_finish_budget_solves_the_landing_islands_siconos_prox_solves() {
         assert_eq!(report.status, Status::Solved, "{name}: {report:?}");
         let error = global_error_from_file(name, &r, &v);
         assert!(error <= 1.01e-10, "{name}: {error:e}");
+        if let Err(worst) = check_coulomb_from_file(name, &r, &v, 2.0 * settings.tolerance) {
+            panic!("{name}: {worst}");
+        }
     }
 }
 

@@ -508,12 +508,6 @@ fn clarabel_velocities(p: &VelocityProblem) -> Option<Vec<f64>> {
     let a = common::columns(row, &mut a_cols);
     let mut solver = DefaultSolver::new(&pm, &q, &a, &b, &cones, common::settings(1e-11)).unwrap();
     solver.solve();
-    if std::env::var("ZZ").is_ok() {
-        eprintln!(
-            "clarabel {:?} iters {}",
-            solver.solution.status, solver.solution.iterations
-        );
-    }
     // (`AlmostSolved` answers are off by up to 1e-5 here: not a reference.)
     (solver.solution.status == SolverStatus::Solved).then(|| solver.solution.x.clone())
 }

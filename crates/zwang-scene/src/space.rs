@@ -350,7 +350,7 @@ fn read_body(t: &Tab, earlier: &HashMap<String, usize>) -> Result<SpatialBody> {
     let (friction, restitution) = read_surface_coefficients(t, DEFAULT_FRICTION)?;
     Ok(SpatialBody {
         position,
-        orientation: t.opt_vec("orientation")?.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+        orientation: read_orientation(t)?,
         velocity: t.opt_vec("velocity")?.unwrap_or([0.0; 3]),
         angular_velocity: t.opt_vec("angular_velocity")?.unwrap_or([0.0; 3]),
         shape: read_shape(t)?,
@@ -358,6 +358,31 @@ fn read_body(t: &Tab, earlier: &HashMap<String, usize>) -> Result<SpatialBody> {
         restitution,
         ..SpatialBody::new(name, kind)
     })
+}
+
+/// `orientation`: a unit quaternion, as the contract says. A norm within
+/// round-off of 1 (`1e-9`) is accepted (the model normalises it); any
+/// other nonzero norm is refused with the norm named, not normalised
+/// without a word (a zero or non-finite quaternion is the model's to
+/// refuse).
+fn read_orientation(t: &Tab) -> Result<[f64; 4]> {
+    let Some(q) = t.opt_vec::<4>("orientation")? else {
+        return Ok([1.0, 0.0, 0.0, 0.0]);
+    };
+    let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if norm > 0.0 && (norm - 1.0).abs() > 1e-9 {
+        // Three decimals, or every digit where those would read 1.000.
+        let shown = if (norm - 1.0).abs() >= 5e-4 {
+            format!("{norm:.3}")
+        } else {
+            format!("{norm}")
+        };
+        return Err(t.err(
+            "orientation",
+            format!("must be a unit quaternion (norm {shown})"),
+        ));
+    }
+    Ok(q)
 }
 
 /// Refuses a positive `x` beyond the bounds a file may give (what is not

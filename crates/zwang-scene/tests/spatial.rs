@@ -260,6 +260,68 @@ fn every_key_is_read() {
     assert_eq!(scene.solver.max_steps, 1000);
 }
 
+/// The contract's orientation is a unit quaternion: one off by more than
+/// round-off is refused with its norm named, not normalised without a
+/// word; one within `1e-9` of unit norm is taken (and the model
+/// normalises it). MJCF's `quat` is normalised by design (MuJoCo's rule),
+/// so the same quaternion there is taken.
+#[test]
+fn a_toml_orientation_must_be_a_unit_quaternion() {
+    for (orientation, line) in [
+        (
+            "[1, 0, 0.5, 0]",
+            "body[1].orientation: must be a unit quaternion (norm 1.118)",
+        ),
+        (
+            "[0.5, 0.5, 0.5, 0.4]",
+            "body[1].orientation: must be a unit quaternion (norm 0.954)",
+        ),
+        (
+            "[2, 0, 0, 0]",
+            "body[1].orientation: must be a unit quaternion (norm 2.000)",
+        ),
+        (
+            "[1.0000001, 0, 0, 0]",
+            "body[1].orientation: must be a unit quaternion (norm 1.0000001)",
+        ),
+    ] {
+        let text = cube_with(
+            "mass = 2.0",
+            &format!("mass = 2.0\norientation = {orientation}"),
+        );
+        let e = parse_spatial_scene(&text).unwrap_err();
+        assert_eq!(e.to_string(), line, "{orientation}");
+    }
+    // Within round-off of unit norm: taken as written, the model's unit
+    // quaternion within 1e-9 of it.
+    let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+    for q in [
+        [c, 0.0, s, 0.0],
+        [1.0 + 5e-10, 0.0, 0.0, 0.0],
+        [c * (1.0 - 9e-10), s, 0.0, 0.0],
+    ] {
+        let text = cube_with(
+            "mass = 2.0",
+            &format!(
+                "mass = 2.0\norientation = [{}, {}, {}, {}]",
+                q[0], q[1], q[2], q[3]
+            ),
+        );
+        let scene = parse_spatial_scene(&text).unwrap_or_else(|e| panic!("{q:?}: {e}"));
+        assert_eq!(scene.bodies[1].orientation, q);
+        scene.model().unwrap();
+    }
+    // MJCF: the same quaternion is normalised, as MuJoCo does.
+    let xml = r#"<mujoco><worldbody><body name="cube" quat="1 0 0.5 0"><freejoint/>
+        <geom type="box" size="0.5 0.5 0.5" mass="2"/></body></worldbody></mujoco>"#;
+    let q = zwang_scene::parse_mjcf(xml, 1.0).unwrap().bodies[0].orientation;
+    let n = 1.25f64.sqrt();
+    let expected = [1.0 / n, 0.0, 0.5 / n, 0.0];
+    for k in 0..4 {
+        assert!((q[k] - expected[k]).abs() < 1e-15, "{q:?}");
+    }
+}
+
 /// `CUBE` with `old` replaced by `new` (which must be there).
 fn cube_with(old: &str, new: &str) -> String {
     assert!(CUBE.contains(old), "{old}");
