@@ -6,21 +6,22 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use zwang_contact::error::siconos_error;
 use zwang_contact::fclib::HDF5_SIGNATURE;
 use zwang_contact::{
-    error_for, factored::solve_local as solve_in_space, global_error, parse_global, parse_local,
-    read_fclib, ContactSolver, FclibProblem, Friction, GlobalProblem, LocalProblem, PrimalSolver,
-    Solution, SolverSettings, Status,
+    factored::solve_local as solve_in_space, global_error, parse_global, parse_local, read_fclib,
+    ContactSolver, FclibProblem, Friction, GlobalProblem, LocalProblem, PrimalSolver, Solution,
+    SolverSettings, Status,
 };
 use zwang_harness::json::pretty;
 
 /// Solve a frictional contact problem from a Siconos text file or an
 /// FCLIB HDF5 file.
 ///
-/// Reads Siconos' text files of planar problems (`d` = 2): the local form
-/// (`d`, `nc`, the Delassus matrix `W` dense, sparse-block or CSparse,
-/// `q`, `mu`) and the global form (`d`, `nc`, `M`, `H`, `q`, `b`, `mu`:
-/// `M v = H r + q`, `u = H^T v + b`), as `docs/contact-problems.md`
+/// Reads Siconos' text files, planar or in space (`d` = 2 or 3): the local
+/// form (`d`, `nc`, the Delassus matrix `W` dense, sparse-block or
+/// CSparse, `q`, `mu`) and the global form (`d`, `nc`, `M`, `H`, `q`, `b`,
+/// `mu`: `M v = H r + q`, `u = H^T v + b`), as `docs/contact-problems.md`
 /// describes. A file whose name starts with `gfc` holds the global form,
 /// any other the local form; `--form` says otherwise.
 ///
@@ -42,7 +43,9 @@ use zwang_harness::json::pretty;
 /// boxes landing on redundant corners, may need thousands.
 ///
 /// `error` is Siconos' measure: local form
-/// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`;
+/// `||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)`, with
+/// `u = W r + q` recomputed from the file and the division only where that
+/// scale exceeds 2.2e-16 (`DBL_EPSILON`; below it the residual itself);
 /// global form (`gfc3d_compute_error`) that term with `u = H^T v + b`,
 /// divided by `max(||u||, ||r||)`, plus
 /// `||-M v + H r + q|| / max(||q||, ||M v||, ||H r||)`. With `--friction
@@ -292,14 +295,15 @@ fn micros(start: Instant) -> u64 {
 }
 
 /// The local form: the dual method in the plane; in space the primal
-/// one on `W = J J^T`, the answer's `u` recomputed as `W r + q`.
+/// one on `W = J J^T`. The answer's `u` is recomputed as `W r + q`, as
+/// Siconos' measure does, before it is measured.
 fn solve_local(
     problem: &LocalProblem,
     settings: &SolverSettings,
     source: &'static str,
 ) -> Result<(Report, Answer), String> {
     let start = Instant::now();
-    let solution = if problem.dimension == 2 {
+    let mut solution = if problem.dimension == 2 {
         ContactSolver::new()
             .solve(problem, settings, None)
             .map_err(|e| e.to_string())?
@@ -307,7 +311,8 @@ fn solve_local(
         solve_in_space(problem, settings).map_err(|e| e.to_string())?
     };
     let time_us = micros(start);
-    let error = error_for(
+    problem.velocity(&solution.r, &mut solution.u);
+    let error = siconos_error(
         settings.friction,
         &problem.mu,
         &problem.q,

@@ -7,9 +7,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use zwang_contact::{
-    error_for, global_error, parse_global, parse_local, read_fclib, FclibProblem, Friction,
-};
+use zwang_contact::error::siconos_error;
+use zwang_contact::{global_error, parse_global, parse_local, read_fclib, FclibProblem, Friction};
 
 /// The shipped files, their form and contact count.
 const FILES: [(&str, &str, usize); 3] = [
@@ -135,7 +134,7 @@ fn recomputed_error_for(friction: Friction, path: &Path, form: &str, answer: &Va
         let mut want = vec![0.0; p.q.len()];
         p.velocity(&r, &mut want);
         assert!(close(&u, &want), "{path:?}: u is not W r + q");
-        error_for(friction, &p.mu, &p.q, &r, &want)
+        siconos_error(friction, &p.mu, &p.q, &r, &want)
     } else {
         let p = parse_global(&file).unwrap();
         let v = numbers(&answer["v"]);
@@ -293,8 +292,8 @@ fn malformed_files_are_one_line_and_exit_2() {
         ),
         (
             "dimension.dat",
-            slider.replacen("2\n", "3\n", 1),
-            "dimension 3",
+            slider.replacen("2\n", "4\n", 1),
+            "dimension 4",
         ),
     ];
     for (name, content, needle) in cases {
@@ -451,7 +450,7 @@ fn fclib_files_are_solved_to_1e_8() {
                     let mut want = vec![0.0; p.q.len()];
                     p.velocity(&r, &mut want);
                     assert!(close(&u, &want), "{name}: u is not W r + q");
-                    error_for(friction, &p.mu, &p.q, &r, &u)
+                    siconos_error(friction, &p.mu, &p.q, &r, &u)
                 }
                 FclibProblem::Global(p) => {
                     let v = numbers(&answer["v"]);
@@ -488,4 +487,189 @@ fn a_problem_without_an_answer_is_not_solved() {
         (report["status"].as_str(), code),
         (Some("not_converged"), 1)
     );
+}
+
+/// The problems in space of zwang-contact's tests, as Siconos' text files
+/// (written by its `tests/data/siconos-3d/make.py`).
+fn space(name: &str) -> PathBuf {
+    repo()
+        .join("crates/zwang-contact/tests/data/siconos-3d")
+        .join(format!("{name}.dat"))
+}
+
+/// Siconos' `fc3d_compute_error` (and `fc2d_compute_error`) as their C
+/// source reads, written here apart from the library's measure:
+/// `u = W r + q` recomputed, `||r - P_K(r - u - mu |u_T| e_N)||` over all contacts,
+/// divided by `max(||q||, ||r||, ||u||)` only above `DBL_EPSILON`. With
+/// it, the rounding of such a measure: a few `DBL_EPSILON` of the data
+/// over the same divisor (the residual of an answer is a difference of
+/// numbers of the data's size).
+fn siconos_measure(path: &Path, r: &[f64]) -> (f64, f64) {
+    let p = parse_local(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut u = p.q.clone();
+    for (&x, (row, col)) in p.w.iter() {
+        u[row] += x * r[col];
+    }
+    let d = p.dimension;
+    let mut sum = 0.0;
+    for (i, &mu) in p.mu.iter().enumerate() {
+        let (ri, ui) = (&r[d * i..d * i + d], &u[d * i..d * i + d]);
+        let slip = if d == 3 {
+            ui[1].hypot(ui[2])
+        } else {
+            ui[1].abs()
+        };
+        let mut x = [ri[0] - ui[0] - mu * slip, ri[1] - ui[1], 0.0];
+        if d == 3 {
+            x[2] = ri[2] - ui[2];
+        }
+        let t = x[1].hypot(x[2]);
+        let p = if mu * t <= -x[0] {
+            [0.0; 3]
+        } else if t <= mu * x[0] {
+            x
+        } else {
+            let n = (mu * t + x[0]) / (mu * mu + 1.0);
+            [n, mu * n * x[1] / t, mu * n * x[2] / t]
+        };
+        sum += (0..d).map(|a| (ri[a] - p[a]).powi(2)).sum::<f64>();
+    }
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let scale = norm(&p.q).max(norm(r)).max(norm(&u));
+    let divisor = if scale > 2.220446049250313e-16 {
+        scale
+    } else {
+        1.0
+    };
+    (sum.sqrt() / divisor, 8.0 * f64::EPSILON * scale / divisor)
+}
+
+/// The reported error is Siconos' measure of the answer written, to its
+/// rounding.
+fn assert_siconos_measure(what: &str, path: &Path, r: &[f64], reported: f64) {
+    let (mine, rounding) = siconos_measure(path, r);
+    println!("{what}: reported {reported:e}, Siconos' measure {mine:e} (rounding {rounding:e})");
+    assert!(
+        (mine - reported).abs() <= 1e-9 * mine + rounding,
+        "{what}: reported {reported:e}, Siconos' measure {mine:e}"
+    );
+}
+
+/// Three contacts on independent bodies (sticking, sliding, open), `W`
+/// dense, by blocks, and by CSparse's triplets, columns and rows: each
+/// solved to its closed form, the error reported Siconos' measure of the
+/// answer written.
+#[test]
+fn siconos_files_in_space_in_every_storage() {
+    let r_want = [1.0, 0.2, -0.1, 1.0, -0.3, -0.4, 0.0, 0.0, 0.0];
+    let u_want = [0.0, 0.0, 0.0, 0.0, 2.7, 3.6, 0.5, -1.0, 2.0];
+    for storage in ["dense", "sbm", "triplet", "csc", "csr"] {
+        let path = space(&format!("three_contacts_{storage}"));
+        let (report, answer, code) = run_json(&path, &[]);
+        assert_eq!(sorted_keys(&report), KEYS, "{storage}");
+        assert_eq!(code, 0, "{storage}");
+        assert_eq!(report["status"], "solved", "{storage}");
+        assert_eq!(report["format"], "local", "{storage}");
+        assert_eq!(
+            (report["dimension"].as_u64(), report["contacts"].as_u64()),
+            (Some(3), Some(3)),
+            "{storage}"
+        );
+        let (r, u) = (numbers(&answer["r"]), numbers(&answer["u"]));
+        for k in 0..9 {
+            assert!((r[k] - r_want[k]).abs() <= 1e-8, "{storage}: r {r:?}");
+            assert!((u[k] - u_want[k]).abs() <= 1e-8, "{storage}: u {u:?}");
+        }
+        let error = report["error"].as_f64().unwrap();
+        assert!(error <= 1e-8, "{storage}: {error:e}");
+        assert_siconos_measure(storage, &path, &r, error);
+    }
+    // A problem coupled through every block: the same answer from every
+    // storage.
+    let answers: Vec<Vec<f64>> = ["dense", "sbm", "triplet", "csc", "csr"]
+        .iter()
+        .map(|s| {
+            let (report, answer, _) = run_json(&space(&format!("coupled_{s}")), &[]);
+            assert_eq!(report["status"], "solved", "{s}");
+            numbers(&answer["r"])
+        })
+        .collect();
+    for r in &answers[1..] {
+        for (a, b) in r.iter().zip(&answers[0]) {
+            assert!((a - b).abs() <= 1e-12, "{r:?} against {:?}", answers[0]);
+        }
+    }
+}
+
+/// Siconos' measure where the data vanish: the granular flow at rest
+/// (`||q||` 4.3e-18, every scale below `DBL_EPSILON`: the residual
+/// itself), and `q = 0` (the answer `r = 0`, error 0), as reported.
+#[test]
+fn degenerate_problems_report_siconos_measure() {
+    let granular = data(FILES[1].0);
+    let zero = scratch("zero_q.dat");
+    let text = std::fs::read_to_string(space("coupled_dense")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The dense file's q is its next to last line.
+    let q_line = lines.len() - 2;
+    let zeroed: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == q_line {
+                "0 0 0 0 0 0".into()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&zero, zeroed.join("\n") + "\n").unwrap();
+    for path in [granular, zero.clone()] {
+        let (report, answer, code) = run_json(&path, &[]);
+        assert_eq!((report["status"].as_str(), code), (Some("solved"), 0));
+        let r = numbers(&answer["r"]);
+        let error = report["error"].as_f64().unwrap();
+        assert_siconos_measure(&format!("{path:?}"), &path, &r, error);
+        // Every scale is below DBL_EPSILON: the residual itself, at most
+        // that of r = 0 (||q||).
+        assert!(error <= 4.3e-18, "{path:?}: {error:e}");
+    }
+    discard(&zero);
+}
+
+/// Malformed files in space: one line naming what is wrong, exit 2.
+#[test]
+fn malformed_files_in_space_are_one_line_and_exit_2() {
+    let sbm = std::fs::read_to_string(space("three_contacts_sbm")).unwrap();
+    let csr = std::fs::read_to_string(space("three_contacts_csr")).unwrap();
+    let dense = std::fs::read_to_string(space("three_contacts_dense")).unwrap();
+    for (name, content, needle) in [
+        (
+            "blocks.dat",
+            sbm.replacen("3\t6\t9\t\n", "3\t6\t10\t\n", 1),
+            "block row sizes [3, 6, 10] do not increase to 9",
+        ),
+        (
+            "block_number.dat",
+            sbm.replacen("\n1\n  1.0", "\n2\n  1.0", 1),
+            "block number 2 where block 1 is due",
+        ),
+        (
+            "csr.dat",
+            csr.replacen("csr: 9-by-9", "9-by-9", 1),
+            "with origin 3, but its CSparse header says",
+        ),
+        (
+            "sizes.dat",
+            dense.replacen("3\n3\n", "2\n3\n", 1),
+            "W's rows has size 9, expected 6",
+        ),
+        ("cut.dat", sbm[..sbm.len() / 2].to_owned(), "ends before"),
+    ] {
+        let path = scratch(name);
+        std::fs::write(&path, content).unwrap();
+        let o = zwang(&["contact", path.to_str().unwrap(), "--json"]);
+        discard(&path);
+        assert_bad_input(&o, needle);
+    }
 }

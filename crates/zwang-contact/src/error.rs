@@ -169,28 +169,59 @@ pub(crate) fn cone_spectrum(mu: f64, x: [f64; 3], piece: ConePiece) -> [(f64, [f
     }
 }
 
-/// Siconos' normalised natural-map residual of an answer: `|| r -
+/// Siconos' normalised natural-map residual of an answer, as its
+/// `fc2d_compute_error` and `fc3d_compute_error` compute it: `|| r -
 /// P_K(r - (u + mu |u_T| e_N)) ||` summed over contacts as one vector
-/// norm, divided by `max(||q||, ||r||, ||u||)` (by 1 when all three
-/// vanish). Zero exactly at an answer. Each contact has `r.len() /
-/// mu.len()` components: 2 in the plane (normal, tangent), 3 in space.
+/// norm, divided by `max(||q||, ||r||, ||u||)` only when that scale
+/// exceeds `DBL_EPSILON` (2.2e-16), else the residual itself
+/// ([`siconos_error`]). Zero exactly at an answer. Each contact has
+/// `r.len() / mu.len()` components: 2 in the plane (normal, tangent), 3 in
+/// space. Siconos recomputes `u = W r + q` from `r`: pass that `u`.
 pub fn local_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    error_for(Friction::Exact, mu, q, r, u)
+    siconos_error(Friction::Exact, mu, q, r, u)
 }
 
 /// The same measure for the cone complementarity relaxation (the convex
 /// form): `u` itself, not De Saxce's `u + mu |u_T| e_N`, must lie in the
 /// dual cone, so sliding contacts separate by `mu |u_T|`.
 pub fn convex_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    error_for(Friction::Convex, mu, q, r, u)
+    siconos_error(Friction::Convex, mu, q, r, u)
 }
 
-/// [`local_error`] or [`convex_error`], as `friction` says.
+/// Siconos' measure ([`local_error`] or [`convex_error`], as `friction`
+/// says): relative above `DBL_EPSILON`, absolute below, as Siconos'
+/// `fc2d_compute_error` and `fc3d_compute_error` (`if (fabs(scale) >
+/// DBL_EPSILON) error /= scale`). What `zwang contact` reports.
+///
+/// It differs from [`error_for`], the solvers' stopping test, only where
+/// `q`, `r` and `u` all lie below 2.2e-16 in norm: a pile at rest, whose
+/// `||q||` is 4.3e-18, is solved to a relative 2.0e-9 (the residual
+/// 8.7e-27), which Siconos measures 8.7e-27.
+pub fn siconos_error(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let scale = scale_of(q, r, u);
+    let residual = natural_map(friction, mu, r, u);
+    if scale > f64::EPSILON {
+        residual / scale
+    } else {
+        residual
+    }
+}
+
+/// The solvers' stopping measure: Siconos' ([`siconos_error`]) where the
+/// scale `max(||q||, ||r||, ||u||)` exceeds `DBL_EPSILON`, and still
+/// relative below it (by 1 only when all three vanish), so that a problem
+/// and the same problem scaled by `1e-20` are solved alike; Siconos'
+/// absolute measure there is smaller than this one, never larger.
 pub fn error_for(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let scale = norm(q).max(norm(r)).max(norm(u));
+    let scale = scale_of(q, r, u);
     let scale = if scale > 0.0 { scale } else { 1.0 };
     natural_map(friction, mu, r, u) / scale
+}
+
+/// `max(||q||, ||r||, ||u||)`.
+fn scale_of(q: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    norm(q).max(norm(r)).max(norm(u))
 }
 
 /// The components of contact `i` of a vector of `dimension` per contact.

@@ -6,7 +6,7 @@
 //! CSparse part is read line by line. The layout, header by header:
 //!
 //! ```text
-//! d                 components per contact (2 in the plane)
+//! d                 components per contact (2 in the plane, 3 in space)
 //! nc                number of contacts
 //! <matrix>          W (local form); M then H (global form)
 //! q                 size1 of W (local) or of M (global) numbers
@@ -18,7 +18,8 @@
 //! block, 2 sparse), its row count `size0` and column count `size1`, then:
 //!
 //! - dense: `size0 size1` again, then the `size0 * size1` entries in
-//!   column-major order (a column per text line);
+//!   column-major order (a column per text line; its zeros are not
+//!   stored, nor a block's below);
 //! - sparse block (`SBM_write_in_file`): the block count (0: no block, an
 //!   empty matrix), the numbers of block rows and block columns, the
 //!   cumulative block row and column sizes, `filled1` and `filled2`, the
@@ -191,10 +192,20 @@ fn dense(t: &mut Tokens<'_>, name: &str, tri: &mut TriMat<f64>) -> Result<(), Si
     let what = format!("an entry of {name}");
     for col in 0..cols {
         for row in 0..rows {
-            tri.add_triplet(row, col, t.number(&what)?);
+            add_nonzero(tri, row, col, t.number(&what)?);
         }
     }
     Ok(())
+}
+
+/// Stores an entry of a dense matrix or block unless it is zero: a
+/// Delassus matrix written densely (or by `3 x 3` blocks) is mostly
+/// zeros, which the solvers' sparse factorisations would otherwise carry
+/// as entries.
+fn add_nonzero(tri: &mut TriMat<f64>, row: usize, col: usize, x: f64) {
+    if x != 0.0 {
+        tri.add_triplet(row, col, x);
+    }
 }
 
 /// Cumulative block sizes: strictly increasing, the last one the size.
@@ -272,7 +283,7 @@ fn sparse_block(t: &mut Tokens<'_>, name: &str, tri: &mut TriMat<f64>) -> Result
             let (c0, c1) = (start(&col_ends, c), col_ends[c]);
             for col in c0..c1 {
                 for row in r0..r1 {
-                    tri.add_triplet(row, col, t.number(&what)?);
+                    add_nonzero(tri, row, col, t.number(&what)?);
                 }
             }
         }
@@ -437,11 +448,12 @@ impl<'a> Tokens<'a> {
         })
     }
 
-    /// `d` and `nc`, the two first lines of either form.
-    /// (Planar only: checked at once, before any size is derived from it.)
+    /// `d` and `nc`, the two first lines of either form. `d` (2 in the
+    /// plane, 3 in space) is checked at once, before any size is derived
+    /// from it.
     fn header(&mut self) -> Result<(usize, usize), SiconosError> {
         let dimension = self.count("the dimension d")?;
-        if dimension != 2 {
+        if !matches!(dimension, 2 | 3) {
             return Err(ProblemError::Dimension(dimension).into());
         }
         Ok((dimension, self.count("the number of contacts nc")?))

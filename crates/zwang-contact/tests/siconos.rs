@@ -376,8 +376,8 @@ fn malformed_files_are_typed_errors() {
             parse_local(&replace_nth(&slider, mu, "NaN", 0)).map(drop),
         ),
         (
-            "dimension 3",
-            parse_local(&slider.replacen("2\n", "3\n", 1)).map(drop),
+            "dimension 4",
+            parse_local(&slider.replacen("2\n", "4\n", 1)).map(drop),
         ),
         (
             "storage 7",
@@ -425,7 +425,7 @@ fn malformed_files_are_typed_errors() {
                 .into()
             }
             "nan mu" => matches!(e, SiconosError::NotFinite { .. }),
-            "dimension 3" => e == ProblemError::Dimension(3).into(),
+            "dimension 4" => e == ProblemError::Dimension(4).into(),
             "storage 7" => matches!(e, SiconosError::Unsupported { .. }),
             "a word for a number" => matches!(e, SiconosError::Syntax { line: 6, .. }),
             // The 901st triplet runs into H's header.
