@@ -71,7 +71,7 @@ def run(pile, duration, dt, solver, impratio, solref):
     data = mujoco.MjData(model)
     steps = round(duration / dt)
     at_rest = steps - steps // 10
-    deepest, most = 0.0, 0
+    deepest, most, iterations = 0.0, 0, 0
     # Only the steps are timed, not the overlap's look-up between them.
     total = at_rest_total = 0.0
     for n in range(steps):
@@ -81,6 +81,7 @@ def run(pile, duration, dt, solver, impratio, solref):
         total += took
         if n >= at_rest:
             at_rest_total += took
+        iterations += int(data.solver_niter[0])
         if data.ncon:
             deepest = max(deepest, -float(data.contact.dist[: data.ncon].min()))
             most = max(most, data.ncon)
@@ -108,6 +109,7 @@ def run(pile, duration, dt, solver, impratio, solref):
         "ms_per_step": 1e3 * total / steps,
         "ms_per_step_at_rest": 1e3 * at_rest_total / max(steps - at_rest, 1),
         "contacts_max": most,
+        "iterations_per_step": iterations / steps,
         "overlap": deepest,
         "overlap_at_end": final,
         "fastest_linear": linear,
@@ -143,7 +145,7 @@ def main():
                 f"mujoco {r['mujoco']} {solver}, elliptic, impratio {impratio:g}, solref {solref:g}: "
                 f"{r['boxes']} boxes, seed {r['seed']}, {r['steps']} steps of {dt:g} s: "
                 f"{r['ms_per_step']:.3f} ms/step ({r['ms_per_step_at_rest']:.3f} over the last tenth); "
-                f"at most {r['contacts_max']} contacts; deepest overlap {r['overlap']:.2e} m "
+                f"{r['iterations_per_step']:.1f} solver iterations a step; at most {r['contacts_max']} contacts; deepest overlap {r['overlap']:.2e} m "
                 f"({r['overlap_at_end']:.2e} m at the end); fastest at the end {r['fastest_linear']:.2e} m/s "
                 f"linear, {r['fastest_angular']:.2e} m/s angular at the bounding radius; "
                 + ("every box inside the bin" if r["outside"] == 0 else f"{r['outside']} boxes outside the bin"),
