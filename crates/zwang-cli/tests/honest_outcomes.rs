@@ -67,7 +67,7 @@ name = "cube"
 kind = "rigid"
 mass = 1.0
 position = [0.0, 0.0, 0.18]
-orientation = [0.88807383, 0.32505758, 0.32505758, 0.0]
+orientation = [0.8888807569127458, 0.32395292867191683, 0.32395292867191683, 0.0]
 shape = {{ kind = "box", half_extents = [0.1, 0.1, 0.1] }}
 friction = 0.5
 
@@ -87,7 +87,12 @@ on_unsolved = "{on_unsolved}"
 
 /// The cube's lowest corner at the start, m (above the floor: > 0).
 fn lowest_corner() -> f64 {
-    let (w, x, y, z) = (0.88807383f64, 0.32505758f64, 0.32505758f64, 0.0f64);
+    let (w, x, y, z) = (
+        0.8888807569127458f64,
+        0.32395292867191683f64,
+        0.32395292867191683f64,
+        0.0f64,
+    );
     let n = (w * w + x * x + y * y + z * z).sqrt();
     let (w, x, y, z) = (w / n, x / n, y / n, z / n);
     // The third row of the rotation matrix: the z of a body vector.

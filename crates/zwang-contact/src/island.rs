@@ -446,8 +446,10 @@ impl Island {
             }
             match self.drifts(w_data, friction, scale) {
                 Drift::None => {}
-                // A drift is no answer only with a certificate; else the
-                // iterations stop, not converged.
+                // A drift is no answer only with a certificate. Without,
+                // the iterations stop all the same (not converged): the
+                // steps keep the subproblems' error in `W`'s range, and
+                // more of them certify nothing more.
                 Drift::Certified => {
                     report.unbounded = true;
                     break;
