@@ -513,19 +513,7 @@ impl<'m> TimeStepper<'m> {
         self.tally.max_penetration = overlap;
         let mut off_joints = 0.0f64;
         for pass in 0..START_CORRECTIONS {
-            if self.contacts.iter().any(|c| c.gap < -tol) {
-                self.delassus()?;
-                let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
-                self.correct.displacement(
-                    contacts,
-                    &self.assemble.problem.w,
-                    minv.len(),
-                    |r: &[f64], dq: &mut [f64]| match joints {
-                        Some(joints) => joints.add_impulses(r, dq),
-                        None => integrate::add_impulses(contacts, r, minv, dq),
-                    },
-                    tol,
-                )?;
+            if self.displacement(tol)? {
                 for (x, d) in self.q.iter_mut().zip(self.correct.dq()) {
                     *x += d;
                 }
@@ -728,22 +716,7 @@ impl<'m> TimeStepper<'m> {
             model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
         }
         let tol = self.settings.penetration_tolerance;
-        let overlaps = self.contacts.iter().any(|c| c.gap < -tol);
-        if overlaps {
-            self.delassus()?;
-        }
-        let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
-        let corrected = overlaps
-            && self.correct.displacement(
-                contacts,
-                &self.assemble.problem.w,
-                minv.len(),
-                |r: &[f64], dq: &mut [f64]| match joints {
-                    Some(joints) => joints.add_impulses(r, dq),
-                    None => integrate::add_impulses(contacts, r, minv, dq),
-                },
-                tol,
-            )?;
+        let corrected = self.displacement(tol)?;
         if corrected {
             self.tally.corrections += 1;
             self.last.corrected = true;
@@ -788,6 +761,27 @@ impl<'m> TimeStepper<'m> {
         }
         self.tally.stages.correct += clock.elapsed();
         Ok(())
+    }
+
+    /// The displacement that removes the overlaps beyond `tol` of the
+    /// current contacts (into `correct`, joints held); `false` when none
+    /// overlaps so.
+    fn displacement(&mut self, tol: f64) -> Result<bool, StepError> {
+        if !self.contacts.iter().any(|c| c.gap < -tol) {
+            return Ok(false);
+        }
+        self.delassus()?;
+        let (contacts, minv, joints) = (&self.contacts, &self.minv, &self.joints);
+        Ok(self.correct.displacement(
+            contacts,
+            &self.assemble.problem.w,
+            minv.len(),
+            |r: &[f64], dq: &mut [f64]| match joints {
+                Some(joints) => joints.add_impulses(r, dq),
+                None => integrate::add_impulses(contacts, r, minv, dq),
+            },
+            tol,
+        )?)
     }
 
     /// The step's problem in local form: `W` of the current contacts at the
