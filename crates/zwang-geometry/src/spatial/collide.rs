@@ -413,12 +413,89 @@ fn cuboid_cuboid(
     PolygonalFeature::contacts(
         pos12, &pos21, best.1, local_n2, &feature1, &feature2, manifold, false,
     );
+    if feature1.num_vertices == 4 && feature2.num_vertices == 4 {
+        aligned_corners(pos12, best.1, &feature1, &feature2, tie, manifold);
+    }
     manifold.local_n1 = best.1;
     manifold.local_n2 = local_n2;
 }
 
 /// See [`cuboid_cuboid`].
 const TIE: f64 = 1e-9;
+
+/// The corners of two faces that coincide that parry's clipping loses:
+/// it keeps a corner of one face strictly inside the other's outline
+/// (exact signs) and the crossings of edges that are not parallel, so
+/// where one face's corner sticks out of the other by `1e-12` across one
+/// edge and the other's by `1e-17` across the other (two 1 m cubes
+/// stacked exactly aligned, after 40 steps on a 5 degree incline), that
+/// corner is in neither test: the stack stood on three corners, its top
+/// rocked about the diagonal at 1e-3 rad/s into an overlap of 2e-6 m,
+/// and the correction left it shifted 2.2e-6 m across the slope. Here a
+/// corner within `tol` of the other face's outline is kept, unless a
+/// point is already there.
+fn aligned_corners(
+    pos12: &Iso,
+    n: Vector,
+    face1: &PolygonalFeature,
+    face2: &PolygonalFeature,
+    tol: f64,
+    manifold: &mut ContactManifold<(), ()>,
+) {
+    let pos21 = pos12.inverse();
+    let verts2: [Vector; 4] = std::array::from_fn(|k| pos12 * face2.vertices[k]);
+    let verts1 = face1.vertices;
+    // Whether `p` lies within `tol` of the outline `poly` (convex, either
+    // orientation), seen along `n`.
+    let inside = |poly: &[Vector; 4], p: Vector| {
+        let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+        for k in 0..4 {
+            let (a, b) = (poly[k], poly[(k + 1) % 4]);
+            let edge = b - a;
+            let s = edge.cross(p - a).dot(n) / edge.length();
+            low = low.min(s);
+            high = high.max(s);
+        }
+        low >= -tol || high <= tol
+    };
+    let known = |manifold: &ContactManifold<(), ()>, p1: Vector| {
+        manifold
+            .points
+            .iter()
+            .any(|c| c.local_p1.distance_squared(p1) <= tol * tol)
+    };
+    for k in 0..4 {
+        let v = verts1[k];
+        if inside(&verts2, v) {
+            let dist = (verts2[0] - v).dot(n);
+            if !known(manifold, v) {
+                manifold.points.push(TrackedContact::new(
+                    v,
+                    pos21 * (v + n * dist),
+                    face1.vids[k],
+                    face2.fid,
+                    dist,
+                ));
+            }
+        }
+    }
+    for k in 0..4 {
+        let w = verts2[k];
+        if inside(&verts1, w) {
+            let dist = (w - verts1[0]).dot(n);
+            let p1 = w - n * dist;
+            if !known(manifold, p1) {
+                manifold.points.push(TrackedContact::new(
+                    p1,
+                    face2.vertices[k],
+                    face1.fid,
+                    face2.vids[k],
+                    dist,
+                ));
+            }
+        }
+    }
+}
 
 /// parry's `contact_manifold_pfm_pfm` (0.31) without normal constraints,
 /// for two general convex shapes (hulls, cylinders, a capsule and a box):
