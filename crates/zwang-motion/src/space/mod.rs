@@ -126,7 +126,8 @@ pub struct SpaceStepper<'m> {
     r: Vec<f64>,
     u: Vec<f64>,
     /// The velocities at the step's start, kept while the solve writes
-    /// the new ones (restored when an unsolved step ends the run).
+    /// the new ones under [`OnUnsolved::Fail`] (restored when an unsolved
+    /// step ends the run).
     v_start: Vec<f64>,
     warm: Warm,
     /// The correction's problem (no friction), solver and displacement.
@@ -362,7 +363,9 @@ impl<'m> SpaceStepper<'m> {
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
-        self.v_start.copy_from_slice(&self.v);
+        if self.settings.on_unsolved == OnUnsolved::Fail {
+            self.v_start.copy_from_slice(&self.v);
+        }
         let report = if let Some(joints) = self.joints.as_mut() {
             joints.solve(
                 &self.problem,

@@ -105,16 +105,6 @@ pub enum OnUnsolved {
     Fail,
 }
 
-impl OnUnsolved {
-    /// `"warn"` or `"fail"`, as in the scene file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnUnsolved::Warn => "warn",
-            OnUnsolved::Fail => "fail",
-        }
-    }
-}
-
 impl Default for StepSettings {
     fn default() -> Self {
         StepSettings {
