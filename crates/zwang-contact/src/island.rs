@@ -70,6 +70,9 @@ const SIGMA_START: f64 = 1e-8;
 const SIGMA_GROWTH: f64 = 100.0;
 /// Relative size of the projected gradient at which a subproblem is solved.
 const INNER_TOLERANCE: f64 = 1e-13;
+/// The round-off of a semismooth Newton residual's entry, relative to the
+/// terms it is made of: below it the steps only shuffle round-off.
+const RESIDUAL_ROUNDING: f64 = 16.0 * f64::EPSILON;
 
 /// The edge coordinates of a contact's cone: `r = T x`, `x >= 0`. Columns
 /// are the unit edges `(1, -mu)` and `(1, mu)` (normalised); a frictionless
@@ -399,6 +402,9 @@ impl Island {
         self.last_step.fill(0.0);
         self.steady_steps = 0;
         let (mut mark, mut mark_error) = (0, report.error);
+        // The error at the current impulses (the proximal centre), which
+        // a convex step may leave above the best.
+        let mut current = report.error;
         let mut pivoted = false;
         while report.iterations < max_iterations && report.error > tolerance {
             report.iterations += 1;
@@ -407,9 +413,15 @@ impl Island {
             // From zero impulses, Newton's method on the nonsmooth law is
             // far from home: the convex step comes first.
             if friction == Friction::Exact && !(cold && report.iterations == 1) {
-                let (steps, error) = self.newton_exact(w_data, newton_sigma, report.error);
+                // Progress is measured from the centre: against the best
+                // error instead, a subproblem solved from a worse centre
+                // (after a convex step) counted as a failure and stiffened
+                // the proximal weight, outer iteration after outer
+                // iteration, up to the scale of `W`.
+                let (steps, error) = self.newton_exact(w_data, newton_sigma, current);
                 report.newton_steps += steps;
                 if let Some(error) = error {
+                    current = error;
                     self.keep(error, &mut report);
                     newton_sigma = (newton_sigma / NEWTON_SIGMA_GROWTH).max(sigma);
                     improved = true;
@@ -427,6 +439,7 @@ impl Island {
                     Ok(steps) => {
                         report.newton_steps += steps;
                         let error = self.velocities_and_error(w_data, friction);
+                        current = error;
                         self.keep(error, &mut report);
                     }
                     Err(steps) => {
@@ -437,7 +450,7 @@ impl Island {
                         self.fill_hessian(w_data, sigma);
                         self.r.copy_from_slice(&self.best);
                         self.set_x_from_r();
-                        self.velocities_and_error(w_data, friction);
+                        current = self.velocities_and_error(w_data, friction);
                     }
                 }
             }
@@ -463,6 +476,7 @@ impl Island {
             {
                 pivoted = true;
                 if let Some(error) = self.lemke(w_data) {
+                    current = error;
                     self.keep(error, &mut report);
                 }
             }
@@ -801,9 +815,11 @@ impl Island {
         self.saved.copy_from_slice(&self.x);
         let n = self.x.len();
         let mut steps = 0;
-        let mut merit = self.exact_residual(w_data, sigma);
+        let (mut merit, mut floor) = self.exact_residual(w_data, sigma);
         for _ in 0..MAX_NEWTON {
-            if merit == 0.0 {
+            // Past the residual's round-off a step only shuffles it, at
+            // the price of a factorization.
+            if merit <= floor {
                 break;
             }
             self.assemble_newton(w_data, sigma);
@@ -826,20 +842,20 @@ impl Island {
                 for v in 0..n {
                     self.x[v] = self.trial[v] + alpha * self.step[v];
                 }
-                let trial_merit = self.exact_residual(w_data, sigma);
+                let (trial_merit, trial_floor) = self.exact_residual(w_data, sigma);
                 if trial_merit <= (1.0 - 2.0 * ARMIJO * alpha) * merit {
-                    accepted = Some(trial_merit);
+                    accepted = Some((trial_merit, trial_floor));
                     break;
                 }
                 alpha *= 0.5;
             }
             // A step cut short means the linearization misleads here:
             // leave it to the fixed point's convex step.
-            let Some(trial_merit) = accepted else {
+            let Some((trial_merit, trial_floor)) = accepted else {
                 self.x.copy_from_slice(&self.trial);
                 break;
             };
-            merit = trial_merit;
+            (merit, floor) = (trial_merit, trial_floor);
         }
         for x in &mut self.x {
             *x = x.max(0.0);
@@ -857,8 +873,9 @@ impl Island {
 
     /// At the current `x`: `r = T x`, the proximal velocity `W r + q +
     /// sigma (r - center)` in `wr`, `F` in `gradient`, the residual
-    /// `phi(x, F / d)` in `residual`; returns half its squared norm.
-    fn exact_residual(&mut self, w_data: &[f64], sigma: f64) -> f64 {
+    /// `phi(x, F / d)` in `residual`; returns half its squared norm and
+    /// half that of its round-off.
+    fn exact_residual(&mut self, w_data: &[f64], sigma: f64) -> (f64, f64) {
         self.impulses_from_x();
         for i in 0..self.r.len() {
             self.wr[i] = self.q[i] + sigma * (self.r[i] - self.center[i]);
@@ -866,7 +883,7 @@ impl Island {
         for &(row, col, idx) in &self.entries {
             self.wr[row] += w_data[idx] * self.r[col];
         }
-        let mut merit = 0.0;
+        let (mut merit, mut floor) = (0.0, 0.0);
         for v in 0..self.x.len() {
             let k = self.var_contact[v];
             let a = v - self.var_start[k];
@@ -876,8 +893,9 @@ impl Island {
             let scaled = f / self.hessian_diagonal(v);
             self.residual[v] = self.x[v] + scaled - self.x[v].hypot(scaled);
             merit += 0.5 * self.residual[v] * self.residual[v];
+            floor += 0.5 * (RESIDUAL_ROUNDING * (self.x[v].abs() + scaled.abs())).powi(2);
         }
-        merit
+        (merit, floor)
     }
 
     /// The rows `C` with `F = C^T u` for contact `k` at the velocity in
