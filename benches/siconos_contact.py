@@ -11,7 +11,9 @@ with De Saxce's velocity, as `zwang contact` reports it):
 
     ||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)
 
-    python3 benches/siconos_contact.py [--tolerance 1e-8] [--repeats 3] FILE...
+    python3 benches/siconos_contact.py [--tolerance 1e-8] [--repeats 3] [--solvers nsgs,cpg,lemke] FILE...
+
+(Lemke's method is dense: leave it out past a few hundred contacts.)
 
 Needs Siconos' Python module (`apt-get install python3-siconos`, run with
 the system's python3) and a release build of zwang (`cargo build
@@ -103,12 +105,18 @@ def main():
     parser.add_argument("files", nargs="+")
     parser.add_argument("--tolerance", type=float, default=1e-8)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--solvers", default="nsgs,cpg,lemke")
     args = parser.parse_args()
-    solvers = [
-        ("Siconos NSGS", sn.SICONOS_FRICTION_2D_NSGS),
-        ("Siconos CPG", sn.SICONOS_FRICTION_2D_CPG),
-        ("Siconos Lemke", sn.SICONOS_FRICTION_2D_LEMKE),
-    ]
+    known = {
+        "nsgs": ("Siconos NSGS", sn.SICONOS_FRICTION_2D_NSGS),
+        "cpg": ("Siconos CPG", sn.SICONOS_FRICTION_2D_CPG),
+        "lemke": ("Siconos Lemke", sn.SICONOS_FRICTION_2D_LEMKE),
+    }
+    wanted = [name.strip() for name in args.solvers.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        parser.error(f"--solvers: unknown {', '.join(unknown)} (known: {', '.join(known)})")
+    solvers = [known[name] for name in wanted]
     print(f"tolerance {args.tolerance:g}, best of {args.repeats}")
     print(f"{'file':44} {'solver':14} {'time':>12} {'iterations':>10} {'error':>10}  status")
     for path in args.files:
