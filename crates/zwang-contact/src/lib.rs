@@ -56,7 +56,9 @@ pub use fclib::{read_fclib, FclibError, FclibProblem};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use mode::Mode;
-pub use primal::{ContactRows, PrimalSolver, VelocityProblem};
+pub use primal::{
+    parse_island, write_island, ContactRows, IslandTextError, PrimalSolver, VelocityProblem,
+};
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

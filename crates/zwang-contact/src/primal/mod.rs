@@ -41,6 +41,7 @@
 
 mod finish;
 mod island;
+mod text;
 
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -50,6 +51,7 @@ use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
 use island::Island;
+pub use text::{parse_island, write_island, IslandTextError};
 
 /// `J`, stored by contact: `dimension` rows per contact, the normal then
 /// the tangents (one in the plane, two in space), entry by entry.
@@ -232,6 +234,51 @@ struct Part {
     u: Vec<f64>,
     /// The last solve's outcome (`None` before the first).
     outcome: Option<Result<Report, GlobalError>>,
+    /// Where `ZWANG_DUMP_UNSOLVED` names a directory: the warm start of
+    /// the solve under way, written there with the problem if it ends
+    /// unsolved.
+    dump: Option<Dump>,
+}
+
+/// An island's problem written as text when its solve ends unsolved.
+#[derive(Debug)]
+struct Dump {
+    directory: std::path::PathBuf,
+    warm: Vec<f64>,
+}
+
+impl Dump {
+    /// The directory `ZWANG_DUMP_UNSOLVED` names (made if missing), if any.
+    fn from_environment(size: usize) -> Option<Dump> {
+        let directory = std::env::var_os("ZWANG_DUMP_UNSOLVED")?;
+        let _ = std::fs::create_dir_all(&directory);
+        Some(Dump {
+            directory: directory.into(),
+            warm: vec![0.0; size],
+        })
+    }
+
+    /// Writes `problem` with the warm start kept and what the solve
+    /// reported, to a file of its own; a file that cannot be written is
+    /// skipped (a diagnostic does not stop a run).
+    fn write(&self, problem: &VelocityProblem, report: &Report) {
+        static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let comment = format!(
+            "An island left {:?}: error {:e} after {} outer iterations and {} Newton steps; \
+             {} contacts, {} velocities.",
+            report.status,
+            report.error,
+            report.iterations,
+            report.newton_steps,
+            problem.mu.len(),
+            problem.force.len()
+        );
+        let path = self
+            .directory
+            .join(format!("island-{}-{n:06}.txt", std::process::id()));
+        let _ = std::fs::write(path, write_island(problem, &self.warm, &comment));
+    }
 }
 
 /// An island as the partition found it, before its solver: where its
@@ -263,6 +310,7 @@ impl Part {
             v: vec![0.0; m],
             u: vec![0.0; d * c],
             outcome: None,
+            dump: Dump::from_environment(d * c),
             coords: fresh.coords,
             contacts: fresh.contacts,
         }
@@ -302,18 +350,25 @@ impl Part {
             p.mu[local] = whole.mu[i];
             set_components(&mut self.r, d, local, components(r, d, i));
         }
-        self.outcome = Some(
+        if let Some(dump) = &mut self.dump {
+            dump.warm.copy_from_slice(&self.r);
+        }
+        let outcome =
             self.island
-                .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u)
-                .map_err(|e| match e {
-                    GlobalError::MassNotPositiveDefinite { coordinate } => {
-                        GlobalError::MassNotPositiveDefinite {
-                            coordinate: self.coords[coordinate],
-                        }
-                    }
-                    other => other,
-                }),
-        );
+                .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u);
+        if let (Some(dump), Ok(report)) = (&self.dump, &outcome) {
+            if report.status != Status::Solved {
+                dump.write(p, report);
+            }
+        }
+        self.outcome = Some(outcome.map_err(|e| match e {
+            GlobalError::MassNotPositiveDefinite { coordinate } => {
+                GlobalError::MassNotPositiveDefinite {
+                    coordinate: self.coords[coordinate],
+                }
+            }
+            other => other,
+        }));
     }
 }
 

@@ -1,0 +1,155 @@
+//! One island's velocity-level problem and warm start as text: the form
+//! the solver writes an island it leaves unsolved in (where
+//! `ZWANG_DUMP_UNSOLVED` names a directory), so that a hard island met in a
+//! long run can be solved again alone, by this solver or another
+//! simulator's (`docs/island-format.md`).
+//!
+//! Lines starting with `#` are comments; then one item a line, numbers
+//! separated by spaces: `M`'s column starts, row indices and values (by
+//! compressed columns); `f`; the rows per contact (2 or 3); `J`'s contact
+//! starts, columns and values (`dimension` values per entry: the normal
+//! row's, then the tangents'); `b`; `mu`; the warm start `r`.
+
+use std::fmt::Write;
+
+use sprs::CsMat;
+use thiserror::Error;
+
+use super::{ContactRows, VelocityProblem};
+use crate::ProblemError;
+
+/// What is wrong with an island's text.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum IslandTextError {
+    /// The text ends before item `item` (from 1) of eleven.
+    #[error("the text ends before item {item} of 11")]
+    Truncated {
+        /// The missing item, from 1.
+        item: usize,
+    },
+    /// A token is not a number of the item's kind.
+    #[error("item {item}: `{found}` is not {expected}")]
+    Syntax {
+        /// The item, from 1.
+        item: usize,
+        /// What the item holds.
+        expected: &'static str,
+        /// The token.
+        found: String,
+    },
+    /// The numbers do not make a problem (sizes, columns, friction).
+    #[error("{0}")]
+    Problem(#[from] ProblemError),
+    /// `M`'s column starts do not describe a compressed matrix.
+    #[error("M's compressed columns are inconsistent")]
+    Mass,
+}
+
+/// `problem` and its warm start `r` as text, after `comment` (each of its
+/// lines made a comment).
+pub fn write_island(problem: &VelocityProblem, r: &[f64], comment: &str) -> String {
+    let mut text = String::new();
+    for line in comment.lines() {
+        let _ = writeln!(text, "# {line}");
+    }
+    let mut lines = vec![
+        join(problem.mass.indptr().raw_storage()),
+        join(problem.mass.indices()),
+        reals(problem.mass.data()),
+        reals(&problem.force),
+        problem.rows.dimension.to_string(),
+    ];
+    let rows = &problem.rows;
+    lines.push(join(&rows.start));
+    lines.push(join(&rows.cols));
+    lines.push(reals(&rows.values));
+    lines.push(reals(&problem.b));
+    lines.push(reals(&problem.mu));
+    lines.push(reals(r));
+    for line in lines {
+        let _ = writeln!(text, "{line}");
+    }
+    text
+}
+
+/// Reads an island written by [`write_island`]: the problem, checked, and
+/// its warm start.
+pub fn parse_island(text: &str) -> Result<(VelocityProblem, Vec<f64>), IslandTextError> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    let line = |item: usize| -> Result<&str, IslandTextError> {
+        lines
+            .get(item - 1)
+            .copied()
+            .ok_or(IslandTextError::Truncated { item })
+    };
+    let reals = |item: usize| numbers::<f64>(line(item)?, item, "a real number");
+    let whole = |item: usize| numbers::<usize>(line(item)?, item, "a whole number");
+    let (start, rows, values) = (whole(1)?, whole(2)?, reals(3)?);
+    let n = start.len().saturating_sub(1);
+    let mass =
+        CsMat::try_new_csc((n, n), start, rows, values).map_err(|_| IslandTextError::Mass)?;
+    let dimension = match whole(5)?.as_slice() {
+        [d] => *d,
+        _ => {
+            return Err(IslandTextError::Syntax {
+                item: 5,
+                expected: "one whole number",
+                found: line(5)?.to_string(),
+            })
+        }
+    };
+    let problem = VelocityProblem {
+        mass,
+        force: reals(4)?,
+        rows: ContactRows {
+            dimension,
+            start: whole(6)?,
+            cols: whole(7)?,
+            values: reals(8)?,
+        },
+        b: reals(9)?,
+        mu: reals(10)?,
+    };
+    problem.validate()?;
+    let r = reals(11)?;
+    if r.len() != problem.b.len() {
+        return Err(ProblemError::Size {
+            what: "the warm start r",
+            found: r.len(),
+            expected: problem.b.len(),
+        }
+        .into());
+    }
+    Ok((problem, r))
+}
+
+/// The numbers of item `item`'s line.
+fn numbers<T: std::str::FromStr>(
+    line: &str,
+    item: usize,
+    expected: &'static str,
+) -> Result<Vec<T>, IslandTextError> {
+    line.split_whitespace()
+        .map(|x| {
+            x.parse().map_err(|_| IslandTextError::Syntax {
+                item,
+                expected,
+                found: x.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Reals in the shortest form that reads back to the same number.
+fn reals(x: &[f64]) -> String {
+    let strings: Vec<String> = x.iter().map(|v| format!("{v:e}")).collect();
+    strings.join(" ")
+}
+
+fn join(x: &[usize]) -> String {
+    let strings: Vec<String> = x.iter().map(usize::to_string).collect();
+    strings.join(" ")
+}
