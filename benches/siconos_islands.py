@@ -7,7 +7,8 @@ a directory, see `examples/solve_islands.rs`) are velocity-level problems
 form, `W = J M^-1 J^T` and `q = J M^-1 f + b` (dense: islands of a few
 hundred contacts), and solved by `fc3d_driver` from the island's warm
 start with each solver asked for, to the same tolerance. Printed per
-island and solver: Siconos' status (`info`, 0 when it met the
+island and solver, to the island's own tolerance (item 12 of the file;
+`--tolerance` overrides it): Siconos' status (`info`, 0 when it met the
 tolerance), its iterations and its own error, the wall time of the solve,
 and one measure for every solver, recomputed here from `r` and
 `u = W r + q` (Siconos' natural-map residual with De Saxce's velocity,
@@ -15,7 +16,7 @@ normalised as zwang's measure is):
 
     ||r - P_K(r - (u + mu |u_T| e_N))|| / max(||q||, ||r||, ||u||)
 
-    python3 benches/siconos_islands.py [--tolerance 1e-10] [--solvers NSGS,PROX,NSN_AC] [--iterations NSGS=3000,PROX=20,NSN_AC=300] FILE_OR_DIRECTORY...
+    python3 benches/siconos_islands.py [--tolerance X] [--solvers NSGS,PROX,NSN_AC] [--iterations NSGS=3000,PROX=20,NSN_AC=300] FILE_OR_DIRECTORY...
 
 Needs Siconos' Python module (`apt-get install python3-siconos`, run with
 the system's python3); the tests do not need it.
@@ -46,6 +47,8 @@ def read_island(path):
     force, d = reals(3), int(lines[4])
     contact_start, cols, entries = whole(5), whole(6), reals(7)
     b, mu, warm = reals(8), reals(9), reals(10)
+    # Item 12, when written: the friction law, tolerance and finish steps.
+    tolerance = float(lines[11].split()[1]) if len(lines) > 11 and lines[11].strip() else None
     jacobian = np.zeros((d * len(mu), n))
     for i in range(len(mu)):
         for a in range(contact_start[i], contact_start[i + 1]):
@@ -56,7 +59,7 @@ def read_island(path):
     inverse = np.linalg.inv(mass)
     w = jacobian @ inverse @ jacobian.T
     q = jacobian @ (inverse @ force) + b
-    return w, q, mu, warm
+    return w, q, mu, warm, tolerance
 
 
 def project(mu, r):
@@ -84,7 +87,7 @@ def measure(mu, q, r, u):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+")
-    parser.add_argument("--tolerance", type=float, default=1e-10)
+    parser.add_argument("--tolerance", type=float, help="default: the file's own, else 1e-10")
     parser.add_argument("--solvers", default="NSGS,PROX,NSN_AC")
     parser.add_argument("--iterations", default="NSGS=3000,PROX=20,NSN_AC=300")
     args = parser.parse_args()
@@ -96,11 +99,12 @@ def main():
         else:
             files.append(path)
     for path in files:
-        w, q, mu, warm = read_island(path)
+        w, q, mu, warm, own = read_island(path)
+        tolerance = args.tolerance or own or 1e-10
         for name in args.solvers.split(","):
             options = sn.SolverOptions(getattr(sn, "SICONOS_FRICTION_3D_" + name))
             options.iparam[sn.SICONOS_IPARAM_MAX_ITER] = int(most.get(name, 1000))
-            options.dparam[sn.SICONOS_DPARAM_TOL] = args.tolerance
+            options.dparam[sn.SICONOS_DPARAM_TOL] = tolerance
             problem = sn.FrictionContactProblem(3, w, q, mu)
             r, u = warm.copy(), np.zeros(len(q))
             start = time.perf_counter()
@@ -111,7 +115,8 @@ def main():
                 f"{os.path.basename(path)} {name}: info {info}, "
                 f"{options.iparam[sn.SICONOS_IPARAM_ITER_DONE]} iterations, "
                 f"Siconos' error {options.dparam[sn.SICONOS_DPARAM_RESIDU]:.2e}, "
-                f"measure {measure(mu, q, r, u):.2e}, {elapsed * 1e3:.0f} ms, {len(mu)} contacts",
+                f"measure {measure(mu, q, r, u):.2e} (tolerance {tolerance:.0e}), "
+                f"{elapsed * 1e3:.0f} ms, {len(mu)} contacts",
                 flush=True,
             )
 

@@ -7,17 +7,17 @@
 //! cargo run --release --example solve_islands -- FILE_OR_DIRECTORY... [tolerance=X] [finish=N] [convex] [each]
 //! ```
 //!
-//! Prints how many islands are solved to the tolerance (default
-//! `SolverSettings`' `1e-10`), how the others' errors spread, the Newton
-//! steps and the time in all; `each` prints a line per island, `convex`
-//! solves the convex relaxation instead of the exact law, `finish=N` sets
-//! the budget of the proximal finish. Each island starts from the warm
-//! start in its file, on one thread.
+//! Each island is solved with the settings its file gives (the friction
+//! law, tolerance and finish steps it met in the run; `SolverSettings`'
+//! defaults for a file without them), from the warm start in its file, on
+//! one thread; `tolerance=X`, `finish=N` and `convex` override them.
+//! Prints how many islands are solved, how the others' errors spread, the
+//! Newton steps and the time in all; `each` prints a line per island.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use zwang::contact::{parse_island, Friction, PrimalSolver, SolverSettings, Status};
+use zwang::contact::{parse_island, Friction, PrimalSolver, Status};
 
 fn main() {
     if let Err(message) = run() {
@@ -27,18 +27,15 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let mut settings = SolverSettings {
-        parallel: false,
-        ..SolverSettings::default()
-    };
+    let (mut tolerance, mut finish, mut convex) = (None, None, false);
     let (mut files, mut each) = (Vec::new(), false);
     for arg in std::env::args().skip(1) {
         if let Some(x) = arg.strip_prefix("tolerance=") {
-            settings.tolerance = x.parse().map_err(|_| format!("tolerance: `{x}`"))?;
+            tolerance = Some(x.parse().map_err(|_| format!("tolerance: `{x}`"))?);
         } else if let Some(x) = arg.strip_prefix("finish=") {
-            settings.finish_steps = x.parse().map_err(|_| format!("finish: `{x}`"))?;
+            finish = Some(x.parse().map_err(|_| format!("finish: `{x}`"))?);
         } else if arg == "convex" {
-            settings.friction = Friction::Convex;
+            convex = true;
         } else if arg == "each" {
             each = true;
         } else {
@@ -56,20 +53,32 @@ fn run() -> Result<(), String> {
             }
         }
     }
-    settings.validate().map_err(|e| e.to_string())?;
     if files.is_empty() {
         return Err("no island files given".into());
     }
     // Unsolved islands by their error's decade: below 1e-9, 1e-8, 1e-7,
     // 1e-6, and above.
     let (mut solved, mut spread, mut worst) = (0, [0usize; 5], 0.0f64);
+    let mut tolerances = (f64::INFINITY, 0.0f64);
     let (mut newton, mut seconds) = (0, 0.0);
     for file in &files {
         let name = file.display();
         let text = std::fs::read_to_string(file).map_err(|e| format!("{name}: {e}"))?;
-        let (problem, warm) = parse_island(&text).map_err(|e| format!("{name}: {e}"))?;
-        let mut r = warm;
+        let island = parse_island(&text).map_err(|e| format!("{name}: {e}"))?;
+        let mut settings = island.settings.unwrap_or_default();
+        settings.parallel = false;
+        settings.tolerance = tolerance.unwrap_or(settings.tolerance);
+        settings.finish_steps = finish.unwrap_or(settings.finish_steps);
+        if convex {
+            settings.friction = Friction::Convex;
+        }
+        settings.validate().map_err(|e| e.to_string())?;
+        let (problem, mut r) = (island.problem, island.warm);
         let (mut v, mut u) = (vec![0.0; problem.force.len()], vec![0.0; r.len()]);
+        tolerances = (
+            tolerances.0.min(settings.tolerance),
+            tolerances.1.max(settings.tolerance),
+        );
         let start = Instant::now();
         let report = PrimalSolver::new()
             .solve_in_place(&problem, &settings, &mut r, &mut v, &mut u)
@@ -100,10 +109,11 @@ fn run() -> Result<(), String> {
         }
     }
     println!(
-        "{solved} of {} islands solved to {:e}; unsolved by error: {} below 1e-9, {} below 1e-8, \
+        "{solved} of {} islands solved (tolerances {:e} to {:e}); unsolved by error: {} below 1e-9, {} below 1e-8, \
          {} below 1e-7, {} below 1e-6, {} above (worst {worst:.2e}); {newton} Newton steps, {seconds:.2} s",
         files.len(),
-        settings.tolerance,
+        tolerances.0,
+        tolerances.1,
         spread[0],
         spread[1],
         spread[2],

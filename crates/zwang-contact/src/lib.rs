@@ -57,7 +57,8 @@ pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use islands::UnionFind;
 pub use mode::Mode;
 pub use primal::{
-    parse_island, write_island, ContactRows, IslandTextError, PrimalSolver, VelocityProblem,
+    parse_island, write_island, ContactRows, IslandText, IslandTextError, PrimalSolver,
+    VelocityProblem,
 };
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};

@@ -13,8 +13,8 @@ use zwang_contact::generate::pyramid;
 use zwang_contact::generate::spatial::{Cube, World};
 use zwang_contact::generate::G;
 use zwang_contact::{
-    error_for, parse_island, write_island, ContactRows, Friction, IslandTextError, PrimalSolver,
-    ProblemError, SolverSettings, Status, VelocityProblem,
+    error_for, parse_island, write_island, ContactRows, Friction, IslandText, IslandTextError,
+    PrimalSolver, ProblemError, SolverSettings, Status, VelocityProblem,
 };
 
 const DEGREES_20: f64 = 20.0 * std::f64::consts::PI / 180.0;
@@ -899,7 +899,8 @@ fn solve_dumped(text: &str) -> Answer {
 
 /// A problem written one item a line (see the data file's header).
 fn read_problem(text: &str) -> (VelocityProblem, Vec<f64>) {
-    parse_island(text).unwrap()
+    let island = parse_island(text).unwrap();
+    (island.problem, island.warm)
 }
 
 /// An island written as text reads back the same, to the bit; a damaged
@@ -907,11 +908,27 @@ fn read_problem(text: &str) -> (VelocityProblem, Vec<f64>) {
 #[test]
 fn an_island_written_as_text_reads_back_the_same() {
     let (p, warm) = read_problem(include_str!("data/box_landing_on_four_corners.txt"));
-    let text = write_island(&p, &warm, "two lines\nof comment");
+    let settings = SolverSettings {
+        friction: Friction::Convex,
+        tolerance: 5e-11,
+        finish_steps: 30,
+        ..SolverSettings::default()
+    };
+    let text = write_island(&p, &warm, Some(&settings), "two lines\nof comment");
     assert!(text.starts_with("# two lines\n# of comment\n"));
-    let (q, back) = parse_island(&text).unwrap();
-    assert_eq!(q, p);
-    assert_eq!(back, warm);
+    let island = parse_island(&text).unwrap();
+    assert_eq!((&island.problem, &island.warm), (&p, &warm));
+    assert_eq!(island.settings, Some(settings));
+    assert_eq!(
+        parse_island(&write_island(&p, &warm, None, ""))
+            .unwrap()
+            .settings,
+        None
+    );
+    assert!(matches!(
+        parse_island(&text.replace("convex 5e-11", "convex -1")),
+        Err(IslandTextError::Syntax { item: 12, .. }) | Err(IslandTextError::Problem(_))
+    ));
     let cut: String = text.lines().take(8).map(|l| format!("{l}\n")).collect();
     assert_eq!(
         parse_island(&cut),
@@ -948,7 +965,16 @@ fn an_unsolved_island_is_written_where_the_environment_says() {
         .filter_map(|text| parse_island(&text).ok())
         .collect();
     std::fs::remove_dir_all(&directory).unwrap();
-    assert!(written.contains(&(p, warm)));
+    // The text keeps the friction law, tolerance and finish steps.
+    let island = IslandText {
+        problem: p,
+        warm,
+        settings: Some(SolverSettings {
+            max_iterations: SolverSettings::default().max_iterations,
+            ..settings
+        }),
+    };
+    assert!(written.contains(&island), "{written:?}");
 }
 
 /// The bug: a box sliding on four corners walked its load between them

@@ -51,7 +51,7 @@ use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
 use island::Island;
-pub use text::{parse_island, write_island, IslandTextError};
+pub use text::{parse_island, write_island, IslandText, IslandTextError};
 
 /// `J`, stored by contact: `dimension` rows per contact, the normal then
 /// the tangents (one in the plane, two in space), entry by entry.
@@ -261,7 +261,7 @@ impl Dump {
     /// Writes `problem` with the warm start kept and what the solve
     /// reported, to a file of its own; a file that cannot be written is
     /// skipped (a diagnostic does not stop a run).
-    fn write(&self, problem: &VelocityProblem, report: &Report) {
+    fn write(&self, problem: &VelocityProblem, settings: &SolverSettings, report: &Report) {
         static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let comment = format!(
@@ -277,7 +277,8 @@ impl Dump {
         let path = self
             .directory
             .join(format!("island-{}-{n:06}.txt", std::process::id()));
-        let _ = std::fs::write(path, write_island(problem, &self.warm, &comment));
+        let text = write_island(problem, &self.warm, Some(settings), &comment);
+        let _ = std::fs::write(path, text);
     }
 }
 
@@ -358,7 +359,7 @@ impl Part {
                 .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u);
         if let (Some(dump), Ok(report)) = (&self.dump, &outcome) {
             if report.status != Status::Solved {
-                dump.write(p, report);
+                dump.write(p, settings, report);
             }
         }
         self.outcome = Some(outcome.map_err(|e| match e {

@@ -8,7 +8,10 @@
 //! separated by spaces: `M`'s column starts, row indices and values (by
 //! compressed columns); `f`; the rows per contact (2 or 3); `J`'s contact
 //! starts, columns and values (`dimension` values per entry: the normal
-//! row's, then the tangents'); `b`; `mu`; the warm start `r`.
+//! row's, then the tangents'); `b`; `mu`; the warm start `r`; and, if
+//! the writer knew them, the settings it was solved with (friction law,
+//! tolerance, finish steps: a run gives each of several islands half its
+//! tolerance).
 
 use std::fmt::Write;
 
@@ -16,12 +19,13 @@ use sprs::CsMat;
 use thiserror::Error;
 
 use super::{ContactRows, VelocityProblem};
-use crate::ProblemError;
+use crate::{Friction, ProblemError, SolverSettings};
 
 /// What is wrong with an island's text.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum IslandTextError {
-    /// The text ends before item `item` (from 1) of eleven.
+    /// The text ends before item `item` (from 1) of eleven (a twelfth,
+    /// the settings, is optional).
     #[error("the text ends before item {item} of 11")]
     Truncated {
         /// The missing item, from 1.
@@ -45,9 +49,27 @@ pub enum IslandTextError {
     Mass,
 }
 
-/// `problem` and its warm start `r` as text, after `comment` (each of its
-/// lines made a comment).
-pub fn write_island(problem: &VelocityProblem, r: &[f64], comment: &str) -> String {
+/// An island read from text: the problem, its warm start, and the
+/// settings it was solved with when the text gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IslandText {
+    /// The problem, checked.
+    pub problem: VelocityProblem,
+    /// The impulses it was solved from.
+    pub warm: Vec<f64>,
+    /// Friction law, tolerance and finish steps (the other settings at
+    /// their defaults); `None` when the text stops after the warm start.
+    pub settings: Option<SolverSettings>,
+}
+
+/// `problem`, its warm start `r` and the `settings` it was solved with
+/// (if given) as text, after `comment` (each of its lines made a comment).
+pub fn write_island(
+    problem: &VelocityProblem,
+    r: &[f64],
+    settings: Option<&SolverSettings>,
+    comment: &str,
+) -> String {
     let mut text = String::new();
     for line in comment.lines() {
         let _ = writeln!(text, "# {line}");
@@ -66,15 +88,24 @@ pub fn write_island(problem: &VelocityProblem, r: &[f64], comment: &str) -> Stri
     lines.push(reals(&problem.b));
     lines.push(reals(&problem.mu));
     lines.push(reals(r));
+    if let Some(settings) = settings {
+        let friction = match settings.friction {
+            Friction::Exact => "exact",
+            Friction::Convex => "convex",
+        };
+        lines.push(format!(
+            "{friction} {:e} {}",
+            settings.tolerance, settings.finish_steps
+        ));
+    }
     for line in lines {
         let _ = writeln!(text, "{line}");
     }
     text
 }
 
-/// Reads an island written by [`write_island`]: the problem, checked, and
-/// its warm start.
-pub fn parse_island(text: &str) -> Result<(VelocityProblem, Vec<f64>), IslandTextError> {
+/// Reads an island written by [`write_island`].
+pub fn parse_island(text: &str) -> Result<IslandText, IslandTextError> {
     let lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
@@ -123,7 +154,45 @@ pub fn parse_island(text: &str) -> Result<(VelocityProblem, Vec<f64>), IslandTex
         }
         .into());
     }
-    Ok((problem, r))
+    let settings = match lines.get(11) {
+        None => None,
+        Some(line) => Some(settings(line)?),
+    };
+    Ok(IslandText {
+        problem,
+        warm: r,
+        settings,
+    })
+}
+
+/// Item 12: `exact` or `convex`, the tolerance, the finish steps.
+fn settings(line: &str) -> Result<SolverSettings, IslandTextError> {
+    let wrong = |expected: &'static str, found: &str| IslandTextError::Syntax {
+        item: 12,
+        expected,
+        found: found.to_string(),
+    };
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let [friction, tolerance, finish] = tokens[..] else {
+        return Err(wrong("a friction law, a tolerance and finish steps", line));
+    };
+    let friction = match friction {
+        "exact" => Friction::Exact,
+        "convex" => Friction::Convex,
+        other => return Err(wrong("`exact` or `convex`", other)),
+    };
+    let settings = SolverSettings {
+        friction,
+        tolerance: tolerance
+            .parse()
+            .map_err(|_| wrong("a tolerance", tolerance))?,
+        finish_steps: finish
+            .parse()
+            .map_err(|_| wrong("a whole number of finish steps", finish))?,
+        ..SolverSettings::default()
+    };
+    settings.validate()?;
+    Ok(settings)
 }
 
 /// The numbers of item `item`'s line.
