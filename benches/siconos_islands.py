@@ -28,7 +28,6 @@ import os
 import time
 
 import numpy as np
-import siconos.numerics as sn
 
 
 def read_island(path):
@@ -56,10 +55,13 @@ def read_island(path):
                 jacobian[d * i + row, cols[a]] += entries[d * a + row]
     if d != 3:
         raise SystemExit(f"{path}: {d} rows per contact; these are Siconos' 3D solvers")
+    return mass, force, jacobian, b, mu, warm, tolerance
+
+
+def local_form(mass, force, jacobian, b):
+    """Siconos' local form: `W = J M^-1 J^T`, `q = J M^-1 f + b`."""
     inverse = np.linalg.inv(mass)
-    w = jacobian @ inverse @ jacobian.T
-    q = jacobian @ (inverse @ force) + b
-    return w, q, mu, warm, tolerance
+    return jacobian @ inverse @ jacobian.T, jacobian @ (inverse @ force) + b
 
 
 def project(mu, r):
@@ -74,17 +76,21 @@ def project(mu, r):
     return np.concatenate(([along], mu * along * t / length))
 
 
-def measure(mu, q, r, u):
+def measure(mu, q, r, u, exact=True):
+    """The natural-map residual (with De Saxce's velocity when `exact`)."""
     total = 0.0
     for i, m in enumerate(mu):
         ri, ui = r[3 * i : 3 * i + 3], u[3 * i : 3 * i + 3]
-        w = ui + np.array([m * np.linalg.norm(ui[1:]), 0.0, 0.0])
+        w = ui + np.array([m * np.linalg.norm(ui[1:]) if exact else 0.0, 0.0, 0.0])
         total += np.sum((ri - project(m, ri - w)) ** 2)
     scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
     return math.sqrt(total) / (scale if scale > 0 else 1.0)
 
 
 def main():
+    # Here, so that `clarabel_islands.py` reads islands without Siconos.
+    import siconos.numerics as sn
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+")
     parser.add_argument("--tolerance", type=float, help="default: the file's own, else 1e-10")
@@ -99,7 +105,8 @@ def main():
         else:
             files.append(path)
     for path in files:
-        w, q, mu, warm, own = read_island(path)
+        mass, force, jacobian, b, mu, warm, own = read_island(path)
+        w, q = local_form(mass, force, jacobian, b)
         tolerance = args.tolerance or own or 1e-10
         for name in args.solvers.split(","):
             options = sn.SolverOptions(getattr(sn, "SICONOS_FRICTION_3D_" + name))

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Clarabel (interior point) on the convex relaxation of islands written as text.
+
+The islands of docs/island-format.md, each's convex relaxation (`u in K*`,
+no `mu |u_T|` term) as Clarabel's second-order cone program over the
+velocities: minimise `1/2 v^T M v - f^T v` with `(u_N, mu u_T)` in the
+cone, `u = J v + b`; the impulses from its dual, `r = (z_0, mu z_T)`.
+Printed per island: Clarabel's status, the convex natural-map residual
+recomputed from `r` and `u` (as `benches/siconos_islands.py` measures,
+normalised as zwang's measure is) and the dynamics residual; then how
+many meet each island's own tolerance (item 12 of the file, else 1e-10).
+This says whether a tolerance is within an interior point's reach on
+these problems, not how fast either is.
+
+    python3 benches/clarabel_islands.py [--tolerance X] [--ipm-tolerance 1e-14] FILE_OR_DIRECTORY...
+
+Needs `pip install clarabel numpy scipy`; the tests do not need it.
+"""
+
+import argparse
+import os
+
+import clarabel
+import numpy as np
+import scipy.sparse as sparse
+
+from siconos_islands import local_form, measure, read_island
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("--tolerance", type=float, help="default: the file's own, else 1e-10")
+    parser.add_argument("--ipm-tolerance", type=float, default=1e-14)
+    args = parser.parse_args()
+    files = []
+    for path in args.paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".txt"))
+        else:
+            files.append(path)
+    met, statuses = 0, {}
+    for path in files:
+        mass, force, jacobian, b, mu, _, own = read_island(path)
+        tolerance = args.tolerance or own or 1e-10
+        k = len(mu)
+        # (u_N, mu u_T) in the second-order cone; r = (z_0, mu z_T).
+        scale = np.column_stack([np.ones(k), mu, mu]).reshape(-1)
+        a = -(scale[:, None] * jacobian)
+        settings = clarabel.DefaultSettings()
+        settings.verbose = False
+        for name in ("tol_gap_abs", "tol_gap_rel", "tol_feas", "tol_ktratio"):
+            setattr(settings, name, args.ipm_tolerance)
+        solver = clarabel.DefaultSolver(
+            sparse.csc_matrix(np.triu(mass)),
+            -force,
+            sparse.csc_matrix(a),
+            scale * b,
+            [clarabel.SecondOrderConeT(3)] * k,
+            settings,
+        )
+        solution = solver.solve()
+        v, z = np.array(solution.x), np.array(solution.z)
+        r = scale * z
+        u = jacobian @ v + b
+        _, q = local_form(mass, force, jacobian, b)
+        error = measure(mu, q, r, u, exact=False)
+        dynamics = np.linalg.norm(mass @ v - force - jacobian.T @ r) / max(np.linalg.norm(force), 1e-300)
+        status = str(solution.status)
+        statuses[status] = statuses.get(status, 0) + 1
+        met += error <= tolerance
+        print(
+            f"{os.path.basename(path)}: {status}, measure {error:.2e} (tolerance {tolerance:.0e}), "
+            f"dynamics {dynamics:.1e}, {k} contacts",
+            flush=True,
+        )
+    print(f"{met} of {len(files)} meet their tolerance; Clarabel's statuses: {statuses}")
+
+
+if __name__ == "__main__":
+    main()
