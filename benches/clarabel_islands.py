@@ -24,7 +24,7 @@ import clarabel
 import numpy as np
 import scipy.sparse as sparse
 
-from siconos_islands import local_form, measure, read_island
+from siconos_islands import island_files, local_form, measure, read_island
 
 
 def main():
@@ -33,12 +33,7 @@ def main():
     parser.add_argument("--tolerance", type=float, help="default: the file's own, else 1e-10")
     parser.add_argument("--ipm-tolerance", type=float, default=1e-14)
     args = parser.parse_args()
-    files = []
-    for path in args.paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".txt"))
-        else:
-            files.append(path)
+    files = island_files(args.paths)
     met, statuses = 0, {}
     for path in files:
         mass, force, jacobian, b, mu, _, own = read_island(path)

@@ -58,6 +58,17 @@ def read_island(path):
     return mass, force, jacobian, b, mu, warm, tolerance
 
 
+def island_files(paths):
+    """The files given, and the `.txt` files of the directories given."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".txt"))
+        else:
+            files.append(path)
+    return files
+
+
 def local_form(mass, force, jacobian, b):
     """Siconos' local form: `W = J M^-1 J^T`, `q = J M^-1 f + b`."""
     inverse = np.linalg.inv(mass)
@@ -98,13 +109,7 @@ def main():
     parser.add_argument("--iterations", default="NSGS=3000,PROX=20,NSN_AC=300")
     args = parser.parse_args()
     most = dict(item.split("=") for item in args.iterations.split(","))
-    files = []
-    for path in args.paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".txt"))
-        else:
-            files.append(path)
-    for path in files:
+    for path in island_files(args.paths):
         mass, force, jacobian, b, mu, warm, own = read_island(path)
         w, q = local_form(mass, force, jacobian, b)
         tolerance = args.tolerance or own or 1e-10
