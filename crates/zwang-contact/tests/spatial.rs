@@ -919,12 +919,10 @@ fn an_island_written_as_text_reads_back_the_same() {
     let island = parse_island(&text).unwrap();
     assert_eq!((&island.problem, &island.warm), (&p, &warm));
     assert_eq!(island.settings, Some(settings));
-    assert_eq!(
-        parse_island(&write_island(&p, &warm, None, ""))
-            .unwrap()
-            .settings,
-        None
-    );
+    let bare = write_island(&p, &warm, None, "");
+    assert_eq!(parse_island(&bare).unwrap().settings, None);
+    // A blank line after the warm start is no settings.
+    assert_eq!(parse_island(&format!("{bare}\n")).unwrap().settings, None);
     assert!(matches!(
         parse_island(&text.replace("convex 5e-11", "convex -1")),
         Err(IslandTextError::Syntax { item: 12, .. }) | Err(IslandTextError::Problem(_))
@@ -941,30 +939,32 @@ fn an_island_written_as_text_reads_back_the_same() {
     ));
 }
 
-/// Where `ZWANG_DUMP_UNSOLVED` names a directory, an island left unsolved
-/// (here by one outer iteration and no finish) is written there, with the
-/// warm start it was solved from, and reads back as the same problem.
+/// A solver told where to write unsolved islands writes an island it
+/// leaves unsolved (here by one outer iteration and no finish) there, with
+/// the warm start and settings it was solved with, and nothing for one it
+/// solves.
 #[test]
-fn an_unsolved_island_is_written_where_the_environment_says() {
+fn an_unsolved_island_is_written_where_the_solver_is_told() {
     let (p, warm) = read_problem(include_str!("data/box_landing_on_four_corners.txt"));
     let directory = std::env::temp_dir().join(format!("zwang-islands-{}", std::process::id()));
+    let mut solver = PrimalSolver::new();
+    solver.write_unsolved_to(Some(directory.clone()));
     let settings = SolverSettings {
         max_iterations: 1,
         finish_steps: 0,
         ..tight()
     };
-    // Read when the solver meets the island's pattern: at its first solve.
-    std::env::set_var("ZWANG_DUMP_UNSOLVED", &directory);
-    let a = solve_with(&mut PrimalSolver::new(), &p, &settings, Some(&warm));
-    std::env::remove_var("ZWANG_DUMP_UNSOLVED");
+    let a = solve_with(&mut solver, &p, &settings, Some(&warm));
     assert_eq!(a.status, Status::NotConverged);
-    // Other tests of this binary may write there while the variable is set.
+    // Solved: nothing more is written.
+    let b = solve_with(&mut solver, &p, &tight(), Some(&warm));
+    assert_eq!(b.status, Status::Solved);
     let written: Vec<_> = std::fs::read_dir(&directory)
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .filter_map(|text| parse_island(&text).ok())
         .collect();
     std::fs::remove_dir_all(&directory).unwrap();
+    assert_eq!(written.len(), 1);
     // The text keeps the friction law, tolerance and finish steps.
     let island = IslandText {
         problem: p,
@@ -974,7 +974,7 @@ fn an_unsolved_island_is_written_where_the_environment_says() {
             ..settings
         }),
     };
-    assert!(written.contains(&island), "{written:?}");
+    assert_eq!(parse_island(&written[0]), Ok(island));
 }
 
 /// The bug: a box sliding on four corners walked its load between them

@@ -43,6 +43,9 @@ mod finish;
 mod island;
 mod text;
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 use sprs::CsMat;
 
@@ -234,52 +237,36 @@ struct Part {
     u: Vec<f64>,
     /// The last solve's outcome (`None` before the first).
     outcome: Option<Result<Report, GlobalError>>,
-    /// Where `ZWANG_DUMP_UNSOLVED` names a directory: the warm start of
-    /// the solve under way, written there with the problem if it ends
-    /// unsolved.
-    dump: Option<Dump>,
-}
-
-/// An island's problem written as text when its solve ends unsolved.
-#[derive(Debug)]
-struct Dump {
-    directory: std::path::PathBuf,
+    /// The warm start of the solve under way, kept (only) where
+    /// unsolved islands are written.
     warm: Vec<f64>,
 }
 
-impl Dump {
-    /// The directory `ZWANG_DUMP_UNSOLVED` names (made if missing), if any.
-    fn from_environment(size: usize) -> Option<Dump> {
-        let directory = std::env::var_os("ZWANG_DUMP_UNSOLVED")?;
-        let _ = std::fs::create_dir_all(&directory);
-        Some(Dump {
-            directory: directory.into(),
-            warm: vec![0.0; size],
-        })
-    }
-
-    /// Writes `problem` with the warm start kept and what the solve
-    /// reported, to a file of its own; a file that cannot be written is
-    /// skipped (a diagnostic does not stop a run).
-    fn write(&self, problem: &VelocityProblem, settings: &SolverSettings, report: &Report) {
-        static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let comment = format!(
-            "An island left {:?}: error {:e} after {} outer iterations and {} Newton steps; \
-             {} contacts, {} velocities.",
-            report.status,
-            report.error,
-            report.iterations,
-            report.newton_steps,
-            problem.mu.len(),
-            problem.force.len()
-        );
-        let path = self
-            .directory
-            .join(format!("island-{}-{n:06}.txt", std::process::id()));
-        let text = write_island(problem, &self.warm, Some(settings), &comment);
-        let _ = std::fs::write(path, text);
-    }
+/// Writes `problem`, solved from `warm` with `settings` to `report`, as
+/// text to a file of its own in `directory` (made if missing); a file that
+/// cannot be written is skipped (a diagnostic does not stop a run).
+fn write_unsolved(
+    directory: &Path,
+    problem: &VelocityProblem,
+    warm: &[f64],
+    settings: &SolverSettings,
+    report: &Report,
+) {
+    static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+    let n = WRITTEN.fetch_add(1, Ordering::Relaxed);
+    let comment = format!(
+        "An island left {:?}: error {:e} after {} outer iterations and {} Newton steps; \
+         {} contacts, {} velocities.",
+        report.status,
+        report.error,
+        report.iterations,
+        report.newton_steps,
+        problem.mu.len(),
+        problem.force.len()
+    );
+    let path = directory.join(format!("island-{}-{n:06}.txt", std::process::id()));
+    let _ = std::fs::create_dir_all(directory);
+    let _ = std::fs::write(path, write_island(problem, warm, Some(settings), &comment));
 }
 
 /// An island as the partition found it, before its solver: where its
@@ -311,7 +298,7 @@ impl Part {
             v: vec![0.0; m],
             u: vec![0.0; d * c],
             outcome: None,
-            dump: Dump::from_environment(d * c),
+            warm: Vec::new(),
             coords: fresh.coords,
             contacts: fresh.contacts,
         }
@@ -330,8 +317,15 @@ impl Part {
     }
 
     /// Copies the island's numbers from `whole` (and its warm start from
-    /// `r`), solves, and keeps the outcome.
-    fn solve(&mut self, whole: &VelocityProblem, settings: &SolverSettings, r: &[f64]) {
+    /// `r`), solves, and keeps the outcome; writes the island to
+    /// `unsolved_to` if it ends unsolved.
+    fn solve(
+        &mut self,
+        whole: &VelocityProblem,
+        settings: &SolverSettings,
+        r: &[f64],
+        unsolved_to: Option<&Path>,
+    ) {
         let p = &mut self.problem;
         for (x, &c) in p.force.iter_mut().zip(&self.coords) {
             *x = whole.force[c];
@@ -351,15 +345,15 @@ impl Part {
             p.mu[local] = whole.mu[i];
             set_components(&mut self.r, d, local, components(r, d, i));
         }
-        if let Some(dump) = &mut self.dump {
-            dump.warm.copy_from_slice(&self.r);
+        if unsolved_to.is_some() {
+            self.warm.clone_from(&self.r);
         }
         let outcome =
             self.island
                 .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u);
-        if let (Some(dump), Ok(report)) = (&self.dump, &outcome) {
+        if let (Some(directory), Ok(report)) = (unsolved_to, &outcome) {
             if report.status != Status::Solved {
-                dump.write(p, settings, report);
+                write_unsolved(directory, p, &self.warm, settings, report);
             }
         }
         self.outcome = Some(outcome.map_err(|e| match e {
@@ -382,12 +376,26 @@ pub struct PrimalSolver {
     /// The whole problem's free contact velocities, gathered from the
     /// islands (the scale of its measure).
     free: Vec<f64>,
+    /// Where the islands left unsolved are written, if anywhere.
+    unsolved_to: Option<PathBuf>,
 }
 
 impl PrimalSolver {
-    /// A solver with empty working memory.
+    /// A solver with empty working memory; the islands it leaves unsolved
+    /// are written (`docs/island-format.md`) to the directory the
+    /// environment variable `ZWANG_DUMP_UNSOLVED` names, if set.
     pub fn new() -> Self {
-        PrimalSolver::default()
+        PrimalSolver {
+            unsolved_to: std::env::var_os("ZWANG_DUMP_UNSOLVED").map(PathBuf::from),
+            ..PrimalSolver::default()
+        }
+    }
+
+    /// Writes each island a solve leaves unsolved, as text, to a file of
+    /// its own in `directory` (`None`: nowhere), so that hard islands met in
+    /// a long run can be solved again alone.
+    pub fn write_unsolved_to(&mut self, directory: Option<PathBuf>) {
+        self.unsolved_to = directory;
     }
 
     /// Solves `problem` from the impulses in `r` (the warm start; zeros
@@ -446,13 +454,14 @@ impl PrimalSolver {
             ..*settings
         };
         let settings = &shared;
+        let unsolved_to = self.unsolved_to.as_deref();
         if settings.parallel && self.parts.len() > 1 && k >= PARALLEL_FROM {
             self.parts
                 .par_iter_mut()
-                .for_each(|part| part.solve(problem, settings, warm));
+                .for_each(|part| part.solve(problem, settings, warm, unsolved_to));
         } else {
             for part in &mut self.parts {
-                part.solve(problem, settings, warm);
+                part.solve(problem, settings, warm, unsolved_to);
             }
         }
         let mut report = Report {

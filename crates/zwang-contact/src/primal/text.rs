@@ -1,6 +1,7 @@
 //! One island's velocity-level problem and warm start as text: the form
 //! the solver writes an island it leaves unsolved in (where
-//! `ZWANG_DUMP_UNSOLVED` names a directory), so that a hard island met in a
+//! `ZWANG_DUMP_UNSOLVED` names a directory, or
+//! `PrimalSolver::write_unsolved_to`), so that a hard island met in a
 //! long run can be solved again alone, by this solver or another
 //! simulator's (`docs/island-format.md`).
 //!
@@ -74,20 +75,20 @@ pub fn write_island(
     for line in comment.lines() {
         let _ = writeln!(text, "# {line}");
     }
+    let rows = &problem.rows;
     let mut lines = vec![
         join(problem.mass.indptr().raw_storage()),
         join(problem.mass.indices()),
         reals(problem.mass.data()),
         reals(&problem.force),
-        problem.rows.dimension.to_string(),
+        rows.dimension.to_string(),
+        join(&rows.start),
+        join(&rows.cols),
+        reals(&rows.values),
+        reals(&problem.b),
+        reals(&problem.mu),
+        reals(r),
     ];
-    let rows = &problem.rows;
-    lines.push(join(&rows.start));
-    lines.push(join(&rows.cols));
-    lines.push(reals(&rows.values));
-    lines.push(reals(&problem.b));
-    lines.push(reals(&problem.mu));
-    lines.push(reals(r));
     if let Some(settings) = settings {
         let friction = match settings.friction {
             Friction::Exact => "exact",
@@ -154,9 +155,10 @@ pub fn parse_island(text: &str) -> Result<IslandText, IslandTextError> {
         }
         .into());
     }
+    // (A blank line after the warm start is no settings.)
     let settings = match lines.get(11) {
-        None => None,
-        Some(line) => Some(settings(line)?),
+        Some(line) if !line.trim().is_empty() => Some(settings(line)?),
+        _ => None,
     };
     Ok(IslandText {
         problem,
