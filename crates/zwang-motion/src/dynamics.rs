@@ -86,7 +86,9 @@ pub struct Dynamics<'m, M: Mechanism> {
     solution: Solution,
     /// Kept across evaluations: it cuts the instant's parts once per
     /// structure.
-    variational: VariationalSolver,
+    /// Made on the first frictional instant: an island without friction
+    /// does not hold its working memory.
+    variational: Option<Box<VariationalSolver>>,
     coulomb: Option<Variational>,
     frictional: bool,
     /// `max(1, |a|)` of the last solve: the scale of a separating
@@ -126,7 +128,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             layout,
             backend: AutoBackend::new(),
             solution: Solution::empty(),
-            variational: VariationalSolver::new(),
+            variational: None,
             coulomb: None,
             frictional,
             accel_scale: 1.0,
@@ -174,7 +176,9 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         let start = Clock::now();
         let status = if self.frictional {
             let answer = self.coulomb.get_or_insert_with(Variational::default);
-            self.variational.solve_into(&self.instant, answer);
+            self.variational
+                .get_or_insert_with(|| Box::new(VariationalSolver::new()))
+                .solve_into(&self.instant, answer);
             let status = answer.solution.status;
             let painleve = match answer.answers {
                 Answers::None if answer.frictionless_feasible => Some(true),

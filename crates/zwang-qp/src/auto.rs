@@ -12,7 +12,10 @@ use zwang_instant::Instant;
 #[derive(Debug, Default)]
 pub struct AutoBackend {
     direct: DirectBackend,
-    active_set: ActiveSetBackend,
+    /// Made on the first instant with contacts (or warm start): a system
+    /// without them, one free body per island among thousands, does not
+    /// hold its working memory.
+    active_set: Option<Box<ActiveSetBackend>>,
     clarabel: ClarabelBackend,
 }
 
@@ -29,7 +32,9 @@ impl Backend for AutoBackend {
     }
 
     fn warm_start(&mut self, active: &[bool], multipliers_in: &[f64]) {
-        self.active_set.warm_start(active, multipliers_in);
+        self.active_set
+            .get_or_insert_with(Box::default)
+            .warm_start(active, multipliers_in);
     }
 
     fn solve_into(&mut self, instant: &Instant, out: &mut Solution) {
@@ -39,7 +44,9 @@ impl Backend for AutoBackend {
         if self.direct.applies(instant) {
             self.direct.solve_into(instant, out);
         } else {
-            self.active_set.solve_into(instant, out);
+            self.active_set
+                .get_or_insert_with(Box::default)
+                .solve_into(instant, out);
         }
         if matches!(out.status, Status::NotConverged | Status::NumericalError) {
             self.clarabel.solve_into(instant, out);

@@ -22,10 +22,10 @@ use zwang_instant::Instant;
 /// [`Status::NotApplicable`] without touching it.
 #[derive(Debug, Default)]
 pub struct DirectBackend {
-    sub: SubproblemSolver,
-    /// (Boxed: its fixed-size factors take 18 KB, which every move of a
-    /// backend, and of whatever holds one, would copy.)
-    tiny: Box<TinySolver>,
+    /// The general path, made on the first instant too large or too ill
+    /// posed for the tiny one: a free body's solver does not hold it.
+    sub: Option<Box<SubproblemSolver>>,
+    tiny: TinySolver,
     sel: Vec<usize>,
     scratch: Vec<f64>,
 }
@@ -65,8 +65,9 @@ impl Backend for DirectBackend {
             return;
         }
         let m_eq = instant.equalities().len();
-        if !self.sub.prepare(instant) {
-            let free = self.sub.free();
+        let sub = self.sub.get_or_insert_with(Box::default);
+        if !sub.prepare(instant) {
+            let free = sub.free();
             out.finish(
                 instant,
                 free,
@@ -79,7 +80,7 @@ impl Backend for DirectBackend {
         }
         self.sel.clear();
         self.sel.extend(0..m_eq);
-        let r = self.sub.solve(
+        let r = sub.solve(
             instant,
             &self.sel,
             &mut out.acceleration,
@@ -94,7 +95,7 @@ impl Backend for DirectBackend {
         };
         out.finish(
             instant,
-            self.sub.free(),
+            sub.free(),
             status,
             "direct",
             1 + r.refinements,

@@ -1,6 +1,9 @@
-//! A fixed-size dense path for tiny equality-only instants (`n + m <= 16`,
-//! a pendulum, a few linked bodies): every matrix on the stack, no sparse
-//! bookkeeping, no allocation.
+//! A dense path for tiny equality-only instants (`n + m <= 16`, a
+//! pendulum, a few linked bodies): no sparse bookkeeping, and no
+//! allocation while the instant's structure stays. Its matrices are sized
+//! to the instant (not to 16): a free particle's solver holds a few
+//! numbers, so that a run of 20,000 particles, one island each, does not
+//! hold 16 KB each.
 //!
 //! `M = L L^T`, `W = L^-1 A^T`, `S = W^T W = A M^-1 A^T` equilibrated to
 //! unit diagonal, `S = R R^T`; then `lambda = S^-1 (b - A M^-1 Q)` and
@@ -23,9 +26,9 @@ const HEALTHY_PIVOT: f64 = 1e-4;
 /// structure stamp and values stay the same (a constant mass and rows that
 /// did not move cost no refactorization), and the free acceleration of the
 /// last solve (the residuals need it).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct TinySolver {
-    free: [f64; TINY],
+    free: Vec<f64>,
     n: usize,
     /// Structure stamp of the factors below (0: none).
     structure: u64,
@@ -33,42 +36,21 @@ pub(crate) struct TinySolver {
     /// values of `M` they are for. The solves apply the explicit inverses:
     /// matrix-vector products with no divisions and no dependency chain,
     /// several times faster than triangular solves at these sizes.
-    l: [f64; TINY * TINY],
-    minv: [f64; TINY * TINY],
-    mass_seen: [f64; TINY * TINY],
+    l: Vec<f64>,
+    minv: Vec<f64>,
+    mass_seen: Vec<f64>,
     l_valid: bool,
     /// `W = L^-1 A^T` (one row per constraint row), the equilibration `d`,
     /// the factor of the equilibrated `S`, `G = M^-1 A^T` (one row per
     /// constraint row), `S^-1` (row-major), and the row values they are
     /// for.
-    w: [f64; TINY * TINY],
-    d: [f64; TINY],
-    s: [f64; TINY * TINY],
-    g: [f64; TINY * TINY],
-    sinv: [f64; TINY * TINY],
-    rows_seen: [f64; TINY * TINY],
+    w: Vec<f64>,
+    d: Vec<f64>,
+    s: Vec<f64>,
+    g: Vec<f64>,
+    sinv: Vec<f64>,
+    rows_seen: Vec<f64>,
     s_valid: bool,
-}
-
-impl Default for TinySolver {
-    fn default() -> Self {
-        TinySolver {
-            free: [0.0; TINY],
-            n: 0,
-            structure: 0,
-            l: [0.0; TINY * TINY],
-            minv: [0.0; TINY * TINY],
-            mass_seen: [0.0; TINY * TINY],
-            l_valid: false,
-            w: [0.0; TINY * TINY],
-            d: [0.0; TINY],
-            s: [0.0; TINY * TINY],
-            g: [0.0; TINY * TINY],
-            sinv: [0.0; TINY * TINY],
-            rows_seen: [0.0; TINY * TINY],
-            s_valid: false,
-        }
-    }
 }
 
 impl TinySolver {
@@ -89,12 +71,13 @@ impl TinySolver {
         }
         let mass = instant.mass();
         let a = rows.matrix();
+        let mvals = mass.data();
         if self.structure != instant.structure_id() {
             self.structure = instant.structure_id();
             self.l_valid = false;
             self.s_valid = false;
+            self.size(n, m, mvals.len(), a.data().len());
         }
-        let mvals = mass.data();
         if !(self.l_valid && self.mass_seen[..mvals.len()] == *mvals) {
             self.l_valid = false;
             self.s_valid = false;
@@ -138,6 +121,27 @@ impl TinySolver {
         }
         self.n = n;
         true
+    }
+
+    /// Each matrix and vector at its length for `n` coordinates, `m` rows,
+    /// and the stored entries of `M` and `A`: allocates only where a
+    /// structure needs more than any before.
+    fn size(&mut self, n: usize, m: usize, mass_entries: usize, row_entries: usize) {
+        for (v, len) in [
+            (&mut self.free, n),
+            (&mut self.l, n * n),
+            (&mut self.minv, n * n),
+            (&mut self.mass_seen, mass_entries),
+            (&mut self.w, m * n),
+            (&mut self.d, m),
+            (&mut self.s, m * m),
+            (&mut self.g, m * n),
+            (&mut self.sinv, m * m),
+            (&mut self.rows_seen, row_entries),
+        ] {
+            v.clear();
+            v.resize(len, 0.0);
+        }
     }
 
     /// `L` of `M`; `false` when `M` is not positive definite.
