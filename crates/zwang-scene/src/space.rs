@@ -23,7 +23,7 @@ use zwang_model::ModelError;
 
 use crate::error::SceneError;
 use crate::parse::{
-    array, number, parse_scene, read_body_name, read_header, read_solver_of,
+    array, number, parse_scene_table, read_body_name, read_header, read_solver_of,
     read_surface_coefficients, syntax_error, vector, Header, Tab, INERTIA, MASS, TOP_KEYS,
 };
 use crate::types::{Scene, SolverSettings};
@@ -161,7 +161,7 @@ impl AnyScene {
 
 /// Reads and validates a scene file of either dimension: `dimension = 3`
 /// gives an [`AnyScene::Spatial`], anything else is read by
-/// [`parse_scene`] (whose errors a malformed `[scene]` table gets).
+/// [`parse_scene`](crate::parse_scene) (whose errors a malformed `[scene]` table gets).
 ///
 /// ```
 /// use zwang_scene::{parse_any_scene, AnyScene};
@@ -211,7 +211,7 @@ pub fn parse_any_scene(text: &str) -> Result<AnyScene> {
     if dimension == Some(3) {
         spatial_from_table(&root).map(AnyScene::Spatial)
     } else {
-        parse_scene(text).map(AnyScene::Planar)
+        parse_scene_table(&root).map(AnyScene::Planar)
     }
 }
 
