@@ -84,10 +84,9 @@ pub struct Dynamics<'m, M: Mechanism> {
     pub(crate) layout: Layout,
     backend: AutoBackend,
     solution: Solution,
-    /// Kept across evaluations: it cuts the instant's parts once per
-    /// structure.
-    /// Made on the first frictional instant: an island without friction
-    /// does not hold its working memory.
+    /// Kept across evaluations (it cuts the instant's parts once per
+    /// structure), and made on the first frictional instant: an island
+    /// without friction does not hold its working memory.
     variational: Option<Box<VariationalSolver>>,
     coulomb: Option<Variational>,
     frictional: bool,

@@ -1,9 +1,8 @@
 //! A dense path for tiny equality-only instants (`n + m <= 16`, a
 //! pendulum, a few linked bodies): no sparse bookkeeping, and no
 //! allocation while the instant's structure stays. Its matrices are sized
-//! to the instant (not to 16): a free particle's solver holds a few
-//! numbers, so that a run of 20,000 particles, one island each, does not
-//! hold 16 KB each.
+//! to the instant (not to 16): a solver that only meets a free body's
+//! instants, one island among thousands, holds a few numbers.
 //!
 //! `M = L L^T`, `W = L^-1 A^T`, `S = W^T W = A M^-1 A^T` equilibrated to
 //! unit diagonal, `S = R R^T`; then `lambda = S^-1 (b - A M^-1 Q)` and
@@ -72,7 +71,11 @@ impl TinySolver {
         let mass = instant.mass();
         let a = rows.matrix();
         let mvals = mass.data();
-        if self.structure != instant.structure_id() {
+        let sized = self.l.len() == n * n
+            && self.w.len() == m * n
+            && self.mass_seen.len() == mvals.len()
+            && self.rows_seen.len() == a.data().len();
+        if self.structure != instant.structure_id() || !sized {
             self.structure = instant.structure_id();
             self.l_valid = false;
             self.s_valid = false;
