@@ -10,10 +10,10 @@
 //!
 //! This crate is the one home of that problem (the time stepper's, at
 //! velocity level, and the one other simulators write to files), of the
-//! islands that split it, of Siconos' error measure that says how well
-//! an answer satisfies it, and of the contact [`Mode`] (open, sliding,
-//! sticking) that the mechanisms, the stepper and the acceleration-level
-//! contact problem share.
+//! islands that split it, and of Siconos' error measure that says how
+//! well an answer satisfies it. It re-exports the contact [`Mode`] and the
+//! [`UnionFind`] from `zwang-core`, the leaf that the mechanisms, the
+//! stepper and the acceleration-level contact problem share them from.
 //!
 //! [`PrimalSolver`] solves it in velocities (`M v = f + J^T r`,
 //! `u = J v + b`, `W` never formed), in the plane and in space (three rows
@@ -38,9 +38,7 @@ pub mod fclib;
 pub mod generate;
 pub mod global;
 mod island;
-pub mod islands;
 pub mod lemke;
-mod mode;
 mod pattern;
 pub mod primal;
 pub mod problem;
@@ -54,8 +52,6 @@ pub use error::{convex_error, error_for, local_error};
 pub use factored::FactorError;
 pub use fclib::{read_fclib, FclibError, FclibProblem};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
-pub use islands::UnionFind;
-pub use mode::Mode;
 pub use primal::{
     parse_island, write_island, ContactRows, IslandText, IslandTextError, PrimalSolver,
     VelocityProblem,
@@ -64,3 +60,4 @@ pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};
 pub use warm::WarmStarts;
+pub use zwang_core::{Mode, UnionFind};

@@ -4,7 +4,7 @@
 //! reports.
 
 use crate::ModelError;
-use zwang_contact::Mode;
+use zwang_core::Mode;
 use zwang_instant::Instant;
 
 /// A contact between events: the stepper keeps one per contact, the

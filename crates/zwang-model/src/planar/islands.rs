@@ -4,7 +4,7 @@
 
 use super::{dofs, BodyRef, Force, PlanarModel};
 use crate::{Island, ModelError};
-use zwang_contact::UnionFind;
+use zwang_core::UnionFind;
 
 impl PlanarModel {
     /// The model's islands, in the order of their first body, each a model

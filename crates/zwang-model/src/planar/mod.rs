@@ -40,7 +40,7 @@ use rows::{Geometry, RowValue};
 pub use shapes::{FixedBody, VelocityRows};
 use sprs::CsMat;
 use std::cell::Cell;
-use zwang_contact::Mode;
+use zwang_core::Mode;
 pub use zwang_geometry::{Pose, Shape};
 use zwang_instant::{Instant, RowRef, RowSet, SlidingContact, StickingContact};
 

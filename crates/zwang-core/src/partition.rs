@@ -1,4 +1,5 @@
-//! Islands: the parts of a system that contacts and joints couple.
+//! Partitions: the islands of a system, the parts that contacts and joints
+//! couple.
 
 /// A union-find over `n` items with path halving and union by size.
 #[derive(Debug, Clone, Default)]
