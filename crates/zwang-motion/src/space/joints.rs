@@ -25,7 +25,9 @@
 //! nothing.
 
 use sprs::CsMat;
-use zwang_contact::{ContactRows, PrimalSolver, Report, SolverSettings, VelocityProblem};
+use zwang_contact::{
+    ContactRows, PrimalSolver, Report, SolverSettings, UnionFind, VelocityProblem,
+};
 use zwang_model::spatial::{JointRows, SpatialModel};
 
 use crate::timestep::StepError;
@@ -92,15 +94,8 @@ impl SpaceJoints {
             return None;
         }
         let movers = model.movers();
-        // Union-find over the moving bodies the joints link.
-        let mut parent: Vec<usize> = (0..movers).collect();
-        fn root(parent: &mut [usize], mut x: usize) -> usize {
-            while parent[x] != x {
-                parent[x] = parent[parent[x]];
-                x = parent[x];
-            }
-            x
-        }
+        // The moving bodies the joints link, as sets.
+        let mut linked = UnionFind::new(movers);
         let mut jointed = vec![false; movers];
         for j in 0..model.joints() {
             let ends = model.joint_movers(j);
@@ -108,8 +103,7 @@ impl SpaceJoints {
                 jointed[*m] = true;
             }
             if let [Some(a), Some(b)] = ends {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra] = rb;
+                linked.union(a, b);
             }
         }
         let mut block_of_root = vec![FREE; movers];
@@ -119,7 +113,7 @@ impl SpaceJoints {
             if !jointed[m] {
                 continue;
             }
-            let r = root(&mut parent, m);
+            let r = linked.find(m);
             if block_of_root[r] == FREE {
                 block_of_root[r] = blocks.len();
                 blocks.push(Block {
@@ -145,7 +139,7 @@ impl SpaceJoints {
         for j in 0..model.joints() {
             let ends = model.joint_movers(j);
             let m = ends[0].or(ends[1]).expect("a joint has a moving end");
-            let b = block_of_root[root(&mut parent, m)];
+            let b = block_of_root[linked.find(m)];
             let count = joint_rows_of(model, j);
             blocks[b].rows.extend(row..row + count);
             row += count;
