@@ -315,12 +315,13 @@ impl ContactSolver {
             uf.union(row / 2, col / 2);
         }
         let mut labels = Vec::with_capacity(m);
-        let count = uf.labels(&mut labels);
-        let mut members = vec![Vec::new(); count];
+        let members = uf.groups(&mut labels);
+        let count = members.len();
         let mut local_of = vec![0; m];
-        for (c, &l) in labels.iter().enumerate() {
-            local_of[c] = members[l].len();
-            members[l].push(c);
+        for group in &members {
+            for (i, &c) in group.iter().enumerate() {
+                local_of[c] = i;
+            }
         }
         let frictionless: Vec<bool> = problem.mu.iter().map(|&m| m == 0.0).collect();
         // Each island's rows of `W`, in one pass.

@@ -74,6 +74,18 @@ impl UnionFind {
         }
         next
     }
+
+    /// The sets' members, in increasing order, the sets numbered as
+    /// [`UnionFind::labels`] numbers them (whose labels are written to
+    /// `labels`).
+    pub fn groups(&mut self, labels: &mut Vec<usize>) -> Vec<Vec<usize>> {
+        let count = self.labels(labels);
+        let mut groups = vec![Vec::new(); count];
+        for (x, &l) in labels.iter().enumerate() {
+            groups[l].push(x);
+        }
+        groups
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +101,9 @@ mod tests {
         assert!(uf.union(5, 0));
         let mut labels = Vec::new();
         assert_eq!(uf.labels(&mut labels), 3);
+        assert_eq!(labels, vec![0, 1, 0, 2, 1, 0]);
+        let groups = uf.groups(&mut labels);
+        assert_eq!(groups, vec![vec![0, 2, 5], vec![1, 4], vec![3]]);
         assert_eq!(labels, vec![0, 1, 0, 2, 1, 0]);
     }
 }

@@ -711,12 +711,7 @@ fn groups(d: &Mat<f64>, c: &Mat<f64>) -> Vec<Vec<usize>> {
             }
         }
     }
-    let mut label = Vec::new();
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); islands.labels(&mut label)];
-    for (a, &g) in label.iter().enumerate() {
-        out[g].push(a);
-    }
-    out
+    islands.groups(&mut Vec::new())
 }
 
 /// The verdict of one group: `equivalent` without coupling, else

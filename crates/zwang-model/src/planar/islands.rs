@@ -27,13 +27,14 @@ impl PlanarModel {
             }
         }
         let mut label = Vec::new();
-        let count = uf.labels(&mut label);
+        let members = uf.groups(&mut label);
+        let count = members.len();
         // Each body's index within its island.
         let mut local = vec![0; n];
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
-        for (b, &l) in label.iter().enumerate() {
-            local[b] = members[l].len();
-            members[l].push(b);
+        for group in &members {
+            for (i, &b) in group.iter().enumerate() {
+                local[b] = i;
+            }
         }
         let within = |r: BodyRef| match r {
             BodyRef::Ground => BodyRef::Ground,
