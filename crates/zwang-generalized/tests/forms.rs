@@ -7,8 +7,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::PI;
-use zwang::generalized::catalog::{self, DoublePendulum};
-use zwang::generalized::{Generalized, Scalar, System};
+use zwang_generalized::catalog::{self, DoublePendulum};
+use zwang_generalized::{Generalized, Scalar, System};
 
 const STATES: usize = 200;
 
@@ -92,7 +92,7 @@ fn the_report_prints_every_form_side_by_side() {
 
 #[test]
 fn every_catalog_system_runs_as_a_boxed_mechanism() {
-    use zwang::motion::{simulate, NoObserver, Settings, Status};
+    use zwang_motion::{simulate, NoObserver, Settings, Status};
     for entry in catalog::entries() {
         let sys = (entry.build)().unwrap();
         let run = simulate(&sys, 0.5, &Settings::default(), &mut NoObserver);

@@ -10,9 +10,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::PI;
-use zwang::generalized::catalog::{PendulumOnBlock, RodOnTurningAxis};
-use zwang::generalized::elements::{self, FrameMotion};
-use zwang::generalized::{Generalized, System};
+use zwang_generalized::catalog::{PendulumOnBlock, RodOnTurningAxis};
+use zwang_generalized::elements::{self, FrameMotion};
+use zwang_generalized::{Generalized, System};
 
 const STATES: usize = 250;
 
@@ -188,7 +188,7 @@ fn rk4_eq70(p: &PendulumOnBlock, duration: f64, steps: usize) -> (f64, f64) {
 
 #[test]
 fn both_runs_of_example_1_follow_eq_70() {
-    use zwang::motion::{simulate, NoObserver, Settings, Status};
+    use zwang_motion::{simulate, NoObserver, Settings, Status};
     let duration = 3.0;
     let (phi, phid) = rk4_eq70(&PendulumOnBlock::default(), duration, 30_000);
     for relative in [false, true] {
@@ -227,7 +227,7 @@ struct Carried {
     k: f64,
 }
 
-fn rotate<D: zwang::generalized::Scalar>(n: [f64; 3], alpha: D, r: [D; 3]) -> [D; 3] {
+fn rotate<D: zwang_generalized::Scalar>(n: [f64; 3], alpha: D, r: [D; 3]) -> [D; 3] {
     // Rodrigues: r cos + (n x r) sin + n (n . r)(1 - cos).
     let (s, c) = alpha.sin_cos();
     let nxr = [
@@ -240,26 +240,26 @@ fn rotate<D: zwang::generalized::Scalar>(n: [f64; 3], alpha: D, r: [D; 3]) -> [D
 }
 
 impl Carried {
-    fn alpha<D: zwang::generalized::Scalar>(&self, t: D) -> D {
+    fn alpha<D: zwang_generalized::Scalar>(&self, t: D) -> D {
         t * self.turn[0] + (t * self.turn[2]).sin() * self.turn[1]
     }
-    fn origin<D: zwang::generalized::Scalar>(&self, t: D) -> [D; 3] {
+    fn origin<D: zwang_generalized::Scalar>(&self, t: D) -> [D; 3] {
         let [a, b, c, nu] = self.origin;
         [(t * nu).sin() * a, (t * nu).cos() * b, t * t * c]
     }
     /// A point given in the frame, in the ground's frame.
-    fn carry<D: zwang::generalized::Scalar>(&self, t: D, r: [D; 3]) -> [D; 3] {
+    fn carry<D: zwang_generalized::Scalar>(&self, t: D, r: [D; 3]) -> [D; 3] {
         let o = self.origin(t);
         let r = rotate(self.n, self.alpha(t), r);
         std::array::from_fn(|i| o[i] + r[i])
     }
     /// The rod's point at `d` from the pin, frame coordinates.
-    fn rod_point<D: zwang::generalized::Scalar>(&self, th: D, d: f64) -> [D; 3] {
+    fn rod_point<D: zwang_generalized::Scalar>(&self, th: D, d: f64) -> [D; 3] {
         let (s, c) = th.sin_cos();
         std::array::from_fn(|i| (c * self.e[0][i] + s * self.e[1][i]) * d + self.pin[i])
     }
     fn frame(&self, t: f64) -> FrameMotion {
-        use zwang::generalized::num_dual::HyperDual64;
+        use zwang_generalized::num_dual::HyperDual64;
         let a = self.alpha(HyperDual64::new(t, 1.0, 1.0, 0.0));
         let o = self
             .origin(HyperDual64::new(t, 1.0, 1.0, 0.0))
@@ -288,7 +288,7 @@ impl elements::Elements for Carried {
             (false, _) => elements::Element::particle(0.5 * self.m[1]),
         }
     }
-    fn place<D: zwang::generalized::Scalar>(&self, k: usize, t: D, q: &[D]) -> elements::Pose<D> {
+    fn place<D: zwang_generalized::Scalar>(&self, k: usize, t: D, q: &[D]) -> elements::Pose<D> {
         let particle = [q[0], q[1], q[2]];
         if self.relative {
             if k == 0 {
@@ -310,10 +310,10 @@ impl System for Carried {
     fn dof(&self) -> usize {
         4
     }
-    fn kinetic<D: zwang::generalized::Scalar>(&self, t: D, q: &[D], qd: &[D]) -> D {
+    fn kinetic<D: zwang_generalized::Scalar>(&self, t: D, q: &[D], qd: &[D]) -> D {
         elements::kinetic(self, t, q, qd)
     }
-    fn potential<D: zwang::generalized::Scalar>(&self, t: D, q: &[D]) -> D {
+    fn potential<D: zwang_generalized::Scalar>(&self, t: D, q: &[D]) -> D {
         // Gravity along the ground's -z on the particle and the rod's
         // centre, and a spring from the particle to the frame's origin.
         let g = 9.81;
@@ -329,7 +329,7 @@ impl System for Carried {
             elements::add_inertial_forces(self, &self.frame(t), t, q, qd, out);
         }
     }
-    fn acceleration_energy<D: zwang::generalized::Scalar>(
+    fn acceleration_energy<D: zwang_generalized::Scalar>(
         &self,
         t: D,
         q: &[D],

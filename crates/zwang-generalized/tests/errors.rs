@@ -5,10 +5,10 @@
 //! or contact modes that do not belong; and a run that meets a singular
 //! mass matrix ends `failed` with the reason.
 
-use zwang::generalized::catalog::{self, DoublePendulum};
-use zwang::generalized::{Generalized, GeneralizedError, Scalar, System};
-use zwang::model::{Bodies, InstantWriter, ModelError};
-use zwang::motion::{simulate, ContactState, NoObserver, Settings, Status};
+use zwang_generalized::catalog::{self, DoublePendulum};
+use zwang_generalized::{Generalized, GeneralizedError, Scalar, System};
+use zwang_model::{Bodies, InstantWriter, ModelError};
+use zwang_motion::{simulate, ContactState, NoObserver, Settings, Status};
 
 /// A particle in polar coordinates `(r, phi)`: `T = m (r'^2 + r^2 phi'^2) / 2`
 /// is singular at `r = 0`.

@@ -1,18 +1,18 @@
 //! The double pendulum in absolute angles, by automatic differentiation of
 //! its elements' positions, against the textbook equations written here by
 //! hand, against the same mechanism in maximal coordinates
-//! (`zwang::model::planar`, pins, solved by the QP), and over a run
+//! (`zwang_model::planar`, pins, solved by the QP), and over a run
 //! (energy kept, and the same motion as the planar model's).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::{FRAC_PI_2, PI};
-use zwang::generalized::catalog::DoublePendulum;
-use zwang::generalized::Generalized;
-use zwang::model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
-use zwang::motion::report::Recorder;
-use zwang::motion::{simulate, Coordinates, InstantWriter, Settings, Status};
-use zwang::qp::{AutoBackend, Backend, Status as QpStatus};
+use zwang_generalized::catalog::DoublePendulum;
+use zwang_generalized::Generalized;
+use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
+use zwang_motion::report::Recorder;
+use zwang_motion::{simulate, Coordinates, InstantWriter, Settings, Status};
+use zwang_qp::{AutoBackend, Backend, Status as QpStatus};
 
 const STATES: usize = 250;
 
@@ -204,8 +204,8 @@ fn a_run_keeps_the_energy_and_follows_the_planar_model() {
         output_every: 1.0,
         ..Settings::default()
     };
-    let a = simulate(&sys, 1.0, &one, &mut zwang::motion::NoObserver);
-    let b = simulate(&model, 1.0, &one, &mut zwang::motion::NoObserver);
+    let a = simulate(&sys, 1.0, &one, &mut zwang_motion::NoObserver);
+    let b = simulate(&model, 1.0, &one, &mut zwang_motion::NoObserver);
     let angles = [b.q[2] + FRAC_PI_2, b.q[5] + FRAC_PI_2];
     let rates = [b.v[2], b.v[5]];
     let off = (0..2)

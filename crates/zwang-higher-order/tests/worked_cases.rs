@@ -8,14 +8,14 @@
 //! holonomic constraint, against the Gauss QP of the acceleration-level row,
 //! the pendulum's energy and the constraint itself.
 
-use zwang::higher_order::num_dual::Dual64;
-use zwang::higher_order::{
+use zwang_higher_order::num_dual::Dual64;
+use zwang_higher_order::{
     derivatives, instant, integrate, HigherOrderError, Sample, Scalar, State, ThirdOrderSystem,
     Trajectory, TurningPlane,
 };
-use zwang::instant::{matrix_from_triplets, Instant};
-use zwang::ode::{Integrator, OdeSystem, Settings};
-use zwang::qp::{AutoBackend, Backend};
+use zwang_instant::{matrix_from_triplets, Instant};
+use zwang_ode::{Integrator, OdeSystem, Settings};
+use zwang_qp::{AutoBackend, Backend};
 
 /// Tight tolerances: the comparisons below are at 1e-9.
 fn settings() -> Settings {
@@ -422,7 +422,7 @@ fn tip_on_a_line_follows_the_gauss_qp() {
 }
 
 /// The instant of a state of the worked case is the one derived by hand
-/// in `tests/data/higher_order/turning_plane.json`: `M`, `Q` with the
+/// in the repository's `tests/data/higher_order/turning_plane.json`: `M`, `Q` with the
 /// frame's forces, the row `B = (q1'', g)` of order 3, `b = -phi0 = 0`.
 #[test]
 fn instant_of_the_worked_case_is_the_stored_file() {
@@ -430,10 +430,10 @@ fn instant_of_the_worked_case_is_the_stored_file() {
     let built = instant(&PLANE, 0.0, &s.q, &s.qd, &s.lambda).unwrap();
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/higher_order/turning_plane.json"),
+            .join("../../tests/data/higher_order/turning_plane.json"),
     )
     .unwrap();
-    let stored = zwang::instant::parse_instant(&text).unwrap().instant;
+    let stored = zwang_instant::parse_instant(&text).unwrap().instant;
     assert_eq!(built.equality_orders(), [3]);
     assert_eq!(stored.equality_orders(), [3]);
     let dense = |m: &sprs::CsMat<f64>| m.to_dense().iter().copied().collect::<Vec<f64>>();
@@ -451,8 +451,8 @@ fn instant_of_the_worked_case_is_the_stored_file() {
     );
     close(built.equalities().rhs(), stored.equalities().rhs());
     assert_eq!(
-        zwang::coulomb::check(&built).verdict,
-        zwang::coulomb::Verdict::StationaryOnly
+        zwang_coulomb::check(&built).verdict,
+        zwang_coulomb::Verdict::StationaryOnly
     );
 }
 
