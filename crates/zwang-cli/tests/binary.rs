@@ -1,6 +1,5 @@
 //! The `zwang` binary itself runs. (The command line is tested in depth by
-//! the repository's `tests/cli*.rs`; this test also makes
-//! `cargo test --workspace` build the binary they run.)
+//! the other files here.)
 
 use std::process::Command;
 

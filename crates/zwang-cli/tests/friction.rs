@@ -21,7 +21,7 @@ use common::{numbers, repo, stderr, stdout, zwang};
 const SUITE: &str = "tests/data/friction";
 
 /// Every verdict a friction instant of this suite can get
-/// (`stationary_only` needs rows of higher order: `tests/higher_order_cli.rs`).
+/// (`stationary_only` needs rows of higher order: `higher_order.rs`).
 const VERDICTS: [&str; 4] = [
     "equivalent",
     "not_equivalent",

@@ -2,7 +2,7 @@
 //! first kind, by the arithmetic-geometric mean and the descending Landen
 //! transformation (Abramowitz & Stegun 16.4 and 17.6), for the closed form
 //! of the simple pendulum: written here, independently of zwang, and
-//! checked against known values in `tests/cli_simulate.rs`.
+//! checked against known values in `simulate.rs`.
 
 #![allow(dead_code)]
 

@@ -31,10 +31,10 @@
 //!   that hangs adds its 20 s), durations capped at 2 s,
 //!   `output_every >= 1e-4`, `[solver] max_steps = 20000` unless the
 //!   mutant sets it, 20 s and 2 GB per run:
-//!   `cargo test --release --test soak`;
+//!   `cargo test --release -p zwang-cli --test soak`;
 //! - `ZWANG_SOAK=long`: 20 000 other mutants (seeds from 1 000 000),
 //!   durations up to 100 s, any `output_every`, 120 s per run:
-//!   `ZWANG_SOAK=long cargo test --release --test soak -- --nocapture`.
+//!   `ZWANG_SOAK=long cargo test --release -p zwang-cli --test soak -- --nocapture`.
 //!
 //! Mutant `S` of a tier is made from the seed `S` alone:
 //! `ZWANG_SOAK_SEED=S` (with the tier's `ZWANG_SOAK`) runs only that one.

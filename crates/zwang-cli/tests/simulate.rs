@@ -10,6 +10,9 @@ use std::process::{Command, Output, Stdio};
 
 mod common;
 mod elliptic;
+// The motion tests' helpers at the repository's root (a fixed-step
+// Runge-Kutta integrator and a difference of vectors), shared, not copied.
+#[path = "../../../tests/motion_support/mod.rs"]
 mod motion_support;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 use elliptic::{complete_k, jacobi, Pendulum};
