@@ -55,21 +55,18 @@ const MAX_NEWTON: usize = 40;
 /// and impulses: a factorisation's cost grows faster than the size), none
 /// past about 2,900 by default (a pile whose island holds every box,
 /// which the finish has not been seen to solve). The best iterate is the
-/// answer when they run out. Measured on boxes landing in a bin: half the
-/// finishes that solve take 111 steps, nine in ten 255; those that run
-/// past that mostly end unsolved (with 1,600, two finishes in three spent
-/// about 600 steps each for nothing, 80% of the pile's time).
+/// answer when they run out. The finishes that solve do so well within
+/// the default; those that run past it mostly end unsolved, so a larger
+/// budget buys time, not answers (measurements: `docs/benchmarks.md`).
 const BUDGET_SIZE: usize = 500;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
 /// `SIGMA_RAISE` times stronger after a proximal problem that Newton's
 /// steps did not solve, between `SIGMA_FLOOR` and `SIGMA_CEILING`: a
 /// strong pull to the centre far from an answer, none near one. A fixed
-/// weak one (1e-6) left the exact law where the convex form's answer
-/// lies: on islands of a landing pile, 348 of 400 solved against 355,
-/// the worst error 6.9e-4 against 3.0e-5, for 6% more Newton steps.
-/// Siconos' gain is 5 on `W` itself; relative to `W_ii`, 0.5 solved 351
-/// of those islands and 5 fewer.
+/// weak one left the exact law where the convex form's answer lies, and
+/// Siconos' gain (5 on `W` itself, 0.5 relative to `W_ii`) solved fewer
+/// of a landing pile's islands (`docs/benchmarks.md`).
 const SIGMA_GAIN: f64 = 0.05;
 const SIGMA_RAISE: f64 = 10.0;
 const SIGMA_FLOOR: f64 = 1e-14;
@@ -80,9 +77,8 @@ const INNER_CUT: f64 = 0.1;
 /// A proximal problem's Newton iterations end when `STUCK_STEPS` of them
 /// have not brought `|F|^2` below `STUCK_GAIN` times what it was: the
 /// next proximal problem (a new centre), or the convex form's answer,
-/// goes on. Measured on a landing pile: half the finishes that ended
-/// unsolved spent their 200 steps at that pace; stopping them saves the
-/// pile 13% of its time, with as many steps above the tolerance.
+/// goes on: finishes that crawl at that pace end unsolved anyway, and
+/// stopping them costs no answers (`docs/benchmarks.md`).
 const STUCK_STEPS: usize = 3;
 const STUCK_GAIN: f64 = 0.9;
 /// Armijo's fraction of the predicted decrease.

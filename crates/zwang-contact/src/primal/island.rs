@@ -89,11 +89,9 @@ const STALE_GAIN: f64 = 0.5;
 const MAX_NEWTON: usize = 30;
 /// Most Newton steps at a penalty just made stiffer: a stiffer penalty
 /// whose minimum is not reached by then is softened again (on a landing
-/// pile half of all Newton steps went to such attempts, 30 steps each,
-/// before failing). Measured on islands dumped from the pile: 10 halves
-/// the Newton steps of the largest islands for errors within a factor
-/// two, and solves 33 single boxes landing on their corners of 50
-/// against 29; 6 costs the large islands a factor five in the error.
+/// pile most Newton steps went to such attempts before they failed).
+/// Fewer steps cost the large islands accuracy, more cost them time for
+/// no better answers (`docs/benchmarks.md`).
 const RAISED_NEWTON: usize = 10;
 /// Most evaluations of the slope along a Newton direction.
 const SEARCH_STEPS: usize = 40;
@@ -108,8 +106,7 @@ const INNER: f64 = 0.1;
 /// The Newton matrix's triangle its factorization works on (compressed
 /// columns), in its fill-reducing order (the factorization reads it in
 /// place, where a matrix in the problem's order was copied permuted at
-/// every one: 4 to 8% of a landing pile's time), and where each term
-/// lands in it.
+/// every one), and where each term lands in it.
 #[derive(Debug, Default)]
 struct Newton {
     col_ptr: Vec<usize>,

@@ -167,8 +167,7 @@ impl Collision {
     /// that moves the last call's points along when the pose changed
     /// little is not used: the points are exact at every call). From
     /// `PARALLEL_PAIRS` pairs on, the manifolds are computed on rayon's
-    /// pool in fixed chunks (256 boxes touching side by side: 1.4 times
-    /// faster on two threads). Points come ordered by (`colliders`, `id`),
+    /// pool in fixed chunks. Points come ordered by (`colliders`, `id`),
     /// the same on any number of threads.
     ///
     /// # Panics

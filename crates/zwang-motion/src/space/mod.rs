@@ -71,9 +71,9 @@ const LEVELLED_FROM: usize = 4;
 /// landing tilted hovering on one edge, by up to the overlap tolerance.)
 /// A face all within the slop keeps its zero terms (at rest, faces of
 /// stacked boxes that all close by sub-nanometres conflict); an
-/// overlapping one (`m = 0`) keeps a clamp, as before. On 256 boxes
-/// landing in a bin: 95 steps above the solver's tolerance of 1,000
-/// against 120, 17% less time a step.
+/// overlapping one (`m = 0`) keeps a clamp, as before. Fewer of a landing
+/// pile's steps end above the tolerance, and each is cheaper
+/// (`docs/benchmarks.md`).
 fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
     let mut start = 0;
     while start < contacts.len() {
@@ -103,8 +103,8 @@ fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
 ///
 /// Collision and islands run on rayon's pool. Step from inside it
 /// (`rayon::scope`, `ThreadPool::install`) where steps are short: from
-/// outside, each parallel stage is handed to the pool and waited for
-/// (64 boxes in a bin at rest: 0.22 ms a step against 0.15 inside).
+/// outside, each parallel stage is handed to the pool and waited for, a
+/// cost that short steps feel (`docs/benchmarks.md`).
 pub struct SpaceStepper<'m> {
     model: &'m SpatialModel,
     settings: StepSettings,
