@@ -13,9 +13,9 @@
 //! The default output is `target/painleve_map.png` in the workspace.
 
 use plotters::prelude::*;
-use zwang::motion::plot::{register_font, FONT};
 use zwang_coulomb::rod::{painleve_boundary_mu, FrictionLaw, NormalRow, RigidRod};
 use zwang_coulomb::{check, Verdict};
+use zwang_draw::plot::{register_font, FONT};
 
 const MU_MAX: f64 = 3.0;
 /// Cells of the map: 0.5 degree by 0.025 in `mu`.

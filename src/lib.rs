@@ -22,8 +22,8 @@
 //! - [`motion`]: event-driven time stepping (impacts, lift-off,
 //!   stick-slip, Painleve), velocity-level time stepping of contact-rich
 //!   scenes (shapes that collide, exact Coulomb friction), reports; with
-//!   the cargo feature `pictures` (off by default), its plots and drawings
-//!   of runs (`motion::plot`, `motion::draw`);
+//!   the cargo feature `pictures` (off by default), `draw`: plots,
+//!   drawings and animations of runs (the crate `zwang-draw`);
 //! - [`answer`]: the answer to one instant as `zwang solve --json` gives
 //!   it (the QP, the variational answer with friction, or
 //!   `not_applicable`);
@@ -46,6 +46,8 @@
 
 pub use zwang_contact as contact;
 pub use zwang_coulomb as coulomb;
+#[cfg(feature = "pictures")]
+pub use zwang_draw as draw;
 pub use zwang_forms as forms;
 pub use zwang_generalized as generalized;
 pub use zwang_geometry as geometry;

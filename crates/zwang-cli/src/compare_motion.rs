@@ -64,7 +64,7 @@ pub(crate) fn run(
     }
     if let Some(plot) = outputs.plot {
         let title = scene.name.as_deref().unwrap_or("scene");
-        if let Err(e) = zwang_motion::plot::write_comparison_png(&cmp, title, plot) {
+        if let Err(e) = zwang_draw::plot::write_comparison_png(&cmp, title, plot) {
             return fail(err, &format!("plot: cannot write {}: {e}", plot.display()));
         }
     }

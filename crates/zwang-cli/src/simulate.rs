@@ -14,9 +14,9 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use zwang::run::Runnable;
+use zwang_draw::draw::{Film, Format, MAX_STILLS};
+use zwang_draw::plot::Trace;
 use zwang_model::planar::PlanarModel;
-use zwang_motion::draw::{Film, Format, MAX_STILLS};
-use zwang_motion::plot::Trace;
 use zwang_motion::report::{self, CsvWriter};
 use zwang_motion::{
     simulate_islands, ContactSample, Event, Mechanism, Observer, Outcome, Settings, Status,

@@ -18,10 +18,10 @@
 //!   in Gauss's metric.
 //! - [`report`]: the JSON summary and the CSV of `zwang simulate`, and a
 //!   [`report::Recorder`] that keeps the trajectory.
-//! - `plot` and `draw` (with the cargo feature `pictures`, off by
-//!   default; the command line turns it on): the PNG of `--plot`, and the
-//!   pictures and animations of `--draw` (PNG, GIF, SVG; in space,
-//!   `draw::space`: PNG and GIF).
+//!
+//! The pictures of runs (the PNG of `--plot`, the drawings and animations
+//! of `--draw`) are the crate `zwang-draw`'s, which reads runs through an
+//! [`Observer`]: this crate does not compile plotters.
 //!
 //! ```
 //! use zwang_model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
@@ -41,12 +41,8 @@
 //! assert!((outcome.energy_final - outcome.energy_initial).abs() < 1e-8);
 //! ```
 
-#[cfg(feature = "pictures")]
-pub mod draw;
 mod dynamics;
 pub mod islands;
-#[cfg(feature = "pictures")]
-pub mod plot;
 mod projection;
 pub mod report;
 pub mod simulate;

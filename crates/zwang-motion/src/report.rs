@@ -30,7 +30,7 @@ pub struct Row {
 /// Its memory grows with the run: a row per sample (every `output_every`)
 /// and per event, so a long run finely sampled fills the memory (`2 s`
 /// every `1e-12 s` are 2e12 rows). For those, write the rows as they come
-/// with a [`CsvWriter`], and plot a [`crate::plot::Trace`], whose memory
+/// with a [`CsvWriter`], and plot them with `zwang-draw`'s `plot::Trace`, whose memory
 /// is bounded.
 pub struct Recorder<'m, M: Mechanism> {
     model: &'m M,

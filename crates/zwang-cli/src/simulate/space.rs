@@ -3,7 +3,7 @@
 //! see ([`SpatialModel::body_state`]: the body frame's orientation
 //! `[w, x, y, z]`, world velocities), never the stepper's coordinates (the
 //! principal frames); fixed bodies are not listed. `--draw` draws the
-//! bodies in space (PNG or GIF, [`zwang_motion::draw::space`]); `--plot`
+//! bodies in space (PNG or GIF, [`zwang_draw::draw::space`]); `--plot`
 //! is planar for now.
 
 use std::fs::File;
@@ -11,9 +11,9 @@ use std::io::{self, BufWriter, Write};
 
 use serde_json::{json, Map, Value};
 use zwang::run::{space_event_settings_of, space_step_settings_of};
+use zwang_draw::draw::space::{Film, NO_SVG};
+use zwang_draw::draw::Format;
 use zwang_model::spatial::SpatialModel;
-use zwang_motion::draw::space::{Film, NO_SVG};
-use zwang_motion::draw::Format;
 use zwang_motion::report;
 use zwang_motion::{
     simulate, simulate_space, ContactSample, Observer, Outcome, SpaceStepper, Status,

@@ -39,12 +39,12 @@ use super::{
     Frame, FIXED_FILL, FIXED_LINE, INK, MAX_FRAMES, MAX_STILLS, PANEL,
 };
 use crate::plot::text_error;
-use crate::simulate::{ContactSample, Observer};
 use plotters::prelude::*;
 use std::path::Path;
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_model::spatial::rotation::{apply, dot, matrix, normalized, tangents};
 use zwang_model::spatial::SpatialModel;
+use zwang_motion::{ContactSample, Observer};
 
 /// The light's direction (towards it): from above, a little from the
 /// viewer's side.
@@ -534,7 +534,7 @@ pub const NO_SVG: &str = "--draw: an SVG animation is planar for now; use .png o
 /// ```
 /// use zwang_geometry::spatial::Shape;
 /// use zwang_model::spatial::{SpatialBody, SpatialKind, SpatialModel};
-/// use zwang_motion::draw::{space::Film, Format};
+/// use zwang_draw::draw::{space::Film, Format};
 /// use zwang_motion::simulate_space;
 /// use zwang_motion::timestep::StepSettings;
 ///

@@ -23,14 +23,14 @@
 //! Text is drawn with the bundled DejaVu Sans ([`FONT_DATA`], its license
 //! beside it in `assets/`), so that no system font is needed.
 
-use crate::report::Row;
-use crate::simulate::{ContactSample, Event, Observer};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use std::collections::BTreeSet;
 use std::fmt::Display;
 use std::path::Path;
 use zwang_model::Mechanism;
+use zwang_motion::report::Row;
+use zwang_motion::{ContactSample, Event, Observer};
 
 /// DejaVu Sans (Bitstream Vera license, `assets/DejaVuSans-LICENSE.txt`),
 /// the font of the plots.
@@ -196,7 +196,7 @@ pub(crate) fn text_error(e: impl Display) -> String {
 /// Draws the rows (positions, energy, contact forces against time) into a
 /// PNG at `path`, titled `title` (the scene's name).
 ///
-/// The rows are those of a [`crate::report::Recorder`] of `model`: an
+/// The rows are those of a [`zwang_motion::report::Recorder`] of `model`: an
 /// empty slice, or a row whose lengths are not the model's, is an error,
 /// as is a file that cannot be written. Non-finite values are skipped.
 pub fn write_png<M: Mechanism>(
@@ -214,12 +214,12 @@ pub fn write_png<M: Mechanism>(
 }
 
 /// Draws a comparison of the time stepper's two friction laws along a
-/// motion ([`crate::compare_frictions`]) into a PNG at `path`: the
+/// motion ([`zwang_motion::compare_frictions`]) into a PNG at `path`: the
 /// largest position difference against time, and the normal velocity of
 /// pushing contacts under each law (zero for Coulomb's law, `mu |u_T|`
 /// where the convex form slides).
 pub fn write_comparison_png(
-    cmp: &crate::Comparison,
+    cmp: &zwang_motion::Comparison,
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
@@ -229,7 +229,7 @@ pub fn write_comparison_png(
             .filter(|(t, v)| t.is_finite() && v.is_finite())
             .collect()
     };
-    let curve = |label: &str, value: fn(&crate::CompareRow) -> f64| Curve {
+    let curve = |label: &str, value: fn(&zwang_motion::CompareRow) -> f64| Curve {
         label: label.to_string(),
         points: finite(cmp.rows.iter().map(|r| (r.t, value(r))).collect()),
     };
@@ -307,7 +307,7 @@ fn check_rows<M: Mechanism>(model: &M, rows: &[Row]) -> Result<(), String> {
 ///
 /// ```
 /// use zwang_model::planar::{Body, PlanarModel};
-/// use zwang_motion::plot::Trace;
+/// use zwang_draw::plot::Trace;
 /// use zwang_motion::{simulate, Settings};
 ///
 /// let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);
@@ -704,9 +704,9 @@ pub(crate) fn write_rgb_png(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::ContactSample;
-    use zwang_contact::Mode;
+    use zwang_core::Mode;
     use zwang_model::planar::{Body, Contact, PlanarModel, Surface};
+    use zwang_motion::ContactSample;
 
     fn model() -> PlanarModel {
         let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);

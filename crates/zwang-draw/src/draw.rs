@@ -27,7 +27,6 @@
 //! does not grow with the length of the run.
 
 use crate::plot::{text_error, FONT};
-use crate::simulate::{ContactSample, Observer};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use reel::Reel;
@@ -36,6 +35,7 @@ use std::path::Path;
 use zwang_geometry::{Pose, Shape};
 use zwang_model::planar::{BodyKind, BodyRef, JointKind, PlanarModel, Surface};
 use zwang_model::Coordinates;
+use zwang_motion::{ContactSample, Observer};
 
 mod raster;
 mod reel;
@@ -1071,7 +1071,7 @@ fn one_body(
 ///
 /// ```
 /// use zwang_model::planar::{Body, PlanarModel};
-/// use zwang_motion::draw::{Film, Format};
+/// use zwang_draw::draw::{Film, Format};
 /// use zwang_motion::{simulate, Settings};
 ///
 /// let ball = Body::particle("ball", 1.0).at([0.0, 1.0]).moving([1.0, 0.0]);
@@ -1154,8 +1154,8 @@ impl Observer for Film<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{simulate, Settings};
     use zwang_model::planar::{Body, Contact, FixedBody, Joint};
+    use zwang_motion::{simulate, Settings};
 
     /// A box on a floor (a half-plane through the origin), a wheel hung
     /// from ground by a rod, a capsule, a triangle, a particle against a

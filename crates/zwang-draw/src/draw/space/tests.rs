@@ -1,10 +1,10 @@
 use super::*;
 use crate::draw::tests::{decode, gif_frames, scratch};
 use crate::draw::{BACKGROUND, GIF_SIZE};
-use crate::simulate_space;
-use crate::timestep::StepSettings;
 use std::f64::consts::FRAC_1_SQRT_2;
 use zwang_model::spatial::{SpatialBody, SpatialKind};
+use zwang_motion::simulate_space;
+use zwang_motion::timestep::StepSettings;
 
 fn rigid(name: &str, position: [f64; 3], orientation: [f64; 4], shape: Shape) -> SpatialBody {
     let mut b = SpatialBody::new(
