@@ -45,7 +45,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 energy_given,
             });
         }
-        self.projector = Some(Box::new(p));
+        self.projector = Some(p);
         Ok(())
     }
 
@@ -62,7 +62,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let t = self.t;
         if self.projector.is_none() {
             let (q, v) = self.state();
-            self.projector = Some(Box::new(Projector::new(model, t, q, v, &self.modes)?));
+            self.projector = Some(Projector::new(model, t, q, v, &self.modes)?);
         }
         let tol = self.settings.drift_tolerance;
         let speed_tol = self.speed_tolerance();

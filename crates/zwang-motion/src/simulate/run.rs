@@ -22,7 +22,7 @@ pub(crate) struct Run<'m, M: Mechanism> {
     pub(crate) y: Vec<f64>,
     pub(crate) modes: Vec<ContactState>,
     pub(super) dynamics: Option<Dynamics<'m, M>>,
-    pub(super) projector: Option<Box<Projector>>,
+    pub(super) projector: Option<Projector>,
     pub(super) integrator: Integrator,
     pub(super) events: Vec<Event>,
     pub(crate) steps: usize,
