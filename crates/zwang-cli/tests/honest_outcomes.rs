@@ -287,7 +287,7 @@ fn a_start_in_the_floor_is_moved_out_and_reported() {
     let out = zwang(&["simulate", scene.path()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("the start was off its joints and contacts (by 2e-1 m at an overlap"),
+        text.contains("the start was off its joints and contacts (by 0.2 m at an overlap"),
         "{text}"
     );
 

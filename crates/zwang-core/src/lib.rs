@@ -2,13 +2,16 @@
 //! a contact (open, sliding, sticking), which the model, the contact
 //! problems and the steppers all speak, and the partition of a system
 //! into islands (a union-find), which the model, the solvers and the
-//! checker all build. A leaf, so that the model does not depend on the
+//! checker all build; and how a number is shown to a person, which every
+//! text report shares. A leaf, so that the model does not depend on the
 //! solvers to name a contact's mode.
 
 #![forbid(unsafe_code)]
 
 mod mode;
 mod partition;
+mod readable;
 
 pub use mode::Mode;
 pub use partition::UnionFind;
+pub use readable::{is_round_off, readable, readable_at, readable_vec};

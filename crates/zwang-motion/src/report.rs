@@ -5,6 +5,7 @@
 use crate::simulate::{ContactSample, Event, Observer, Outcome, Status};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
+use zwang_core::{readable, readable_at, readable_vec};
 use zwang_model::{Bodies, Mechanism};
 
 /// One row of the trajectory: a sample or an event.
@@ -212,8 +213,64 @@ pub fn summary_with(outcome: &Outcome, events: Value, bodies: Value) -> Map<Stri
     out
 }
 
-/// A short readable report of a run.
+/// The most events the text report lists: the first [`FIRST_EVENTS`]
+/// and the last [`LAST_EVENTS`], with the count between (the JSON has
+/// them all).
+const FIRST_EVENTS: usize = 10;
+const LAST_EVENTS: usize = 5;
+
+/// The sizes the text reports measure round-off against: a run's
+/// largest position, speed, angle, angular velocity and energy, at its
+/// start or its end (a speed at least a length over the run's time, a
+/// rate at least one over it, an angle at least pi).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scales {
+    /// m.
+    pub length: f64,
+    /// m/s.
+    pub speed: f64,
+    /// rad.
+    pub angle: f64,
+    /// rad/s.
+    pub rate: f64,
+    /// J.
+    pub energy: f64,
+}
+
+impl Scales {
+    /// The scales of `outcome`, a run of `model` from its initial state.
+    pub fn of<M: Mechanism>(model: &M, outcome: &Outcome) -> Scales {
+        let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+        model.initial_state(&mut q0, &mut v0);
+        let largest = |x: &[f64]| x.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let mut s = Scales {
+            length: 0.0,
+            speed: 0.0,
+            angle: std::f64::consts::PI,
+            rate: 0.0,
+            energy: outcome.energy_initial.abs().max(outcome.energy_final.abs()),
+        };
+        for (q, v) in [(&q0, &v0), (&outcome.q, &outcome.v)] {
+            for b in 0..model.bodies() {
+                let st = model.body_state(b, q, v);
+                s.length = s.length.max(largest(&st.position));
+                s.speed = s.speed.max(largest(&st.velocity));
+                s.angle = s.angle.max(st.angle.unwrap_or(0.0).abs());
+                s.rate = s.rate.max(st.angular_velocity.unwrap_or(0.0).abs());
+            }
+        }
+        if outcome.time > 0.0 {
+            s.speed = s.speed.max(s.length / outcome.time);
+            s.rate = s.rate.max(1.0 / outcome.time);
+        }
+        s
+    }
+}
+
+/// A short readable report of a run: six significant digits, what is
+/// within round-off of the run's scale as `0`, the first and last events.
 pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
+    let scales = Scales::of(model, outcome);
     let mut s = String::new();
     let status = match outcome.status {
         Status::Finished => "finished".to_string(),
@@ -222,51 +279,70 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
     };
     s.push_str(&format!(
         "{status} at t = {} s after {} steps, {} events\n",
-        outcome.time,
+        readable(outcome.time),
         outcome.steps,
         outcome.events.len()
     ));
     if let Some(line) = start_line(outcome) {
         s.push_str(&format!("  {line}\n"));
     }
-    for e in outcome.events.iter().take(20) {
-        s.push_str(&format!(
-            "  t = {:.9}  {:<22} {}\n",
-            e.time,
-            e.kind.as_str(),
-            model.contact_name(e.contact)
-        ));
-    }
-    if outcome.events.len() > 20 {
-        s.push_str(&format!("  ... and {} more\n", outcome.events.len() - 20));
-    }
+    s.push_str(&events_text(model, &outcome.events));
     for b in 0..model.bodies() {
         let st = model.body_state(b, &outcome.q, &outcome.v);
         s.push_str(&format!(
-            "  {}: position {:?}",
+            "  {}: position {}",
             model.body_name(b),
-            st.position
+            readable_vec(&st.position, scales.length)
         ));
         if let Some(a) = st.angle {
-            s.push_str(&format!(", angle {a}"));
+            s.push_str(&format!(", angle {}", readable_at(a, scales.angle)));
         }
-        s.push_str(&format!(", velocity {:?}", st.velocity));
+        s.push_str(&format!(
+            ", velocity {}",
+            readable_vec(&st.velocity, scales.speed)
+        ));
         if let Some(w) = st.angular_velocity {
-            s.push_str(&format!(", angular velocity {w}"));
+            s.push_str(&format!(
+                ", angular velocity {}",
+                readable_at(w, scales.rate)
+            ));
         }
         s.push('\n');
     }
     s.push_str(&format!(
-        "  energy {} -> {} J, max constraint drift {:e} m\n",
-        outcome.energy_initial, outcome.energy_final, outcome.max_constraint_drift
+        "  energy {} -> {} J, max constraint drift {} m\n",
+        readable_at(outcome.energy_initial, scales.energy),
+        readable_at(outcome.energy_final, scales.energy),
+        readable_at(outcome.max_constraint_drift, scales.length)
     ));
     if outcome.stats.stages.is_some() {
         s.push_str(&format!(
-            "  deepest overlap of two shapes {:e} m\n",
-            outcome.max_penetration
+            "  deepest overlap of two shapes {} m\n",
+            readable_at(outcome.max_penetration, scales.length)
         ));
         s.push_str(&format!("  {}\n", contact_line(outcome)));
     }
+    s
+}
+
+/// The event lines of the text report: all of them when they are few,
+/// else the first and the last with the count between.
+fn events_text<M: Mechanism>(model: &M, events: &[Event]) -> String {
+    let line = |e: &Event| {
+        format!(
+            "  t = {:<10} {:<22} {}\n",
+            readable(e.time),
+            e.kind.as_str(),
+            model.contact_name(e.contact)
+        )
+    };
+    if events.len() <= FIRST_EVENTS + LAST_EVENTS + 1 {
+        return events.iter().map(line).collect();
+    }
+    let mut s: String = events[..FIRST_EVENTS].iter().map(line).collect();
+    let between = events.len() - FIRST_EVENTS - LAST_EVENTS;
+    s.push_str(&format!("  ... {between} more events ...\n"));
+    s.extend(events[events.len() - LAST_EVENTS..].iter().map(line));
     s
 }
 
@@ -275,21 +351,21 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
 pub fn start_line(outcome: &Outcome) -> Option<String> {
     let p = outcome.start_projection.as_ref()?;
     Some(format!(
-        "the start was off its joints and contacts (by {:e} m at {}, by {:e} m/s{}): \
-         projected in Gauss's metric, positions moved by up to {:e}, velocities by up to \
-         {:e}, energy {} -> {} J",
-        p.violation,
+        "the start was off its joints and contacts (by {} m at {}, by {} m/s{}): \
+         projected in Gauss's metric, positions moved by up to {}, velocities by up to \
+         {}, energy {} -> {} J",
+        readable(p.violation),
         p.at,
-        p.speed_violation,
+        readable(p.speed_violation),
         if p.speed_at.is_empty() {
             String::new()
         } else {
             format!(" at {}", p.speed_at)
         },
-        p.position_change,
-        p.velocity_change,
-        p.energy_given,
-        outcome.energy_initial
+        readable(p.position_change),
+        readable(p.velocity_change),
+        readable(p.energy_given),
+        readable(outcome.energy_initial)
     ))
 }
 
@@ -300,14 +376,19 @@ pub fn contact_line(outcome: &Outcome) -> String {
     let u = &outcome.unsolved;
     if u.steps == 0 {
         format!(
-            "contact problems: every step solved to {:e} (worst error {:e})",
-            u.tolerance, u.worst_error
+            "contact problems: every step solved to {} (worst error {})",
+            readable(u.tolerance),
+            readable(u.worst_error)
         )
     } else {
         format!(
-            "contact problems: {} of {} steps unsolved (worst error {:e} at t = {} s, \
-             tolerance {:e})",
-            u.steps, outcome.steps, u.worst_error, u.worst_time, u.tolerance
+            "contact problems: {} of {} steps unsolved (worst error {} at t = {} s, \
+             tolerance {})",
+            u.steps,
+            outcome.steps,
+            readable(u.worst_error),
+            readable(u.worst_time),
+            readable(u.tolerance)
         )
     }
 }

@@ -11,6 +11,7 @@ use std::io::{self, BufWriter, Write};
 
 use serde_json::{json, Map, Value};
 use zwang::run::{space_event_settings_of, space_step_settings_of};
+use zwang_core::{readable, readable_at, readable_vec};
 use zwang_draw::draw::space::{Film, NO_SVG};
 use zwang_draw::draw::Format;
 use zwang_model::spatial::SpatialModel;
@@ -169,8 +170,18 @@ pub(crate) fn summary(model: &SpatialModel, outcome: &Outcome) -> Value {
     Value::Object(report::summary_with(outcome, json!([]), bodies))
 }
 
-/// A short readable report of a run in space.
+/// A short readable report of a run in space: six significant digits,
+/// what is within round-off of the run's scale as `0`.
 fn text(model: &SpatialModel, outcome: &Outcome) -> String {
+    let mut scales = report::Scales::of(model, outcome);
+    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    model.initial_state(&mut q0, &mut v0);
+    for (q, v) in [(&q0, &v0), (&outcome.q, &outcome.v)] {
+        for b in moving(model) {
+            let w = model.body_state(b, q, v).angular_velocity;
+            scales.rate = w.iter().fold(scales.rate, |m, w| m.max(w.abs()));
+        }
+    }
     let status = match outcome.status {
         Status::Finished => "finished".to_string(),
         Status::Painleve => "stopped: Painleve".to_string(),
@@ -178,7 +189,8 @@ fn text(model: &SpatialModel, outcome: &Outcome) -> String {
     };
     let mut s = format!(
         "{status} at t = {} s after {} steps\n",
-        outcome.time, outcome.steps
+        readable(outcome.time),
+        outcome.steps
     );
     if let Some(line) = report::start_line(outcome) {
         s.push_str(&format!("  {line}\n"));
@@ -186,17 +198,19 @@ fn text(model: &SpatialModel, outcome: &Outcome) -> String {
     for b in moving(model) {
         let st = model.body_state(b, &outcome.q, &outcome.v);
         s.push_str(&format!(
-            "  {}: position {:?}, orientation {:?}, velocity {:?}, angular velocity {:?}\n",
+            "  {}: position {}, orientation {}, velocity {}, angular velocity {}\n",
             model.bodies()[b].name,
-            st.position,
-            st.orientation,
-            st.velocity,
-            st.angular_velocity
+            readable_vec(&st.position, scales.length),
+            readable_vec(&st.orientation, 1.0),
+            readable_vec(&st.velocity, scales.speed),
+            readable_vec(&st.angular_velocity, scales.rate)
         ));
     }
     s.push_str(&format!(
-        "  energy {} -> {} J, deepest overlap of two shapes {:e} m\n",
-        outcome.energy_initial, outcome.energy_final, outcome.max_penetration
+        "  energy {} -> {} J, deepest overlap of two shapes {} m\n",
+        readable_at(outcome.energy_initial, scales.energy),
+        readable_at(outcome.energy_final, scales.energy),
+        readable_at(outcome.max_penetration, scales.length)
     ));
     if outcome.stats.stages.is_some() {
         s.push_str(&format!("  {}\n", report::contact_line(outcome)));
