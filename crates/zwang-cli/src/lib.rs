@@ -99,7 +99,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
 use zwang_instant::file::{parse_instant_with, ParseOptions};
-use zwang_instant::{Instant, InstantError, ParsedInstant};
+use zwang_instant::{Instant, InstantError};
 
 /// Exit code: solved, any verdict checked, forms compared, or help,
 /// version or the demonstration printed.
@@ -109,7 +109,9 @@ pub const EXIT_UNSOLVED: i32 = 1;
 /// Exit code: bad input (file or command line).
 pub const EXIT_BAD_INPUT: i32 = 2;
 
-/// Gauss's principle of least constraint, one instant at a time.
+/// Gauss's principle of least constraint: motions of contact-rich scenes
+/// over time (`simulate`, planar and in space), single instants (`solve`,
+/// `check`, `compare`), frictional contact problems (`contact`).
 ///
 /// Without a command: the rigid rod of Yao Wenli and Gao Junping ("A
 /// discussion on the equivalence of two forms of Gauss' principle", 2026)
@@ -194,21 +196,24 @@ fn read_text(path: &Path) -> Result<String, String> {
     Ok(text)
 }
 
-/// Reads and validates the file; every failure, reading included, is an
-/// [`InstantError`] so that it is reported in the same one-line form.
-fn read_instant(path: &Path, options: ParseOptions) -> Result<ParsedInstant, InstantError> {
-    let text = read_text(path).map_err(|what| InstantError::File {
-        key: "file".into(),
-        what,
-    })?;
-    parse_instant_with(&text, options)
-}
-
-/// [`read_instant`], with the warnings (keys ignored under
-/// `--allow-unknown`) written to `err`; a failure is written there as the
-/// one-line error, and `None` means exit code [`EXIT_BAD_INPUT`].
+/// Reads and validates an instant file, with the warnings (keys ignored
+/// under `--allow-unknown`) written to `err`; a failure, reading
+/// included, is written there as the one-line error (naming `zwang
+/// simulate` when the file is a scene), and `None` means exit code
+/// [`EXIT_BAD_INPUT`].
 fn load(path: &Path, allow_unknown: bool, err: &mut dyn Write) -> Option<Instant> {
-    match read_instant(path, ParseOptions { allow_unknown }) {
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(what) => {
+            let e = InstantError::File {
+                key: "file".into(),
+                what,
+            };
+            emit(err, &one_line("error: ", &error_message(&e)));
+            return None;
+        }
+    };
+    match parse_instant_with(&text, ParseOptions { allow_unknown }) {
         Ok(parsed) => {
             for warning in &parsed.warnings {
                 emit(err, &one_line("warning: ", warning));
@@ -216,10 +221,32 @@ fn load(path: &Path, allow_unknown: bool, err: &mut dyn Write) -> Option<Instant
             Some(parsed.instant)
         }
         Err(e) => {
-            emit(err, &one_line("error: ", &error_message(&e)));
+            let mut message = error_message(&e);
+            if zwang_scene::looks_like_scene(&text) {
+                message.push_str(
+                    "; this is a scene file: run it with `zwang simulate FILE` \
+                     (or `zwang compare FILE.toml`)",
+                );
+            }
+            emit(err, &one_line("error: ", &message));
             None
         }
     }
+}
+
+/// What a scene command adds to an error on a JSON file: the commands
+/// that read one.
+const JSON_FILE_HINT: &str = "; this is a JSON file: an instant is read by `zwang solve`, \
+    `zwang check` or `zwang compare`, a contact problem by `zwang contact`";
+
+/// Whether `text` is JSON rather than TOML: an object or an array of them.
+fn looks_like_json(text: &str) -> bool {
+    let blank = |c: char| c.is_whitespace() || c == '\u{feff}';
+    let start = text.trim_start_matches(blank);
+    let inside = start
+        .strip_prefix('[')
+        .map(|rest| rest.trim_start_matches(blank));
+    start.starts_with('{') || inside.is_some_and(|rest| rest.starts_with('{'))
 }
 
 /// Reads a scene file and builds its model; a failure (reading, parsing,
@@ -231,7 +258,16 @@ fn load_scene(
 ) -> Option<(zwang_scene::Scene, zwang_model::planar::PlanarModel)> {
     let loaded = read_text(path)
         .map_err(|e| format!("scene: {e}"))
-        .and_then(|text| zwang_scene::parse_scene(&text).map_err(|e| e.to_string()))
+        .and_then(|text| {
+            zwang_scene::parse_scene(&text).map_err(|e| {
+                let hint = if looks_like_json(&text) {
+                    JSON_FILE_HINT
+                } else {
+                    ""
+                };
+                format!("{e}{hint}")
+            })
+        })
         .and_then(|scene| Ok((scene.model().map_err(|e| e.to_string())?, scene)));
     match loaded {
         Ok((model, scene)) => Some((scene, model)),
@@ -258,24 +294,64 @@ enum Loaded {
 
 /// [`load_scene`] for a scene of either dimension (`zwang simulate`), or
 /// a MuJoCo MJCF file (a `.xml` name, or text that starts with `<`) run
-/// for `duration` (which only an MJCF file takes: a TOML scene has its
-/// own).
-fn load_any_scene(path: &Path, duration: Option<f64>, err: &mut dyn Write) -> Option<Loaded> {
+/// for `duration` (which an MJCF file needs: it has none). On a TOML
+/// scene, `duration` and `time_step` replace `scene.duration` and
+/// `solver.time_step` (an error they cause says which flag was given).
+fn load_any_scene(
+    path: &Path,
+    duration: Option<f64>,
+    time_step: Option<f64>,
+    err: &mut dyn Write,
+) -> Option<Loaded> {
+    let flags = given_flags(duration, time_step);
     let loaded = read_text(path)
         .map_err(|e| format!("scene: {e}"))
         .and_then(|text| {
-            let xml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+            let xml = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
                 || zwang_scene::looks_like_xml(&text);
+            let json = looks_like_json(&text);
+            let flags = if xml {
+                given_flags(None, time_step)
+            } else {
+                flags.clone()
+            };
+            let given = |e: zwang_scene::SceneError| match &flags {
+                Some(flags) => format!("{e} (with {flags})"),
+                None if json => format!("{e}{JSON_FILE_HINT}"),
+                None => e.to_string(),
+            };
+            // An MJCF file's duration is checked as its own (it has none).
+            let values = [
+                ("--duration", duration.filter(|_| !xml)),
+                ("--time-step", time_step),
+            ];
+            if let Some((flag, _)) = values
+                .into_iter()
+                .find(|(_, x)| x.is_some_and(|x| !(x.is_finite() && x > 0.0)))
+            {
+                return Err(format!("{flag}: must be a finite number > 0"));
+            }
             match (xml, duration) {
-                (true, Some(duration)) => zwang_scene::parse_mjcf(&text, duration)
-                    .map(zwang_scene::AnyScene::Spatial)
-                    .map_err(|e| e.to_string()),
-                (true, None) => Err("--duration: required with an MJCF file (it has no duration)".into()),
-                (false, Some(_)) => Err(
-                    "--duration: only with --system or an MJCF file (a TOML scene gives scene.duration)"
-                        .into(),
-                ),
-                (false, None) => zwang_scene::parse_any_scene(&text).map_err(|e| e.to_string()),
+                (true, Some(duration)) => {
+                    zwang_scene::parse_mjcf_stepped(&text, duration, time_step)
+                        .map(zwang_scene::AnyScene::Spatial)
+                        .map_err(given)
+                }
+                (true, None) => {
+                    Err("--duration: required with an MJCF file (it has no duration)".into())
+                }
+                (false, _) => {
+                    let keys: Vec<(&str, f64)> = [
+                        ("scene.duration", duration),
+                        ("solver.time_step", time_step),
+                    ]
+                    .into_iter()
+                    .filter_map(|(k, x)| x.map(|x| (k, x)))
+                    .collect();
+                    zwang_scene::parse_any_scene_setting(&text, &keys).map_err(given)
+                }
             }
         })
         .and_then(|scene| match scene {
@@ -292,6 +368,16 @@ fn load_any_scene(path: &Path, duration: Option<f64>, err: &mut dyn Write) -> Op
             None
         }
     }
+}
+
+/// The flags that set a scene's values, as the user gave them
+/// (`--duration 2 --time-step 0.001`), or `None`.
+fn given_flags(duration: Option<f64>, time_step: Option<f64>) -> Option<String> {
+    let flags: Vec<String> = [("--duration", duration), ("--time-step", time_step)]
+        .into_iter()
+        .filter_map(|(flag, x)| x.map(|x| format!("{flag} {x}")))
+        .collect();
+    (!flags.is_empty()).then(|| flags.join(" "))
 }
 
 /// The one-line message of a file error; an unknown key also says how to

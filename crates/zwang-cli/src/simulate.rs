@@ -13,7 +13,9 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use zwang::run::Runnable;
+use zwang_core::readable;
 use zwang_draw::draw::{Film, Format, MAX_STILLS};
 use zwang_draw::plot::Trace;
 use zwang_model::planar::PlanarModel;
@@ -56,10 +58,21 @@ pub(crate) struct SimulateArgs {
     /// A system in generalized coordinates from the catalog, by name.
     #[arg(long, value_name = "NAME", requires = "duration")]
     system: Option<String>,
-    /// With `--system` or an MJCF file (`MODEL.xml`): how long to run, s
-    /// (a TOML scene gives its own `scene.duration`).
-    #[arg(long, value_name = "T")]
+    /// How long to run, s: required with `--system` or an MJCF file
+    /// (`MODEL.xml`); on a TOML scene it replaces `scene.duration` (the
+    /// report says so).
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     duration: Option<f64>,
+    /// The time stepper's step, s: replaces a time-stepped scene's
+    /// `solver.time_step` (an MJCF file's `option timestep`); the report
+    /// says so.
+    #[arg(
+        long,
+        value_name = "H",
+        conflicts_with = "system",
+        allow_negative_numbers = true
+    )]
+    time_step: Option<f64>,
     /// Print exactly one JSON object: status, time, steps, events, final,
     /// energy, max_constraint_drift (and reason, stats).
     #[arg(long)]
@@ -131,7 +144,7 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let scene = match crate::load_any_scene(path, args.duration, err) {
+    let scene = match crate::load_any_scene(path, args.duration, args.time_step, err) {
         None => return EXIT_BAD_INPUT,
         Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
         Some(Loaded::Planar(scene)) => scene,
@@ -271,14 +284,60 @@ fn run_model<M: Mechanism>(
             return cannot_write(err, "draw", path, e);
         }
     }
-    let text = if args.json {
-        let mut line = report::summary(model, &outcome).to_string();
-        line.push('\n');
-        line
-    } else {
-        report::text(model, &outcome)
-    };
+    let text = report_of(
+        args,
+        || report::summary(model, &outcome),
+        || report::text(model, &outcome),
+    );
     conclude(out, err, &text, &outcome)
+}
+
+/// What the command line set in a scene file (`--duration`,
+/// `--time-step`), by the key each replaced.
+fn overrides(args: &SimulateArgs) -> Vec<(&'static str, f64)> {
+    if args.system.is_some() {
+        return Vec::new();
+    }
+    [
+        ("scene.duration", args.duration),
+        ("solver.time_step", args.time_step),
+    ]
+    .into_iter()
+    .filter_map(|(key, x)| x.map(|x| (key, x)))
+    .collect()
+}
+
+/// A run's report, the JSON line or the text, saying what the command
+/// line set: the JSON's `overrides` (by key), a line after the text's
+/// first.
+pub(crate) fn report_of(
+    args: &SimulateArgs,
+    json: impl FnOnce() -> Value,
+    text: impl FnOnce() -> String,
+) -> String {
+    let set = overrides(args);
+    if args.json {
+        let mut summary = json();
+        if let (Value::Object(map), false) = (&mut summary, set.is_empty()) {
+            let keys = set.iter().map(|&(key, x)| (key.to_string(), x.into()));
+            map.insert("overrides".into(), Value::Object(keys.collect()));
+        }
+        format!("{summary}\n")
+    } else {
+        let mut text = text();
+        if !set.is_empty() {
+            let said: Vec<String> = set
+                .iter()
+                .map(|&(key, x)| format!("{key} = {} s", readable(x)))
+                .collect();
+            let at = text.find('\n').map_or(text.len(), |i| i + 1);
+            text.insert_str(
+                at,
+                &format!("  set on the command line: {}\n", said.join(", ")),
+            );
+        }
+        text
+    }
 }
 
 /// Prints a run's report (`text`) on stdout and, when steps ended with

@@ -66,3 +66,90 @@ fn every_number_of_a_text_report_has_at_most_six_significant_digits() {
         }
     }
 }
+
+#[test]
+fn duration_and_time_step_replace_the_scenes_and_the_report_says_so() {
+    let scene = repo("examples/scenes/contact/disk_thrown.toml");
+    let scene = scene.to_str().unwrap();
+    let (code, text, _) = run(&[
+        "simulate",
+        scene,
+        "--duration",
+        "0.25",
+        "--time-step",
+        "0.0005",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.starts_with("finished at t = 0.25 s after 500 steps"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "set on the command line: scene.duration = 0.25 s, solver.time_step = 0.0005 s"
+        ),
+        "{text}"
+    );
+    let (code, json, _) = run(&["simulate", scene, "--duration", "0.25", "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["time"], 0.25);
+    assert_eq!(json["overrides"]["scene.duration"], 0.25);
+    assert!(json["overrides"].get("solver.time_step").is_none());
+    // Without the flags, no overrides.
+    let (_, json, _) = run(&["simulate", scene, "--json"]);
+    assert!(!json.contains("overrides"), "{json}");
+
+    // Checked as the file's own values, the flag named.
+    for (args, says) in [
+        (
+            &["--time-step", "5"][..],
+            "solver.time_step: 5 s must be <= scene.duration (1 s) (with --time-step 5)",
+        ),
+        (
+            &["--duration", "-1"],
+            "--duration: must be a finite number > 0",
+        ),
+        (
+            &["--time-step", "nan"],
+            "--time-step: must be a finite number > 0",
+        ),
+    ] {
+        let mut all = vec!["simulate", scene];
+        all.extend(args);
+        let (code, out, err) = run(&all);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(err.trim_end(), says, "{args:?}");
+    }
+    // An event-driven scene has no time step to replace.
+    let ball = repo("examples/scenes/bouncing_ball.toml");
+    let (code, _, err) = run(&["simulate", ball.to_str().unwrap(), "--time-step", "0.01"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("solver.time_step: only with stepping = \"timestep\""),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with("(with --time-step 0.01)"), "{err}");
+}
+
+#[test]
+fn a_file_of_the_other_kind_names_the_command_that_reads_it() {
+    let instant = repo("examples/pendulum.json");
+    let (code, _, err) = run(&["simulate", instant.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("this is a JSON file: an instant is read by `zwang solve`"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let scene = repo("examples/scenes/pendulum.toml");
+    for command in ["solve", "check"] {
+        let (code, _, err) = run(&[command, scene.to_str().unwrap()]);
+        assert_eq!(code, 2, "{command}");
+        assert!(
+            err.contains("this is a scene file: run it with `zwang simulate FILE`"),
+            "{command}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -76,9 +76,12 @@ mod types;
 
 pub use error::SceneError;
 pub use keys::{set_key, with_key};
-pub use mjcf::{looks_like_xml, parse_mjcf, MJCF_TIMESTEP};
-pub use parse::{parse_scene, parse_scene_table};
-pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
+pub use mjcf::{looks_like_xml, parse_mjcf, parse_mjcf_stepped, MJCF_TIMESTEP};
+pub use parse::{looks_like_scene, parse_scene, parse_scene_table};
+pub use space::{
+    parse_any_scene, parse_any_scene_setting, parse_spatial_scene, AnyScene, SpatialScene,
+    SPATIAL_GRAVITY,
+};
 pub use types::{
     Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
     Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,

@@ -150,6 +150,27 @@ pub fn looks_like_xml(text: &str) -> bool {
 /// );
 /// ```
 pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
+    parse_mjcf_stepped(text, duration, None)
+}
+
+/// [`parse_mjcf`] with the time step given instead of the file's
+/// `option timestep` (`zwang simulate MODEL.xml --time-step H`), checked
+/// as the file's would be.
+///
+/// ```
+/// let xml = r#"<mujoco><option timestep="0.002"/><worldbody>
+///     <body pos="0 0 1"><freejoint/><geom type="sphere" size="0.1"/></body>
+///     </worldbody></mujoco>"#;
+/// let scene = zwang_scene::parse_mjcf_stepped(xml, 1.0, Some(0.01)).unwrap();
+/// assert_eq!(scene.solver.time_step, 0.01);
+/// let err = zwang_scene::parse_mjcf_stepped(xml, 1.0, Some(2.0)).unwrap_err();
+/// assert_eq!(err.to_string(), "option.timestep: 2 s must be <= the duration (1 s)");
+/// ```
+pub fn parse_mjcf_stepped(
+    text: &str,
+    duration: f64,
+    given_step: Option<f64>,
+) -> Result<SpatialScene> {
     if !(duration.is_finite() && duration > 0.0) {
         return Err(SceneError::new("duration", "must be a finite number > 0"));
     }
@@ -227,6 +248,12 @@ pub fn parse_mjcf(text: &str, duration: f64) -> Result<SpatialScene> {
         ));
     }
     let steps_key = "option.timestep";
+    if let Some(h) = given_step {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(SceneError::new(steps_key, "must be a finite number > 0"));
+        }
+        time_step = h;
+    }
     if time_step > duration {
         return Err(SceneError::new(
             steps_key,

@@ -170,6 +170,18 @@ pub fn parse_scene(text: &str) -> Result<Scene> {
     parse_scene_table(&root)
 }
 
+/// Whether `text` reads as a scene file meant for `zwang simulate`: a line
+/// `[scene]` (a JSON instant has none), so that a command given the wrong
+/// kind of file can say which command reads it.
+///
+/// ```
+/// assert!(zwang_scene::looks_like_scene("# a ball\n[scene]\nduration = 1\n"));
+/// assert!(!zwang_scene::looks_like_scene(r#"{"dimension": 2}"#));
+/// ```
+pub fn looks_like_scene(text: &str) -> bool {
+    text.lines().any(|line| line.trim() == "[scene]")
+}
+
 /// [`parse_scene`] on a TOML table already read (the file's tables as
 /// values; the Python package builds one from a dict, and the key paths
 /// of [`crate::set_key`] edit one): the same checks and errors, without
@@ -445,10 +457,11 @@ impl<'a> Tab<'a> {
         self.table.contains_key(key)
     }
 
-    /// Refuses the first key (in file order) that is not in `known`.
+    /// Refuses the first key (in file order) that is not in `known`,
+    /// with the known key it is most likely a typo of, or the list.
     pub(crate) fn only(&self, known: &[&str]) -> Result<()> {
         match self.table.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(k) => Err(self.err(k, "unknown key")),
+            Some(k) => Err(self.err(k, unknown_key(k, known))),
             None => Ok(()),
         }
     }
@@ -775,7 +788,7 @@ fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<Any
         other => {
             return Err(t.err(
                 "kind",
-                format!("unknown kind {other:?} (expected particle or rigid)"),
+                format!("unknown kind {other:?} (expected particle, rigid or fixed)"),
             ))
         }
     };
@@ -1568,4 +1581,37 @@ fn read_time_step_keys(t: &Tab, duration: f64, settings: SolverSettings) -> Resu
         contact_tolerance,
         ..settings
     })
+}
+
+/// What an unknown key gets told: the known key nearest to it when it is
+/// close enough to be a typo (`restituion`: did you mean `restitution`?),
+/// else the keys known there.
+fn unknown_key(key: &str, known: &[&str]) -> String {
+    // What other engines and papers call these keys.
+    const OTHER_NAMES: &[(&str, &str)] = &[
+        ("mu", "friction"),
+        ("e", "restitution"),
+        ("dt", "time_step"),
+        ("bodies", "body"),
+        ("joints", "joint"),
+        ("contacts", "contact"),
+        ("forces", "force"),
+    ];
+    let alias = OTHER_NAMES
+        .iter()
+        .find(|&&(other, ours)| other == key && known.contains(&ours));
+    if let Some((_, ours)) = alias {
+        return format!("unknown key; did you mean `{ours}`?");
+    }
+    let nearest = known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(key, k), *k))
+        .min_by_key(|&(d, _)| d);
+    match nearest {
+        // A third of the key's letters wrong at most (one in short keys).
+        Some((d, k)) if d <= (key.chars().count() / 3).max(1) => {
+            format!("unknown key; did you mean `{k}`?")
+        }
+        _ => format!("unknown key (known here: {})", known.join(", ")),
+    }
 }

@@ -203,7 +203,28 @@ impl AnyScene {
 /// assert_eq!(err.to_string(), "body[0].mass: must be > 0");
 /// ```
 pub fn parse_any_scene(text: &str) -> Result<AnyScene> {
-    let root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    parse_any_scene_setting(text, &[])
+}
+
+/// [`parse_any_scene`] with numbers set at key paths first ([`crate::set_key`]):
+/// `zwang simulate --duration 2` is `("scene.duration", 2.0)`. The file is
+/// then read as if it said so, every check included (a `solver.time_step`
+/// longer than the new duration is an error).
+///
+/// ```
+/// use zwang_scene::{parse_any_scene_setting, AnyScene};
+///
+/// let text = "[scene]\ndimension = 2\nduration = 1\n\
+///     [[body]]\nname = \"ball\"\nkind = \"particle\"\nmass = 1\nposition = [0, 1]\n";
+/// let scene = parse_any_scene_setting(text, &[("scene.duration", 2.0)]).unwrap();
+/// assert_eq!(scene.duration(), 2.0);
+/// assert_eq!(scene.output_every(), 2e-3); // the default follows the duration
+/// ```
+pub fn parse_any_scene_setting(text: &str, keys: &[(&str, f64)]) -> Result<AnyScene> {
+    let mut root: Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    for &(path, value) in keys {
+        crate::set_key(&mut root, path, value.into())?;
+    }
     let dimension = root
         .get("scene")
         .and_then(|s| s.get("dimension"))

@@ -110,7 +110,8 @@ fn bad_shapes_name_the_shape_key() {
         ),
         (
             "{ kind = \"circle\", radius = 1, colour = 1 }",
-            "body[0].shape.colour: unknown key",
+            "body[0].shape.colour: unknown key \
+             (known here: kind, radius, half_extents, vertices, half_length, normal)",
         ),
         ("{ radius = 1 }", "body[0].shape.kind: missing required key"),
         (
@@ -208,7 +209,11 @@ fn fixed_bodies_have_no_motion_keys() {
             "angular_velocity = 1",
             "body[3].angular_velocity: a fixed body has no angular_velocity",
         ),
-        ("colour = 1", "body[3].colour: unknown key"),
+        (
+            "colour = 1",
+            "body[3].colour: unknown key (known here: name, kind, mass, inertia, position, \
+             angle, velocity, angular_velocity, inertia_tensor, shape, friction, restitution)",
+        ),
         ("friction = -1", "body[3].friction: must be >= 0"),
         (
             "restitution = 1.5",

@@ -376,7 +376,8 @@ fn malformed_spatial_scenes_name_their_key() {
         ),
         (
             cube_with("mass = 2.0", "mass = 2.0\ncolour = \"red\""),
-            "body[1].colour: unknown key",
+            "body[1].colour: unknown key (known here: name, kind, mass, inertia, position, \
+             orientation, velocity, angular_velocity, shape, friction, restitution)",
         ),
         (
             cube_with("mass = 2.0", "mass = 2.0\nangle = 0.5"),

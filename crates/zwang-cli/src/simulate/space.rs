@@ -21,7 +21,7 @@ use zwang_motion::{
 };
 use zwang_scene::{SpatialScene, Stepping};
 
-use super::{cannot_write, check_draw_at, conclude, SimulateArgs, MAX_SAMPLES};
+use super::{cannot_write, check_draw_at, conclude, report_of, SimulateArgs, MAX_SAMPLES};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// Runs a spatial scene (its model built); returns the exit code.
@@ -106,13 +106,7 @@ pub(super) fn run(
             return cannot_write(err, "draw", path, e);
         }
     }
-    let report = if args.json {
-        let mut line = summary(model, &outcome).to_string();
-        line.push('\n');
-        line
-    } else {
-        text(model, &outcome)
-    };
+    let report = report_of(args, || summary(model, &outcome), || text(model, &outcome));
     conclude(out, err, &report, &outcome)
 }
 
