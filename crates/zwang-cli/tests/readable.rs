@@ -153,3 +153,38 @@ fn a_file_of_the_other_kind_names_the_command_that_reads_it() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn round_off_is_not_called_a_finding() {
+    let suite = repo("tests/data/friction");
+    let (code, table, err) = run(&["compare", suite.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let row = |name: &str| -> Vec<String> {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} ")))
+            .unwrap_or_else(|| panic!("{name} in {table}"));
+        line.trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_owned())
+            .collect()
+    };
+    // Equal mu: friction moves the normal forces but not their sum, so the
+    // forms agree to round-off (1.8e-15 against 9.81): no difference.
+    let equal = row("box_two_corners_equal_mu");
+    assert_eq!(equal[2], "not_equivalent (QP exact)");
+    assert_eq!(&equal[3..8], ["0", "0", "0", "0", "0"], "{equal:?}");
+    // A nilpotent D^-1 C computed as 2.2e-16 is no coupling.
+    assert_eq!(row("box_two_corners_painleve")[3], "0");
+    // Real differences keep their size, in one style (not 2.2e1).
+    let tipping = row("box_two_corners_tipping");
+    assert_eq!((tipping[3].as_str(), tipping[4].as_str()), ("0.75", "22"));
+
+    let instant = repo("tests/data/friction/box_two_corners_equal_mu.json");
+    let (_, text, _) = run(&["check", instant.to_str().unwrap()]);
+    assert!(
+        text.contains("verdict: not_equivalent (coupling 0)"),
+        "{text}"
+    );
+    assert!(text.contains("kappa 0.225, G = 1.96"), "{text}");
+}

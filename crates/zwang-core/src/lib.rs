@@ -14,4 +14,4 @@ mod readable;
 
 pub use mode::Mode;
 pub use partition::UnionFind;
-pub use readable::{is_round_off, readable, readable_at, readable_vec};
+pub use readable::{is_round_off, readable, readable_at, readable_digits, readable_vec};

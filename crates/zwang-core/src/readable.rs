@@ -29,6 +29,21 @@ const ROUND_OFF_ULPS: f64 = 64.0;
 /// assert_eq!(readable(-0.0), "0");
 /// ```
 pub fn readable(x: f64) -> String {
+    readable_digits(x, DIGITS)
+}
+
+/// `x` as [`readable`] with `digits` significant digits (at least one):
+/// residuals and differences need only their order of magnitude.
+///
+/// ```
+/// use zwang_core::readable_digits;
+/// assert_eq!(readable_digits(22.04, 2), "22");
+/// assert_eq!(readable_digits(0.7412, 2), "0.74");
+/// assert_eq!(readable_digits(1.8e-15, 2), "1.8e-15");
+/// assert_eq!(readable_digits(1.8e-15, 0), "2e-15");
+/// ```
+pub fn readable_digits(x: f64, digits: i32) -> String {
+    let digits = digits.clamp(1, 17);
     if !x.is_finite() {
         return x.to_string();
     }
@@ -37,16 +52,16 @@ pub fn readable(x: f64) -> String {
     }
     let a = x.abs();
     if (1e-4..1e6).contains(&a) {
-        let decimals = (DIGITS - 1 - a.log10().floor() as i32).max(0) as usize;
+        let decimals = (digits - 1 - a.log10().floor() as i32).max(0) as usize;
         let s = format!("{x:.decimals$}");
         // Rounding may carry into a seventh digit (999999.7 -> 1000000):
         // the scientific form then says it in six.
         if s.parse::<f64>().is_ok_and(|r| r.abs() >= 1e6) {
-            return scientific(x);
+            return scientific(x, digits);
         }
         trim_zeros(&s)
     } else {
-        scientific(x)
+        scientific(x, digits)
     }
 }
 
@@ -97,10 +112,10 @@ pub fn readable_vec(xs: &[f64], scale: f64) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// `{:e}` with six significant digits and the mantissa's trailing zeros
-/// dropped: `2.58445e-21`, `1e-5`.
-fn scientific(x: f64) -> String {
-    let s = format!("{:.*e}", (DIGITS - 1) as usize, x);
+/// `{:e}` with `digits` significant digits and the mantissa's trailing
+/// zeros dropped: `2.58445e-21`, `1e-5`.
+fn scientific(x: f64, digits: i32) -> String {
+    let s = format!("{:.*e}", (digits - 1) as usize, x);
     match s.split_once('e') {
         Some((mantissa, exponent)) => format!("{}e{exponent}", trim_zeros(mantissa)),
         None => s,

@@ -4,6 +4,7 @@
 
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
+use zwang_core::is_round_off;
 
 /// Relative size below which a pivot, an eigenvalue or a singular value is
 /// treated as zero (rank decisions).
@@ -422,8 +423,23 @@ pub(crate) fn psd_null_space(
     Some(n - rank)
 }
 
-/// Largest eigenvalue modulus of a square matrix (`0` for an empty one).
+/// Largest eigenvalue modulus of a square matrix (`0` for an empty one),
+/// `0` too when it is within round-off of the matrix's size (the largest
+/// entry): a nilpotent coupling computed as `2.2e-16` is none.
 pub(crate) fn spectral_radius(a: &Mat<f64>) -> f64 {
+    let size = (0..a.nrows())
+        .flat_map(|i| (0..a.ncols()).map(move |j| (i, j)))
+        .fold(0.0_f64, |m, (i, j)| m.max(a[(i, j)].abs()));
+    let rho = eigenvalue_modulus(a);
+    if is_round_off(rho, size * a.nrows() as f64) {
+        0.0
+    } else {
+        rho
+    }
+}
+
+/// Largest eigenvalue modulus of a square matrix, as computed.
+fn eigenvalue_modulus(a: &Mat<f64>) -> f64 {
     match a.nrows() {
         0 => return 0.0,
         1 => return a[(0, 0)].abs(),

@@ -2,6 +2,7 @@
 //! checks: what `zwang check` prints.
 
 use crate::json::{cone_checks, StickingJson};
+use crate::table::number;
 use std::fmt::Write as _;
 use zwang_coulomb::{check, variational, Mode, Report, StickingCheck, Verdict};
 use zwang_instant::Instant;
@@ -122,35 +123,37 @@ impl Checked {
     }
 }
 
-/// [`Checked::text`].
+/// [`Checked::text`], numbers in the tables' one style.
 fn text(title: &str, checked: &Checked) -> String {
     let r = &checked.report;
     let mut t = format!(
-        "{title}\n\nverdict: {} (coupling {:.4})\n  {}\n",
-        r.verdict, r.coupling, r.reason
+        "{title}\n\nverdict: {} (coupling {})\n  {}\n",
+        r.verdict,
+        number(r.coupling),
+        r.reason
     );
     let g = r.g();
     for c in &r.contacts {
         let _ = write!(
             t,
-            "friction[{}]: {}, kappa {:.4}, G = {:.4}, free normal acceleration {:.4}\n  {}\n",
+            "friction[{}]: {}, kappa {}, G = {}, free normal acceleration {}\n  {}\n",
             c.index,
             c.verdict,
-            c.coupling,
-            g[c.index][c.index],
-            r.free_normal_acceleration[c.index],
+            number(c.coupling),
+            number(g[c.index][c.index]),
+            number(r.free_normal_acceleration[c.index]),
             c.reason
         );
     }
     for s in &checked.sticking {
         let _ = writeln!(
             t,
-            "sticking[{}]: {}, |lambda_t| / (mu |lambda_n|) = {:.4} (lambda_n {:.4}, lambda_t {:.4})",
+            "sticking[{}]: {}, |lambda_t| / (mu |lambda_n|) = {} (lambda_n {}, lambda_t {})",
             s.index,
             if s.holds { "sticks" } else { "must slip" },
-            s.ratio,
-            s.normal_force,
-            s.tangential_force
+            number(s.ratio),
+            number(s.normal_force),
+            number(s.tangential_force)
         );
     }
     t

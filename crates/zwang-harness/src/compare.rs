@@ -211,6 +211,38 @@ pub struct Comparison {
     /// Whether the instant has `friction` or `sticking` entries (and so the
     /// friction forms).
     pub friction: bool,
+    /// The instant's own sizes, which the tables judge differences
+    /// against (a difference within their round-off is no finding).
+    pub scale: InstantScale,
+}
+
+/// The sizes of an instant: its largest free acceleration `|Q_i| / M_ii`
+/// and its largest generalized force `|Q_i|`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct InstantScale {
+    /// The largest `|Q_i| / M_ii`.
+    pub acceleration: f64,
+    /// The largest `|Q_i|`.
+    pub force: f64,
+}
+
+impl InstantScale {
+    /// The sizes of `instant`.
+    pub fn of(instant: &Instant) -> InstantScale {
+        let mass = instant.mass();
+        instant
+            .force()
+            .iter()
+            .enumerate()
+            .fold(InstantScale::default(), |m, (i, &q)| {
+                let mii = mass.get(i, i).copied().unwrap_or(0.0);
+                let a = if mii > 0.0 { q.abs() / mii } else { 0.0 };
+                InstantScale {
+                    acceleration: m.acceleration.max(a),
+                    force: m.force.max(q.abs()),
+                }
+            })
+    }
 }
 
 impl Comparison {
@@ -248,6 +280,7 @@ impl Comparison {
                 non_equivalence: None,
                 checked,
                 friction,
+                scale: InstantScale::of(instant),
             };
         }
         let mut backend = AutoBackend::new();
@@ -310,6 +343,7 @@ impl Comparison {
             non_equivalence,
             checked,
             friction,
+            scale: InstantScale::of(instant),
         }
     }
 }

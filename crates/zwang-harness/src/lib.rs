@@ -51,8 +51,8 @@ pub mod table;
 
 pub use check::{checked, CheckJson, Checked};
 pub use compare::{
-    no_minimum, CompareJson, Comparison, Extra, FormRun, Outcome, ALL_FORMS, FRICTION_FORMS,
-    IDEAL_FORMS,
+    no_minimum, CompareJson, Comparison, Extra, FormRun, InstantScale, Outcome, ALL_FORMS,
+    FRICTION_FORMS, IDEAL_FORMS,
 };
 pub use json::{cone_checks, MaxDifference};
 pub use suite::Row;

@@ -47,11 +47,47 @@ struct Values {
     /// QP without).
     status: &'static str,
     verdict: &'static str,
+    /// The checker found the frozen-friction QP exact although the
+    /// principle is not equivalent (friction moves the normal forces,
+    /// not their friction): the Markdown verdict says so.
+    frozen_exact: bool,
     coupling: f64,
     max_difference: MaxDifference,
     non_equivalence: Option<MaxDifference>,
+    /// The size of the instant and its answers: differences within
+    /// round-off of it show as 0.
+    scale: Scale,
     /// One per [`ALL_FORMS`]; `None` where the form did not run.
     times_us: Vec<Option<f64>>,
+}
+
+/// The largest acceleration and multiplier of an instant's answers, at
+/// least its own free acceleration and force.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scale {
+    acceleration: f64,
+    multipliers: f64,
+}
+
+impl Scale {
+    fn of(c: &Comparison) -> Scale {
+        let largest = |x: &[f64]| x.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let own = Scale {
+            acceleration: c.scale.acceleration,
+            multipliers: c.scale.force,
+        };
+        c.forms
+            .iter()
+            .filter_map(|f| f.solution())
+            .filter(|s| s.is_solved())
+            .fold(own, |m, s| Scale {
+                acceleration: m.acceleration.max(largest(&s.acceleration)),
+                multipliers: m
+                    .multipliers
+                    .max(largest(&s.multipliers_eq))
+                    .max(largest(&s.multipliers_in)),
+            })
+    }
 }
 
 /// How a cell is written.
@@ -88,9 +124,11 @@ impl Row {
             values: Ok(Values {
                 status,
                 verdict: c.checked.report.verdict.as_str(),
+                frozen_exact: c.checked.report.frozen_exact,
                 coupling: c.checked.report.coupling,
                 max_difference: c.max_difference,
                 non_equivalence: c.non_equivalence,
+                scale: Scale::of(c),
                 times_us,
             }),
         }
@@ -131,16 +169,23 @@ impl Row {
                 let answered = v.status == "solved"
                     || v.verdict.starts_with("painleve")
                     || v.verdict == "stationary_only";
-                cells.push(if answered {
-                    v.verdict.to_owned()
-                } else {
-                    blank()
+                cells.push(match (answered, style) {
+                    (false, _) => blank(),
+                    (true, Style::Markdown) if v.frozen_exact && v.verdict == "not_equivalent" => {
+                        "not_equivalent (QP exact)".to_owned()
+                    }
+                    (true, _) => v.verdict.to_owned(),
                 });
                 cells.push(cell(Some(v.coupling), table::number));
-                cells.push(cell(v.max_difference.acceleration, table::residual));
-                cells.push(cell(v.max_difference.multipliers, table::residual));
-                cells.push(cell(ne.and_then(|d| d.acceleration), table::residual));
-                cells.push(cell(ne.and_then(|d| d.multipliers), table::residual));
+                let (a, lambda) = (v.scale.acceleration, v.scale.multipliers);
+                let diff = |x: Option<f64>, scale: f64| match (x, style) {
+                    (Some(x), Style::Markdown) => table::difference(x, scale),
+                    _ => cell(x, table::residual),
+                };
+                cells.push(diff(v.max_difference.acceleration, a));
+                cells.push(diff(v.max_difference.multipliers, lambda));
+                cells.push(diff(ne.and_then(|d| d.acceleration), a));
+                cells.push(diff(ne.and_then(|d| d.multipliers), lambda));
                 for t in &v.times_us {
                     cells.push(cell(*t, |t| format!("{t:.1}")));
                 }

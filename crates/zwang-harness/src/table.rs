@@ -129,39 +129,30 @@ pub fn render(title: &str, runs: &[Run], extra: Vec<(String, Vec<String>)>) -> S
     text
 }
 
-/// Six significant digits, plain where that is short, scientific otherwise.
+/// Six significant digits in one style ([`zwang_core::readable`]).
 pub fn number(x: f64) -> String {
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    let exponent = x.abs().log10().floor() as i32;
-    if !(-4..6).contains(&exponent) {
-        return format!("{x:.5e}");
-    }
-    let decimals = (5 - exponent).max(0) as usize;
-    let plain = format!("{x:.decimals$}");
-    if plain.contains('.') {
-        plain.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        plain
-    }
+    zwang_core::readable(x)
 }
 
-/// Residuals (and differences) only need their order of magnitude.
+/// Residuals (and differences) only need their order of magnitude: two
+/// significant digits, in the same style.
 pub fn residual(x: f64) -> String {
-    if x == 0.0 {
+    zwang_core::readable_digits(x, 2)
+}
+
+/// A difference between answers of size `scale`: [`residual`], or `0`
+/// within round-off of it (round-off is not a finding).
+pub fn difference(x: f64, scale: f64) -> String {
+    if zwang_core::is_round_off(x, scale) {
         "0".to_owned()
     } else {
-        format!("{x:.1e}")
+        residual(x)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::number;
+    use super::{difference, number, residual};
 
     #[test]
     fn numbers_are_short() {
@@ -170,8 +161,17 @@ mod tests {
         assert_eq!(number(4.0), "4");
         assert_eq!(number(1.0 / 3.0), "0.333333");
         assert_eq!(number(123456.7), "123457");
-        assert_eq!(number(9.81e6), "9.81000e6");
-        assert_eq!(number(1.5e-7), "1.50000e-7");
+        assert_eq!(number(9.81e6), "9.81e6");
+        assert_eq!(number(1.5e-7), "1.5e-7");
         assert_eq!(number(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn differences_within_round_off_are_none() {
+        assert_eq!(residual(22.04), "22");
+        assert_eq!(residual(0.7412), "0.74");
+        assert_eq!(difference(1.8e-15, 9.81), "0");
+        assert_eq!(difference(1.8e-15, 1e-3), "1.8e-15");
+        assert_eq!(difference(5.2e2, 9.81), "520");
     }
 }
