@@ -78,7 +78,9 @@
 //! assert!((d.qdd[0] * d.qddd[0] + 9.81 * d.qddd[1]).abs() < 1e-14);
 //! ```
 
+pub mod any_order;
 mod error;
+mod jet;
 mod linalg;
 mod ode;
 mod plane;
@@ -88,6 +90,6 @@ mod system;
 pub use error::HigherOrderError;
 pub use num_dual;
 pub use ode::{integrate, Sample, State, ThirdOrderOde, Trajectory};
-pub use plane::TurningPlane;
-pub use solve::{derivatives, instant, Derivatives};
-pub use system::{Scalar, ThirdOrderSystem};
+pub use plane::{TurningPlane, TurningPlaneOfOrder};
+pub use solve::{derivatives, instant, Derivatives, MAX_ORDER};
+pub use system::{OrderSystem, Scalar, ThirdOrderSystem};
