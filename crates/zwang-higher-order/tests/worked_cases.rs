@@ -364,6 +364,35 @@ impl TipOnLine {
             + m2 * l1 * l2 * (q[0] - q[1]).cos() * qd[0] * qd[1];
         t - (m1 + m2) * g * l1 * q[0].cos() - m2 * g * l2 * q[1].cos()
     }
+    /// The start of the runs, on the line: `th = (0.4, -0.9)`, `th1' = 1`
+    /// and `th2'` with `psi' = 0`; the height `h` of the line.
+    fn start(&self) -> ([f64; 2], [f64; 2], f64) {
+        let [l1, l2] = self.l;
+        let q0: [f64; 2] = [0.4, -0.9];
+        let w1 = 1.0;
+        let qd0 = [w1, -l1 * q0[0].sin() * w1 / (l2 * q0[1].sin())];
+        (q0, qd0, l1 * q0[0].cos() + l2 * q0[1].cos())
+    }
+    /// At a sample of a run from [`TipOnLine::start`]: its largest relative
+    /// difference from the QP (accelerations and multiplier), its energy's
+    /// from the start's, and `|psi|`, `|psi'|`.
+    fn departures(&self, q: &[f64], qd: &[f64], qdd: &[f64], lambda: f64) -> [f64; 3] {
+        let (q0, qd0, h) = self.start();
+        let e0 = self.energy(&q0, &qd0);
+        let [l1, l2] = self.l;
+        let (a, multiplier) = self.qp(q, qd);
+        let scale = a.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let qp = (0..2)
+            .map(|k| rel(qdd[k], a[k], scale))
+            .fold(rel(lambda, multiplier, multiplier.abs()), f64::max);
+        let psi = l1 * q[0].cos() + l2 * q[1].cos() - h;
+        let psi_d = -l1 * q[0].sin() * qd[0] - l2 * q[1].sin() * qd[1];
+        [
+            qp,
+            rel(self.energy(q, qd), e0, e0.abs()),
+            psi.abs().max(psi_d.abs()),
+        ]
+    }
 }
 
 /// (f) The third-order form of an ordinary constraint: the engine, with
@@ -377,11 +406,7 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         l: [1.0, 0.8],
         g: 9.81,
     };
-    let [l1, l2] = pendulum.l;
-    let q0: [f64; 2] = [0.4, -0.9];
-    let w1 = 1.0;
-    let qd0 = [w1, -l1 * q0[0].sin() * w1 / (l2 * q0[1].sin())];
-    let h = l1 * q0[0].cos() + l2 * q0[1].cos();
+    let (q0, qd0, _) = pendulum.start();
     let (_, lambda0) = pendulum.qp(&q0, &qd0);
     let start = State {
         t: 0.0,
@@ -390,19 +415,12 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         lambda: vec![lambda0],
     };
     let run = integrate(&pendulum, &start, 5.0, 0.05, &settings()).unwrap();
-    let e0 = pendulum.energy(&q0, &qd0);
     let (mut qp_diff, mut energy, mut drift) = (0.0f64, 0.0f64, 0.0f64);
     for s in &run.samples {
-        let (a, lambda) = pendulum.qp(&s.q, &s.qd);
-        let scale = a.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        for k in 0..2 {
-            qp_diff = qp_diff.max(rel(s.qdd[k], a[k], scale));
-        }
-        qp_diff = qp_diff.max(rel(s.lambda[0], lambda, lambda.abs()));
-        energy = energy.max(rel(pendulum.energy(&s.q, &s.qd), e0, e0.abs()));
-        let psi = l1 * s.q[0].cos() + l2 * s.q[1].cos() - h;
-        let psi_d = -l1 * s.q[0].sin() * s.qd[0] - l2 * s.q[1].sin() * s.qd[1];
-        drift = drift.max(psi.abs()).max(psi_d.abs());
+        let [qp, e, psi] = pendulum.departures(&s.q, &s.qd, &s.qdd, s.lambda[0]);
+        qp_diff = qp_diff.max(qp);
+        energy = energy.max(e);
+        drift = drift.max(psi);
     }
     println!("tip on a line: QP {qp_diff:.2e}, energy {energy:.2e}, psi {drift:.2e}");
     assert!(qp_diff < 1e-9, "{qp_diff:e}");
@@ -762,10 +780,7 @@ fn tip_on_a_line_at_orders_4_and_5_follows_the_gauss_qp() {
         g: 9.81,
     };
     let [l1, l2] = pendulum.l;
-    let q0: [f64; 2] = [0.4, -0.9];
-    let qd0 = [1.0, -l1 * q0[0].sin() / (l2 * q0[1].sin())];
-    let h = l1 * q0[0].cos() + l2 * q0[1].cos();
-    let e0 = pendulum.energy(&q0, &qd0);
+    let (q0, qd0, _) = pendulum.start();
     let (_, lambda0) = pendulum.qp(&q0, &qd0);
     let mut lambda = vec![vec![lambda0]];
     let mut system = TipOfOrder { pendulum, order: 3 };
@@ -787,17 +802,12 @@ fn tip_on_a_line_at_orders_4_and_5_follows_the_gauss_qp() {
         let run = any_order::integrate(&system, &start, 3.0, 0.05, &settings()).unwrap();
         let (mut qp_diff, mut energy, mut drift, mut phi) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for s in &run.samples {
-            let (q, qd) = (&s.q[0], &s.q[1]);
-            let (a, lambda) = system.pendulum.qp(q, qd);
-            let scale = a.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-            for k in 0..2 {
-                qp_diff = qp_diff.max(rel(s.q[2][k], a[k], scale));
-            }
-            qp_diff = qp_diff.max(rel(s.lambda[0][0], lambda, lambda.abs()));
-            energy = energy.max(rel(system.pendulum.energy(q, qd), e0, e0.abs()));
-            let psi = l1 * q[0].cos() + l2 * q[1].cos() - h;
-            let psi_d = -l1 * q[0].sin() * qd[0] - l2 * q[1].sin() * qd[1];
-            drift = drift.max(psi.abs()).max(psi_d.abs());
+            let d = system
+                .pendulum
+                .departures(&s.q[0], &s.q[1], &s.q[2], s.lambda[0][0]);
+            qp_diff = qp_diff.max(d[0]);
+            energy = energy.max(d[1]);
+            drift = drift.max(d[2]);
             // psi^(m) of the solve, against the size of its top terms.
             let levels: Vec<&[f64]> = s.q.iter().map(Vec::as_slice).collect();
             let top = (l1 * s.q[order][0]).abs() + (l2 * s.q[order][1]).abs();
