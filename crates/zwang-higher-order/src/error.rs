@@ -134,11 +134,11 @@ pub enum HigherOrderError {
         value: f64,
     },
     /// An order of constraints outside 3 to [`crate::MAX_ORDER`]: lower
-    /// orders are the QP's (Gauss's minimum), higher ones would need a
-    /// deeper nesting of dual numbers than the engine is built with.
+    /// orders are the QP's (Gauss's minimum), higher ones would need
+    /// deeper dual numbers than the engine is built with.
     #[error(
-        "order {order}: constraints of order 3 to {} are integrated here (orders 1 and 2 are \
-         Gauss's minimum, the QP of the rest of zwang)",
+        "order {order}: constraints of order 3 to {} are integrated here (those of order 2 and \
+         below are Gauss's minimum, the QP of the rest of zwang)",
         crate::MAX_ORDER
     )]
     Order {

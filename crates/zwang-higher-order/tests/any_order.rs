@@ -314,38 +314,6 @@ fn one_state_of_order_4_by_hand() {
     );
 }
 
-/// Constraints of order 4 on a free unit mass, for the errors: a row that
-/// depends on `q'''`, or a constraint not linear in `q''''`.
-struct Bad {
-    row_on_third: bool,
-}
-
-impl OrderSystem for Bad {
-    fn order(&self) -> usize {
-        4
-    }
-    fn dim(&self) -> usize {
-        2
-    }
-    fn constraint_count(&self) -> usize {
-        1
-    }
-    fn mass<D: Scalar>(&self, _t: D, _q: &[D], m: &mut [D]) {
-        m[0] = D::from(1.0);
-        m[3] = D::from(1.0);
-    }
-    fn force<D: Scalar>(&self, _t: D, _q: &[D], _qd: &[D], f: &mut [D]) {
-        f[1] = D::from(-1.0);
-    }
-    fn constraint<D: Scalar>(&self, _b: usize, _t: D, q: &[&[D]]) -> D {
-        if self.row_on_third {
-            q[3][0] * q[4][0] + q[4][1]
-        } else {
-            q[4][0] * q[4][0] + q[4][1]
-        }
-    }
-}
-
 /// Bad input and states where the motion is not determined are typed
 /// errors, never a panic.
 #[test]
@@ -403,7 +371,14 @@ fn bad_input_is_a_typed_error() {
     );
     // A row that depends on q''', a constraint not linear in q''''.
     let lambda = vec![vec![0.2], vec![0.1]];
-    let e = derivatives(&Bad { row_on_third: true }, &state(lambda.clone())).unwrap_err();
+    let e = derivatives(
+        &FreeMass {
+            order: 4,
+            phi: Phi::RowOnThird,
+        },
+        &state(lambda.clone()),
+    )
+    .unwrap_err();
     assert_eq!(
         e,
         HigherOrderError::RowDependsOnHigher {
@@ -416,8 +391,9 @@ fn bad_input_is_a_typed_error() {
         }
     );
     let e = derivatives(
-        &Bad {
-            row_on_third: false,
+        &FreeMass {
+            order: 4,
+            phi: Phi::NotLinear,
         },
         &state(lambda.clone()),
     )
@@ -464,4 +440,85 @@ fn bad_input_is_a_typed_error() {
     );
     let e = integrate(&four, &state(lambda), 0.0, 0.1, &settings()).unwrap_err();
     assert!(matches!(e, HigherOrderError::Settings(_)), "{e}");
+}
+
+/// A free unit mass pushed by `Q = (sin t, -1)` under a constraint of
+/// order `m`: `q1^(m) + q1'' q2 = 0` (`B = (1, 0)`, a free part with `q''`
+/// and `q`), or, for the errors, `q1''' q1'''' + q2''''` (a row that
+/// depends on `q'''`) or `q1''''^2 + q2''''` (not linear).
+struct FreeMass {
+    order: usize,
+    phi: Phi,
+}
+
+enum Phi {
+    Shifted,
+    RowOnThird,
+    NotLinear,
+}
+
+impl OrderSystem for FreeMass {
+    fn order(&self) -> usize {
+        self.order
+    }
+    fn dim(&self) -> usize {
+        2
+    }
+    fn constraint_count(&self) -> usize {
+        1
+    }
+    fn mass<D: Scalar>(&self, _t: D, _q: &[D], m: &mut [D]) {
+        m[0] = D::from(1.0);
+        m[3] = D::from(1.0);
+    }
+    fn force<D: Scalar>(&self, t: D, _q: &[D], _qd: &[D], f: &mut [D]) {
+        f[0] = t.sin();
+        f[1] = D::from(-1.0);
+    }
+    fn constraint<D: Scalar>(&self, _b: usize, _t: D, q: &[&[D]]) -> D {
+        let top = q[self.order];
+        match self.phi {
+            Phi::Shifted => top[0] + q[2][0] * q[0][1],
+            Phi::RowOnThird => q[3][0] * top[0] + top[1],
+            Phi::NotLinear => top[0] * top[0] + top[1],
+        }
+    }
+}
+
+/// The time derivatives of `Q(t)` by hand: `q1'' = sin t + lambda`,
+/// `q1''' = cos t + lambda'`, `q1'''' = -sin t + lambda''`,
+/// `q1^(5) = -cos t + lambda'''`, `q2'' = -1` and `q2''' = q2'''' = 0`;
+/// the constraint gives the top multiplier, `lambda'' = sin t - q1'' q2` at
+/// order 4 and `lambda''' = cos t - q1'' q2` at order 5.
+#[test]
+fn time_dependent_force_at_orders_4_and_5() {
+    let (t, q2, l) = (0.3f64, 2.0, [0.25, -0.5, 0.75]);
+    let (s, c) = t.sin_cos();
+    let a1 = s + l[0];
+    let close = |x: f64, y: f64| assert!((x - y).abs() <= 1e-14 * y.abs().max(1.0), "{x} vs {y}");
+    for order in [4, 5] {
+        let state = State {
+            t,
+            q: vec![0.5, q2],
+            qd: vec![0.0, 1.0],
+            lambda: l[..order - 2].iter().map(|&x| vec![x]).collect(),
+        };
+        let system = FreeMass {
+            order,
+            phi: Phi::Shifted,
+        };
+        let d = derivatives(&system, &state).unwrap();
+        close(d.q[2][0], a1);
+        close(d.q[3][0], c + l[1]);
+        close(d.q[2][1], -1.0);
+        for k in 3..=order {
+            assert_eq!(d.q[k][1], 0.0, "q2^({k})");
+        }
+        close(d.q[order][0], -a1 * q2);
+        let top = if order == 4 { s - a1 * q2 } else { c - a1 * q2 };
+        close(d.lambda[order - 2][0], top);
+        if order == 5 {
+            close(d.q[4][0], -s + l[2]);
+        }
+    }
 }
