@@ -210,29 +210,17 @@ pub(crate) fn check_state<S: OrderSystem>(
     Ok(())
 }
 
-fn finite(what: &str, v: &[f64]) -> Result<(), HigherOrderError> {
+/// Refuses a non-finite entry of `v`, naming `what` (written out only
+/// then: `format_args!` for names with numbers in them).
+fn finite(what: impl std::fmt::Display, v: &[f64]) -> Result<(), HigherOrderError> {
     match v.iter().position(|x| !x.is_finite()) {
         None => Ok(()),
         Some(index) => Err(HigherOrderError::NonFinite {
-            what: what.into(),
+            what: what.to_string(),
             index,
             value: v[index],
         }),
     }
-}
-
-fn hyper(re: &[f64], eps1: &[f64], eps2: &[f64]) -> Vec<HyperDual64> {
-    re.iter()
-        .zip(eps1)
-        .zip(eps2)
-        .map(|((&r, &a), &b)| HyperDual64::new(r, a, b, 0.0))
-        .collect()
-}
-
-fn unit(n: usize, j: usize) -> Vec<f64> {
-    let mut e = vec![0.0; n];
-    e[j] = 1.0;
-    e
 }
 
 fn inf_norm(v: &[f64]) -> f64 {
@@ -244,21 +232,41 @@ fn slices<D>(levels: &[Vec<D>]) -> Vec<&[D]> {
     levels.iter().map(Vec::as_slice).collect()
 }
 
-/// `phi_b` on hyper-dual numbers: `levels[k]` is `q^(k)` (constants), with
-/// the directions `eps1` on `q^(m)` and `eps2` on `q^(i)` set by `set`.
-fn phi_hyper<S: OrderSystem>(
-    system: &S,
-    b: usize,
-    t: f64,
-    levels: &[Vec<f64>],
-    set: &[(usize, &[f64], &[f64])],
-) -> HyperDual64 {
-    let zero = vec![0.0; levels[0].len()];
-    let mut args: Vec<Vec<HyperDual64>> = levels.iter().map(|x| hyper(x, &zero, &zero)).collect();
-    for &(k, eps1, eps2) in set {
-        args[k] = hyper(&levels[k], eps1, eps2);
+/// The arguments `q^(0), ..., q^(m)` of the constraints as hyper-dual
+/// constants, made once per state: each evaluation sets one direction
+/// `eps1` and at most one `eps2` on single entries, and takes them off.
+struct Hyper(Vec<Vec<HyperDual64>>);
+
+impl Hyper {
+    fn new(levels: &[Vec<f64>]) -> Self {
+        Hyper(
+            levels
+                .iter()
+                .map(|x| x.iter().map(|&r| HyperDual64::from_re(r)).collect())
+                .collect(),
+        )
     }
-    system.constraint(b, HyperDual64::from_re(t), &slices(&args))
+
+    /// `phi_b` with `eps1` on `q^(l1)_j1` and `eps2` on `q^(l2)_j2`.
+    fn phi<S: OrderSystem>(
+        &mut self,
+        system: &S,
+        b: usize,
+        t: f64,
+        (l1, j1): (usize, usize),
+        eps2: Option<(usize, usize)>,
+    ) -> HyperDual64 {
+        self.0[l1][j1].eps1 = 1.0;
+        if let Some((l2, j2)) = eps2 {
+            self.0[l2][j2].eps2 = 1.0;
+        }
+        let v = system.constraint(b, HyperDual64::from_re(t), &slices(&self.0));
+        self.0[l1][j1].eps1 = 0.0;
+        if let Some((l2, j2)) = eps2 {
+            self.0[l2][j2].eps2 = 0.0;
+        }
+        v
+    }
 }
 
 /// One row per constraint.
@@ -272,21 +280,19 @@ fn rows_at<S: OrderSystem>(
     levels: &[Vec<f64>],
 ) -> Result<(Rows, Rows), HigherOrderError> {
     let (n, g, m) = (levels[0].len(), system.constraint_count(), levels.len() - 1);
-    let zero = vec![0.0; n];
     let mut rows = vec![vec![0.0; n]; g];
     let mut rows_qdd = vec![vec![0.0; n * n]; g];
+    let mut args = Hyper::new(levels);
     for b in 0..g {
         for j in 0..n {
-            let ej = unit(n, j);
-            let v = phi_hyper(system, b, t, levels, &[(m, &ej, &zero)]);
-            finite(&format!("constraint[{b}]: dphi/dq^({m})"), &[v.eps1])?;
+            let v = args.phi(system, b, t, (m, j), None);
+            finite(format_args!("constraint[{b}]: dphi/dq^({m})"), &[v.eps1])?;
             rows[b][j] = v.eps1;
             for k in 0..n {
                 // eps1 on q^(m)_j, eps2 on q''_k: dB_bj / dq''_k.
-                let ek = unit(n, k);
-                let v = phi_hyper(system, b, t, levels, &[(m, &ej, &zero), (2, &zero, &ek)]);
+                let v = args.phi(system, b, t, (m, j), Some((2, k)));
                 finite(
-                    &format!("constraint[{b}]: d2phi/dq^({m})dq''"),
+                    format_args!("constraint[{b}]: d2phi/dq^({m})dq''"),
                     &[v.eps1eps2],
                 )?;
                 rows_qdd[b][j * n + k] = v.eps1eps2;
@@ -306,20 +312,21 @@ fn free_parts<S: OrderSystem>(
     rows: &[Vec<f64>],
 ) -> Result<Vec<f64>, HigherOrderError> {
     let (n, m) = (levels[0].len(), levels.len() - 1);
-    let zero = vec![0.0; n];
     let mut phi0 = vec![0.0; rows.len()];
+    let mut args = Hyper::new(levels);
     for (b, row) in rows.iter().enumerate() {
         let p = system.constraint(b, t, &slices(levels));
-        finite(&format!("constraint[{b}]"), &[p])?;
+        finite(format_args!("constraint[{b}]"), &[p])?;
         phi0[b] = p;
         let size = 1.0 + inf_norm(row);
         for j in 0..n {
-            let ej = unit(n, j);
             for k in j..n {
-                let ek = unit(n, k);
                 // Linear in q^(m): every second derivative in q^(m) vanishes.
-                let v = phi_hyper(system, b, t, levels, &[(m, &ej, &ek)]);
-                finite(&format!("constraint[{b}]: d2phi/dq^({m})2"), &[v.eps1eps2])?;
+                let v = args.phi(system, b, t, (m, j), Some((m, k)));
+                finite(
+                    format_args!("constraint[{b}]: d2phi/dq^({m})2"),
+                    &[v.eps1eps2],
+                )?;
                 if v.eps1eps2.abs() > LINEAR_TOL * size {
                     return Err(if m == 3 {
                         HigherOrderError::NotLinear {
@@ -340,12 +347,11 @@ fn free_parts<S: OrderSystem>(
                 }
             }
             for k in 0..n {
-                let ek = unit(n, k);
                 // The row B_b does not depend on q^(i), 2 < i < m.
                 for i in 3..m {
-                    let v = phi_hyper(system, b, t, levels, &[(m, &ej, &zero), (i, &zero, &ek)]);
+                    let v = args.phi(system, b, t, (m, j), Some((i, k)));
                     finite(
-                        &format!("constraint[{b}]: d2phi/dq^({m})dq^({i})"),
+                        format_args!("constraint[{b}]: d2phi/dq^({m})dq^({i})"),
                         &[v.eps1eps2],
                     )?;
                     if v.eps1eps2.abs() > LINEAR_TOL * size {
@@ -437,7 +443,7 @@ fn upper<S: OrderSystem, J: Jet>(
     let m = system.order();
     for k in 1..m - 2 {
         let r = rate::<S, J>(system, t, levels, lambda, k);
-        finite(&format!("equations: time derivative {k}"), &r)?;
+        finite(format_args!("equations: time derivative {k}"), &r)?;
         let x = linalg::solve(k_matrix.to_vec(), r.iter().map(|v| -v).collect()).ok_or(
             HigherOrderError::SingularAcceleration {
                 t,
@@ -447,7 +453,7 @@ fn upper<S: OrderSystem, J: Jet>(
         levels.push(x);
     }
     let r = rate::<S, J>(system, t, levels, lambda, m - 2);
-    finite(&format!("equations: time derivative {}", m - 2), &r)?;
+    finite(format_args!("equations: time derivative {}", m - 2), &r)?;
     Ok(r)
 }
 
