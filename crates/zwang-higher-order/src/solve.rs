@@ -444,12 +444,13 @@ fn upper<S: OrderSystem, J: Jet>(
     for k in 1..m - 2 {
         let r = rate::<S, J>(system, t, levels, lambda, k);
         finite(format_args!("equations: time derivative {k}"), &r)?;
-        let x = linalg::solve(k_matrix.to_vec(), r.iter().map(|v| -v).collect()).ok_or(
-            HigherOrderError::SingularAcceleration {
-                t,
-                lambda: lambda[0].to_vec(),
-            },
-        )?;
+        let x =
+            linalg::solve(k_matrix.to_vec(), r.iter().map(|v| -v).collect()).ok_or_else(|| {
+                HigherOrderError::SingularAcceleration {
+                    t,
+                    lambda: lambda[0].to_vec(),
+                }
+            })?;
         levels.push(x);
     }
     let r = rate::<S, J>(system, t, levels, lambda, m - 2);
