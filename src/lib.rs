@@ -32,9 +32,9 @@
 //!   format);
 //! - [`sweep`]: a scene or an instant run over a grid of parameters by
 //!   key path, a row per run (`zwang sweep`, the Python package);
-//! - [`higher_order`]: constraints of third order, where the principle is
-//!   stationary, not a minimum: the multipliers join the state and the
-//!   motion is integrated;
+//! - [`higher_order`]: constraints of order 3 and above, where the
+//!   principle is stationary, not a minimum: the multipliers and their
+//!   derivatives join the state and the motion is integrated;
 //! - [`generalized`]: systems in generalized coordinates given by their
 //!   kinetic and potential energies and constraints as Rust functions, by
 //!   automatic differentiation (`M`, velocity terms, rows; the Appell,

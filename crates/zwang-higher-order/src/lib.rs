@@ -1,5 +1,5 @@
-//! Constraints of third order: where Gauss's principle is stationary, not
-//! a minimum, and the multipliers join the state.
+//! Constraints of order 3 and above: where Gauss's principle is
+//! stationary, not a minimum, and the multipliers join the state.
 //!
 //! # Why not a QP
 //!
@@ -18,14 +18,14 @@
 //! ([`instant`] writes one). The equations (Zhang et al., eqs 39 and 50) are
 //!
 //! ```text
-//! M(t, q) q'' - Q(t, q, q') - sum_b lambda_b B_b = 0,    B_b = dphi_b/dq'''
-//! phi_b(t, q, q', q'', q''') = 0
+//! M(t, q) q'' - Q(t, q, q') - sum_b lambda_b B_b = 0,    B_b = dphi_b/dq^(m+2)
+//! phi_b(t, q, q', ..., q^(m+2)) = 0
 //! ```
 //!
-//! and the multipliers are part of the state: `lambda'` comes from the
-//! constraints.
+//! and the multipliers are part of the state: their highest derivative
+//! comes with the constraints.
 //!
-//! # What this crate does (order 3, `m = 1`)
+//! # Order 3, at the crate's root
 //!
 //! Give the system as a [`ThirdOrderSystem`]: `M(t, q)`, `Q(t, q, q')` and
 //! the constraints `phi_b(t, q, q', q'', q''')`, written once for any
@@ -47,16 +47,31 @@
 //! `lambda` is an initial condition (equivalently `q''` at the start: the
 //! constraints involve only `q'''`, so they leave it free).
 //!
-//! Constraints of order above 3 (`m >= 2`) are recognised by the checker
-//! (`zwang check` on an instant with `equalities.order` above 3) but not
-//! integrated here: their state would also hold `lambda', ...,
-//! lambda^(m-1)`, and `lambda^(m)` would need the `m`-th time derivative
-//! of the equations.
+//! # Any order from 3 to [`MAX_ORDER`]: [`any_order`]
+//!
+//! Here `m` is the order itself (Zhang et al.'s `m + 2`). A constraint
+//! `phi_b(t, q, q', ..., q^(m)) = 0` linear in `q^(m)`
+//! ([`OrderSystem`]) keeps the same equations, `B_b = dphi_b/dq^(m)`. The
+//! state holds `q`, `q'` and `lambda, lambda', ..., lambda^(m-3)` (at
+//! `m = 3`, `lambda` alone): `q''` comes from the equations as above,
+//! `q''', ..., q^(m-1)` from their time derivatives `1, ..., m - 3`
+//! (`K q^(k+2) = ...`, `lambda^(k)` known), and the derivative `m - 2`
+//! with the constraints gives `(q^(m), lambda^(m-2))`, the same saddle
+//! system as at order 3. The time derivatives are exact, by nested dual
+//! numbers of depth `m - 2` along the motion (a truncated Taylor series in
+//! `t`); the depth is a type, so the orders are a fixed list. The rows may
+//! depend on `t, q, q', q''` but not on `q''', ..., q^(m-1)` (checked):
+//! otherwise the equations of motion would themselves be of higher order
+//! in `q`. [`TurningPlaneOfOrder`] raises the worked case to
+//! `q1'' q1^(m) + g q2^(m) = 0`; the example `examples/higher_order.rs`
+//! runs orders 4 and 5.
 //!
 //! Bad input is a [`HigherOrderError`], never a panic: wrong lengths, NaN,
-//! a constraint that is not linear in `q'''` (checked at every state, by
-//! its second derivatives), a state where the accelerations or
-//! `(q''', lambda')` are not determined (singular systems).
+//! a constraint that is not linear in its top derivative (checked at every
+//! state, by its second derivatives) or whose row depends on a derivative
+//! above `q''`, an order outside 3 to [`MAX_ORDER`], a state where the
+//! accelerations or `(q^(m), lambda^(m-2))` are not determined (singular
+//! systems).
 //!
 //! # The worked case
 //!
@@ -78,7 +93,9 @@
 //! assert!((d.qdd[0] * d.qddd[0] + 9.81 * d.qddd[1]).abs() < 1e-14);
 //! ```
 
+pub mod any_order;
 mod error;
+mod jet;
 mod linalg;
 mod ode;
 mod plane;
@@ -88,6 +105,6 @@ mod system;
 pub use error::HigherOrderError;
 pub use num_dual;
 pub use ode::{integrate, Sample, State, ThirdOrderOde, Trajectory};
-pub use plane::TurningPlane;
-pub use solve::{derivatives, instant, Derivatives};
-pub use system::{Scalar, ThirdOrderSystem};
+pub use plane::{TurningPlane, TurningPlaneOfOrder};
+pub use solve::{derivatives, instant, Derivatives, MAX_ORDER};
+pub use system::{OrderSystem, Scalar, ThirdOrderSystem};

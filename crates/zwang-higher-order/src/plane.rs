@@ -2,7 +2,7 @@
 //! relative motion dynamics, section 5): a particle on a plane that turns
 //! slowly about its normal, under a constraint of third order.
 
-use crate::system::{Scalar, ThirdOrderSystem};
+use crate::system::{OrderSystem, Scalar, ThirdOrderSystem};
 
 /// A particle of mass `M` on a plane turning with constant `omega` about
 /// its normal, in coordinates `q1`, `q2` fixed to the plane, applied force
@@ -75,5 +75,49 @@ impl ThirdOrderSystem for TurningPlane {
         qddd: &[D],
     ) -> D {
         qdd[0] * qddd[0] + qddd[1] * self.g
+    }
+}
+
+/// Zhang et al.'s turning plane with the constraint raised to order `m`:
+///
+/// ```text
+/// phi = q1'' q1^(m) + g q2^(m) = 0
+/// ```
+///
+/// (order 3 is [`TurningPlane`]'s). The row `B = (q1'', g)` is the same at
+/// every order, so are the equations of motion (their eqs 50); the state
+/// holds `lambda, ..., lambda^(m-3)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TurningPlaneOfOrder {
+    /// The particle, the plane and the constant `g`.
+    pub plane: TurningPlane,
+    /// The order `m` of the constraint.
+    pub order: usize,
+}
+
+impl OrderSystem for TurningPlaneOfOrder {
+    fn order(&self) -> usize {
+        self.order
+    }
+
+    fn dim(&self) -> usize {
+        2
+    }
+
+    fn constraint_count(&self) -> usize {
+        1
+    }
+
+    fn mass<D: Scalar>(&self, t: D, q: &[D], m: &mut [D]) {
+        self.plane.mass(t, q, m)
+    }
+
+    fn force<D: Scalar>(&self, t: D, q: &[D], qd: &[D], f: &mut [D]) {
+        self.plane.force(t, q, qd, f)
+    }
+
+    fn constraint<D: Scalar>(&self, _b: usize, _t: D, q: &[&[D]]) -> D {
+        let top = q[self.order];
+        q[2][0] * top[0] + top[1] * self.plane.g
     }
 }

@@ -6,7 +6,8 @@
 //! by hand; its non-turning case in closed form; and a double pendulum whose
 //! tip is held on a horizontal line by the third time derivative of that
 //! holonomic constraint, against the Gauss QP of the acceleration-level row,
-//! the pendulum's energy and the constraint itself.
+//! the pendulum's energy and the constraint itself; the same pendulum held
+//! by the fourth and fifth derivatives (`any_order`), against the same QP.
 
 use zwang_higher_order::num_dual::Dual64;
 use zwang_higher_order::{
@@ -363,6 +364,35 @@ impl TipOnLine {
             + m2 * l1 * l2 * (q[0] - q[1]).cos() * qd[0] * qd[1];
         t - (m1 + m2) * g * l1 * q[0].cos() - m2 * g * l2 * q[1].cos()
     }
+    /// The start of the runs, on the line: `th = (0.4, -0.9)`, `th1' = 1`
+    /// and `th2'` with `psi' = 0`; the height `h` of the line.
+    fn start(&self) -> ([f64; 2], [f64; 2], f64) {
+        let [l1, l2] = self.l;
+        let q0: [f64; 2] = [0.4, -0.9];
+        let w1 = 1.0;
+        let qd0 = [w1, -l1 * q0[0].sin() * w1 / (l2 * q0[1].sin())];
+        (q0, qd0, l1 * q0[0].cos() + l2 * q0[1].cos())
+    }
+    /// At a sample of a run from [`TipOnLine::start`]: its largest relative
+    /// difference from the QP (accelerations and multiplier), its energy's
+    /// from the start's, and `|psi|`, `|psi'|`.
+    fn departures(&self, q: &[f64], qd: &[f64], qdd: &[f64], lambda: f64) -> [f64; 3] {
+        let (q0, qd0, h) = self.start();
+        let e0 = self.energy(&q0, &qd0);
+        let [l1, l2] = self.l;
+        let (a, multiplier) = self.qp(q, qd);
+        let scale = a.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let qp = (0..2)
+            .map(|k| rel(qdd[k], a[k], scale))
+            .fold(rel(lambda, multiplier, multiplier.abs()), f64::max);
+        let psi = l1 * q[0].cos() + l2 * q[1].cos() - h;
+        let psi_d = -l1 * q[0].sin() * qd[0] - l2 * q[1].sin() * qd[1];
+        [
+            qp,
+            rel(self.energy(q, qd), e0, e0.abs()),
+            psi.abs().max(psi_d.abs()),
+        ]
+    }
 }
 
 /// (f) The third-order form of an ordinary constraint: the engine, with
@@ -376,11 +406,7 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         l: [1.0, 0.8],
         g: 9.81,
     };
-    let [l1, l2] = pendulum.l;
-    let q0: [f64; 2] = [0.4, -0.9];
-    let w1 = 1.0;
-    let qd0 = [w1, -l1 * q0[0].sin() * w1 / (l2 * q0[1].sin())];
-    let h = l1 * q0[0].cos() + l2 * q0[1].cos();
+    let (q0, qd0, _) = pendulum.start();
     let (_, lambda0) = pendulum.qp(&q0, &qd0);
     let start = State {
         t: 0.0,
@@ -389,19 +415,12 @@ fn tip_on_a_line_follows_the_gauss_qp() {
         lambda: vec![lambda0],
     };
     let run = integrate(&pendulum, &start, 5.0, 0.05, &settings()).unwrap();
-    let e0 = pendulum.energy(&q0, &qd0);
     let (mut qp_diff, mut energy, mut drift) = (0.0f64, 0.0f64, 0.0f64);
     for s in &run.samples {
-        let (a, lambda) = pendulum.qp(&s.q, &s.qd);
-        let scale = a.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        for k in 0..2 {
-            qp_diff = qp_diff.max(rel(s.qdd[k], a[k], scale));
-        }
-        qp_diff = qp_diff.max(rel(s.lambda[0], lambda, lambda.abs()));
-        energy = energy.max(rel(pendulum.energy(&s.q, &s.qd), e0, e0.abs()));
-        let psi = l1 * s.q[0].cos() + l2 * s.q[1].cos() - h;
-        let psi_d = -l1 * s.q[0].sin() * s.qd[0] - l2 * s.q[1].sin() * s.qd[1];
-        drift = drift.max(psi.abs()).max(psi_d.abs());
+        let [qp, e, psi] = pendulum.departures(&s.q, &s.qd, &s.qdd, s.lambda[0]);
+        qp_diff = qp_diff.max(qp);
+        energy = energy.max(e);
+        drift = drift.max(psi);
     }
     println!("tip on a line: QP {qp_diff:.2e}, energy {energy:.2e}, psi {drift:.2e}");
     assert!(qp_diff < 1e-9, "{qp_diff:e}");
@@ -686,4 +705,121 @@ fn newton_when_b_depends_nonlinearly_on_the_accelerations() {
     // The multiplier moves: lambda' is not trivially zero here.
     let last = run.samples.last().unwrap();
     assert!((last.lambda[0] - lambda).abs() > 1e-3, "{:?}", last.lambda);
+}
+
+/// The pendulum of [`TipOnLine`] with the tip held by the `m`-th time
+/// derivative of `psi` (orders 3 to 5), written by hand:
+/// `psi^(m) = Re sum_i l_i A_m(th_i) e^(i th_i)` with `d^m/dt^m e^(i th) =
+/// A_m e^(i th)`, `A_(m+1) = A_m' + i th' A_m` (`w_k = th^(k)`):
+///
+/// ```text
+/// A_3 = i w3 - 3 w1 w2 - i w1^3
+/// A_4 = i w4 - 4 w1 w3 - 3 w2^2 - 6 i w1^2 w2 + w1^4
+/// A_5 = i w5 - 5 w1 w4 - 10 w2 w3 - 15 i w1 w2^2 - 10 i w1^2 w3 + 10 w1^3 w2 + i w1^5
+/// ```
+///
+/// Its row `B = (-l1 sin th1, -l2 sin th2)` depends on `q` only, its mass
+/// on `q` and its force on `q'`: every term of the time derivatives of the
+/// equations is used.
+struct TipOfOrder {
+    pendulum: TipOnLine,
+    order: usize,
+}
+
+impl zwang_higher_order::OrderSystem for TipOfOrder {
+    fn order(&self) -> usize {
+        self.order
+    }
+    fn dim(&self) -> usize {
+        2
+    }
+    fn constraint_count(&self) -> usize {
+        1
+    }
+    fn mass<D: Scalar>(&self, t: D, q: &[D], m: &mut [D]) {
+        ThirdOrderSystem::mass(&self.pendulum, t, q, m)
+    }
+    fn force<D: Scalar>(&self, t: D, q: &[D], qd: &[D], f: &mut [D]) {
+        ThirdOrderSystem::force(&self.pendulum, t, q, qd, f)
+    }
+    fn constraint<D: Scalar>(&self, _b: usize, _t: D, q: &[&[D]]) -> D {
+        (0..2)
+            .map(|i| {
+                let w = |k: usize| q[k][i];
+                let (w1, w2, w3) = (w(1), w(2), w(3));
+                let (re, im) = match self.order {
+                    3 => (w1 * w2 * -3.0, w3 - w1.powi(3)),
+                    4 => (
+                        w1 * w3 * -4.0 - w2 * w2 * 3.0 + w1.powi(4),
+                        w(4) - w1 * w1 * w2 * 6.0,
+                    ),
+                    _ => (
+                        w1 * w(4) * -5.0 - w2 * w3 * 10.0 + w1.powi(3) * w2 * 10.0,
+                        w(5) - w1 * w2 * w2 * 15.0 - w1 * w1 * w3 * 10.0 + w1.powi(5),
+                    ),
+                };
+                (re * q[0][i].cos() - im * q[0][i].sin()) * self.pendulum.l[i]
+            })
+            .fold(D::from(0.0), |a, b| a + b)
+    }
+}
+
+/// (g) Orders 4 and 5 of an ordinary constraint: started where `psi`,
+/// `psi'`, `psi''` (the QP's multiplier), `psi'''` (with `lambda'` of the
+/// order-3 solve) and, at order 5, `psi''''` (with `lambda''` of the
+/// order-4 solve) vanish, the motion that keeps `psi^(m) = 0` is the
+/// ordinary constrained one: it follows the Gauss QP of the
+/// acceleration-level row at every sample, keeps the tip on its line and
+/// keeps the energy; `psi^(m)` of the solve is zero to round-off.
+#[test]
+fn tip_on_a_line_at_orders_4_and_5_follows_the_gauss_qp() {
+    use zwang_higher_order::{any_order, OrderSystem};
+    let pendulum = TipOnLine {
+        m: [1.0, 0.5],
+        l: [1.0, 0.8],
+        g: 9.81,
+    };
+    let [l1, l2] = pendulum.l;
+    let (q0, qd0, _) = pendulum.start();
+    let (_, lambda0) = pendulum.qp(&q0, &qd0);
+    let mut lambda = vec![vec![lambda0]];
+    let mut system = TipOfOrder { pendulum, order: 3 };
+    for order in [4, 5] {
+        // lambda^(order - 3) from the solve one order below.
+        let below = any_order::State {
+            t: 0.0,
+            q: q0.to_vec(),
+            qd: qd0.to_vec(),
+            lambda: lambda.clone(),
+        };
+        let d = any_order::derivatives(&system, &below).unwrap();
+        lambda.push(d.lambda[order - 3].clone());
+        system.order = order;
+        let start = any_order::State {
+            lambda: lambda.clone(),
+            ..below
+        };
+        let run = any_order::integrate(&system, &start, 3.0, 0.05, &settings()).unwrap();
+        let (mut qp_diff, mut energy, mut drift, mut phi) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for s in &run.samples {
+            let d = system
+                .pendulum
+                .departures(&s.q[0], &s.q[1], &s.q[2], s.lambda[0][0]);
+            qp_diff = qp_diff.max(d[0]);
+            energy = energy.max(d[1]);
+            drift = drift.max(d[2]);
+            // psi^(m) of the solve, against the size of its top terms.
+            let levels: Vec<&[f64]> = s.q.iter().map(Vec::as_slice).collect();
+            let top = (l1 * s.q[order][0]).abs() + (l2 * s.q[order][1]).abs();
+            phi = phi.max(system.constraint(0, s.t, &levels).abs() / top.max(1.0));
+        }
+        println!(
+            "tip on a line, order {order}: QP {qp_diff:.2e}, energy {energy:.2e}, psi {drift:.2e}, \
+             psi^({order}) {phi:.1e}"
+        );
+        assert!(qp_diff < 1e-8, "{qp_diff:e}");
+        assert!(energy < 1e-8, "{energy:e}");
+        assert!(drift < 1e-8, "{drift:e}");
+        assert!(phi < 1e-12, "{phi:e}");
+    }
 }
