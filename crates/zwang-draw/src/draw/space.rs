@@ -27,16 +27,18 @@
 //! planar for now.
 
 mod camera;
+mod links;
 mod mesh;
 
 pub use camera::{Box3, Camera, VIEW};
+pub use links::{links, Holds, Link};
 use mesh::Mesh;
 
 use super::raster::{self, Area};
 use super::reel::Reel;
 use super::{
-    check_frames, clip, clip_segment, clip_to, delay_ms, draw_label, fill_color, rgb, Format,
-    Frame, FIXED_FILL, FIXED_LINE, INK, MAX_FRAMES, MAX_STILLS, PANEL,
+    check_frames, clip, clip_segment, clip_to, delay_ms, draw_label, draw_scale_bar, fill_color,
+    rgb, Format, Frame, FIXED_FILL, FIXED_LINE, INK, LINK, MAX_FRAMES, MAX_STILLS, PANEL,
 };
 use crate::plot::text_error;
 use plotters::prelude::*;
@@ -157,11 +159,13 @@ fn fixed_box(model: &SpatialModel, looks: &Looks) -> Box3 {
     b
 }
 
-/// Grows `b` to hold the moving bodies at `poses` (by moving index).
+/// Grows `b` to hold the moving bodies at `poses` (by moving index) and
+/// the anchors of the joints, springs and dampers.
 fn include_poses(b: &mut Box3, model: &SpatialModel, looks: &Looks, poses: &[Pose]) {
     for (m, pose) in poses.iter().enumerate() {
         looks.include(b, model.body_of(m), pose);
     }
+    links::include_links(b, model, poses);
 }
 
 /// A half-space in the world: a point of its plane and its outward unit
@@ -429,7 +433,46 @@ fn draw_panel(
             segment(ends, face.line)?;
         }
     }
+    // The joints, springs and dampers over the bodies.
+    let shapeless: Vec<bool> = (0..poses.len())
+        .map(|m| matches!(looks.0[model.body_of(m)], Look::Dot))
+        .collect();
+    let (lines, dots) = links::strokes(
+        &links(model, &poses),
+        &poses,
+        &shapeless,
+        fill_color,
+        camera,
+        scene,
+        INK,
+        LINK,
+        FIXED_LINE,
+    );
+    for line in lines {
+        for pair in line.points.windows(2) {
+            if let Some([a, b]) = clip_segment([pair[0], pair[1]], &rect) {
+                area.draw(&PathElement::new(
+                    vec![to_i(a), to_i(b)],
+                    rgb(line.color).stroke_width(line.width),
+                ))
+                .map_err(text_error)?;
+            }
+        }
+    }
+    for (p, color) in dots {
+        if rect_holds(&rect, p) {
+            area.draw(&Circle::new(to_i(p), 3, rgb(color).filled()))
+                .map_err(text_error)?;
+        }
+    }
+    draw_scale_bar(area, camera.scale(), camera.size())?;
     draw_label(area, title, frame.t)
+}
+
+/// Whether the pixel `p` is inside the rectangle `rect` (as `draw_panel`
+/// makes it).
+fn rect_holds(rect: &[[f64; 2]], p: [f64; 2]) -> bool {
+    (rect[0][0]..=rect[2][0]).contains(&p[0]) && (rect[0][1]..=rect[2][1]).contains(&p[1])
 }
 
 /// The moving bodies over `frames` and the bounded fixed shapes.
