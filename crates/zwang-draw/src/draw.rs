@@ -4,19 +4,25 @@
 //!
 //! - each moving body's shape, filled in its colour ([`fill_color`]) with a
 //!   dark outline: circles (with a radius line, so that rotation shows),
-//!   boxes, polygons, capsules; a body without a shape is a dot (a
-//!   particle) or a small cross turned with it (a rigid body);
+//!   boxes, polygons, capsules; a rigid body without a shape as the hull
+//!   of the points joints, springs and contacts hold it by and of their
+//!   mirror images through its centre (a block held at two corners is
+//!   drawn whole, a rod held at its ends as the rod), with a small cross
+//!   at its centre; a particle as a dot;
 //! - the fixed bodies' shapes in grey ([`FIXED_FILL`]), a half-plane as the
 //!   part of it inside the view;
 //! - the surfaces of the `[[contact]]` points in grey: a line as the
 //!   half-plane behind it, a circle as a disk;
 //! - each joint as a line between its two anchors (a knife edge as a short
-//!   blade at its anchor);
-//! - a label: the title and the time.
+//!   blade at its anchor; a slider or a slot on the ground as its rail
+//!   across the view), springs as zigzags and dampers as lines thick in
+//!   their middle;
+//! - a scale bar ([`scale_bar`]) and a label: the title and the time.
 //!
-//! The [`View`] is fitted to the bounding box of the moving bodies over
-//! every state drawn (and of the bounded fixed shapes and surfaces), with
-//! equal scales on both axes and a margin.
+//! The [`View`] is fitted to [`bounds_of`] the states drawn: every moving
+//! body whole at every state, the bounded fixed shapes, the ground's
+//! anchors, and the half-planes near them ([`with_surfaces`]), with equal
+//! scales on both axes and a margin.
 //!
 //! Three outputs, chosen by the file's extension ([`Format`]): a PNG of
 //! some instants side by side, a GIF animation (plotters' bitmap backend),

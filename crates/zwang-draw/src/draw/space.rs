@@ -13,14 +13,22 @@
 //!   sides), convex hulls as polygon meshes, their faces turned away
 //!   culled, their sharp edges and silhouette inked; a sphere as a disc
 //!   with an outline and a radius line to its body's `x` axis, so that
-//!   its turning shows; a body without a shape as a dot;
+//!   its turning shows; a body without a shape as a dot, with arms to
+//!   the anchors of its joints and springs;
 //! - the fixed bodies' shapes in grey; a half-space as the part of its
 //!   plane inside the scene's box and on the free side of the other
 //!   half-spaces (a bin's floor and walls), drawn first, and only when
 //!   seen from its free side (the walls in front are looked through);
 //! - every face of every body in one painter's order (the farthest first,
 //!   by the depth of its centre);
-//! - a label: the title and the time.
+//! - over the bodies, the joints ([`links`]): a line between the anchors,
+//!   a hinge's axle, a slider's rail across the scene's box, a dot at
+//!   each anchor; springs as zigzags, dampers as lines thick in their
+//!   middle;
+//! - a scale bar ([`super::scale_bar`], in the picture's plane) and a
+//!   label: the title and the time.
+//!
+//! The box fitted includes every anchor at every state drawn.
 //!
 //! The outputs are the planar ones, by the file's extension: a PNG of
 //! some instants side by side, or a GIF animation; the SVG animation is
@@ -434,13 +442,18 @@ fn draw_panel(
         }
     }
     // The joints, springs and dampers over the bodies.
-    let shapeless: Vec<bool> = (0..poses.len())
-        .map(|m| matches!(looks.0[model.body_of(m)], Look::Dot))
+    let reach: Vec<f64> = (0..poses.len())
+        .map(|m| {
+            looks.0[model.body_of(m)].extent().map_or(0.0, |(c, e)| {
+                let far = [0, 1, 2].map(|k| c[k].abs() + e[k]);
+                dot(far, far).sqrt()
+            })
+        })
         .collect();
     let (lines, dots) = links::strokes(
         &links(model, &poses),
         &poses,
-        &shapeless,
+        &reach,
         fill_color,
         camera,
         scene,

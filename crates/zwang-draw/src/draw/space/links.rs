@@ -175,13 +175,14 @@ fn across(p: [f64; 3], d: [f64; 3], scene: &Box3) -> Option<[[f64; 3]; 2]> {
 
 /// The strokes of `links` in `camera`: rails across `scene`, lines
 /// between anchors, axles, springs' zigzags and dampers; arms from the
-/// centres of the moving bodies without a shape (`shapeless`, by moving
-/// index) to their anchors, in their colours (`color`); a dot at each
-/// anchor.
+/// centres of the moving bodies to their anchors beyond their shapes
+/// (`reach`, by moving index: the radius about the centre that holds the
+/// shape): a thin string from a shape, a rod in the body's colour
+/// (`color`) from a body without one; a dot at each anchor.
 pub fn strokes(
     links: &[Link],
     poses: &[Pose],
-    shapeless: &[bool],
+    reach: &[f64],
     color: impl Fn(usize) -> [u8; 3],
     camera: &Camera,
     scene: &Box3,
@@ -194,12 +195,20 @@ pub fn strokes(
     let pixel = 1.0 / camera.scale();
     for l in links {
         for (end, mover) in l.ends.iter().zip(l.movers) {
-            if let Some(m) = mover.filter(|m| shapeless.get(*m).copied().unwrap_or(false)) {
-                if let Some(pose) = poses.get(m) {
+            let Some(m) = mover else { continue };
+            if let (Some(pose), Some(r)) = (poses.get(m), reach.get(m)) {
+                let d: f64 = (0..3)
+                    .map(|k| (end[k] - pose.position[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                // A rod of the body's colour without a shape, a thin
+                // string from a shape.
+                if d > r * (1.0 + 1e-9) {
+                    let (color, width) = if *r > 0.0 { (ink, 2) } else { (color(m), 4) };
                     lines.push(Stroke {
                         points: vec![px(pose.position), px(*end)],
-                        color: color(m),
-                        width: 4,
+                        color,
+                        width,
                     });
                 }
             }
