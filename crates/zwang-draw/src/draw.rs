@@ -379,28 +379,6 @@ fn outline(shape: &Shape) -> Option<Vec<[f64; 2]>> {
     }
 }
 
-/// The radius of the smallest disk about the body's origin holding a
-/// bounded shape (`None`: a half-plane).
-fn reach(shape: &Shape) -> Option<f64> {
-    match shape {
-        Shape::Circle { radius } => Some(*radius),
-        Shape::Box {
-            half_extents: [a, b],
-        } => Some(a.hypot(*b)),
-        Shape::Polygon { vertices } => Some(
-            vertices
-                .iter()
-                .map(|v| v[0].hypot(v[1]))
-                .fold(0.0, f64::max),
-        ),
-        Shape::Capsule {
-            half_length,
-            radius,
-        } => Some(half_length + radius),
-        Shape::HalfPlane { .. } => None,
-    }
-}
-
 /// The part of the convex polygon `poly` where `n . p <= c`
 /// (Sutherland-Hodgman against one line, or one plane in space).
 fn clip<const N: usize>(poly: &[[f64; N]], n: [f64; N], c: f64) -> Vec<[f64; N]> {
@@ -697,8 +675,12 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
 fn fixed_bounds(model: &PlanarModel) -> Bounds {
     let mut b = Bounds::EMPTY;
     for f in model.fixed_list() {
-        if let Some(r) = f.shape.as_ref().and_then(reach) {
-            b.include(f.position, r);
+        if let Some(shape) = &f.shape {
+            let pose = Pose {
+                position: f.position,
+                angle: f.angle,
+            };
+            Extent::of(Some(shape), &[]).include(&mut b, &pose);
         }
     }
     for c in model.contact_list() {
@@ -730,18 +712,69 @@ fn fixed_bounds(model: &PlanarModel) -> Bounds {
     b
 }
 
-/// Each moving body's [`body_reach`].
-fn reaches(model: &PlanarModel) -> Vec<f64> {
-    (0..model.body_list().len())
-        .map(|i| body_reach(model, i))
+/// What a body covers, in its frame: a disk about its centre and points
+/// (its outline's corners, and the points it is held by).
+#[derive(Debug, Clone, PartialEq)]
+struct Extent {
+    radius: f64,
+    points: Vec<[f64; 2]>,
+}
+
+impl Extent {
+    /// The extent of a body of `shape` held at `held`: a circle's disk, or
+    /// the corners of its outline; a rigid body without a shape the hull
+    /// of `held` and their mirror images ([`guessed_outline`]); the held
+    /// points themselves in any case (an anchor off the shape).
+    fn of(shape: Option<&Shape>, held: &[[f64; 2]]) -> Extent {
+        let mut points = held.to_vec();
+        let radius = match shape {
+            Some(Shape::Circle { radius }) => *radius,
+            Some(shape) => {
+                points.extend(outline(shape).unwrap_or_default());
+                0.0
+            }
+            None => {
+                points.extend(guessed_outline(held).unwrap_or_default());
+                0.0
+            }
+        };
+        Extent { radius, points }
+    }
+
+    /// Grows `bounds` to hold it at `pose`.
+    fn include(&self, bounds: &mut Bounds, pose: &Pose) {
+        bounds.include(pose.position, self.radius);
+        for p in &self.points {
+            bounds.include(place(pose, *p), 0.0);
+        }
+    }
+}
+
+/// Each moving body's [`Extent`].
+fn extents(model: &PlanarModel) -> Vec<Extent> {
+    let bodies = model.body_list();
+    (0..bodies.len())
+        .map(|i| {
+            let held = held_points(model, i);
+            match (bodies[i].kind, &bodies[i].shape) {
+                // A particle without a shape: a dot, and its anchors.
+                (BodyKind::Particle, None) => Extent {
+                    radius: 0.0,
+                    points: held,
+                },
+                (_, shape) => Extent::of(shape.as_ref(), &held),
+            }
+        })
         .collect()
 }
 
-/// Grows `bounds` to hold the moving bodies at `poses`, each the disk of
-/// its reach (`reaches`) about its centre.
-fn include_poses(bounds: &mut Bounds, reaches: &[f64], poses: &[Pose]) {
-    for (r, pose) in reaches.iter().zip(poses) {
-        bounds.include(pose.position, *r);
+/// Grows `bounds` to hold the moving bodies at `poses`, each its extent
+/// (`extents`) there.
+fn include_poses(bounds: &mut Bounds, extents: &[Extent], poses: &[Pose]) {
+    for (e, pose) in extents.iter().zip(poses) {
+        if pose.position.iter().all(|x| x.is_finite()) && pose.angle.is_finite() {
+            e.include(bounds, pose);
+        }
     }
 }
 
@@ -829,12 +862,12 @@ pub fn view_of(model: &PlanarModel, frames: &[Frame], size: (u32, u32)) -> View 
 /// the ground's anchors, and the half-planes near them ([`with_surfaces`]).
 pub fn bounds_of(model: &PlanarModel, frames: &[Frame]) -> Bounds {
     let mut bounds = fixed_bounds(model);
-    let reaches = reaches(model);
+    let extents = extents(model);
     let mut poses = Vec::new();
     for f in frames {
         if f.q.len() == model.nq() {
             model.poses_into(&f.q, &mut poses);
-            include_poses(&mut bounds, &reaches, &poses);
+            include_poses(&mut bounds, &extents, &poses);
         }
     }
     with_surfaces(model, &bounds)
@@ -1453,17 +1486,6 @@ fn guessed_outline(held: &[[f64; 2]]) -> Option<Vec<[f64; 2]>> {
     Some(vec![p, [-p[0], -p[1]]])
 }
 
-/// The radius about its centre of a disk holding moving body `body` (its
-/// index `i`): its shape and the points it is held by.
-fn body_reach(model: &PlanarModel, i: usize) -> f64 {
-    let body = &model.body_list()[i];
-    let shape = body.shape.as_ref().and_then(reach).unwrap_or(0.0);
-    held_points(model, i)
-        .iter()
-        .map(|p| p[0].hypot(p[1]))
-        .fold(shape, f64::max)
-}
-
 /// The marks of moving body `i` at `pose`: its shape (or the outline
 /// [`guessed_outline`] of the points it is `held` by) into `marks`, its dot
 /// or cross (drawn over every shape) into `dots`.
@@ -1565,7 +1587,7 @@ pub struct Film<'m> {
     reel: Reel,
     /// The moving bodies over every sample.
     bounds: Bounds,
-    reaches: Vec<f64>,
+    extents: Vec<Extent>,
     poses: Vec<Pose>,
 }
 
@@ -1579,7 +1601,7 @@ impl<'m> Film<'m> {
             format,
             reel: Reel::new(format, times),
             bounds: fixed_bounds(model),
-            reaches: reaches(model),
+            extents: extents(model),
             poses: Vec::new(),
         }
     }
@@ -1630,7 +1652,7 @@ impl Observer for Film<'_> {
     fn sample(&mut self, t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
         if q.len() == self.model.nq() {
             self.model.poses_into(q, &mut self.poses);
-            include_poses(&mut self.bounds, &self.reaches, &self.poses);
+            include_poses(&mut self.bounds, &self.extents, &self.poses);
         }
         self.reel.sample(t, q);
     }
