@@ -10,7 +10,10 @@
 //! cargo run --release --example painleve_map [OUTPUT.png]
 //! ```
 //!
-//! The default output is `target/painleve_map.png` in the workspace.
+//! The picture is written to `OUTPUT.png`, by default `painleve_map.png`
+//! in the current directory (a relative path is the current directory's,
+//! as for any command). Each panel's legend names every verdict found in
+//! it ([`legend`]).
 
 use plotters::prelude::*;
 use zwang_coulomb::rod::{painleve_boundary_mu, FrictionLaw, NormalRow, RigidRod};
@@ -69,6 +72,39 @@ fn verdict(panel: &Panel, theta: f64, mu: f64) -> Verdict {
         .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
         .expect("a valid rod");
     check(&instant).verdict
+}
+
+/// Every verdict, in the order of the legends.
+const VERDICTS: [Verdict; 5] = [
+    Verdict::Equivalent,
+    Verdict::NotEquivalent,
+    Verdict::PainleveIndeterminate,
+    Verdict::PainleveInconsistent,
+    Verdict::StationaryOnly,
+];
+
+/// The verdicts of a panel's cells, `n_theta` by `n_mu` cells (the angle
+/// from 0 to 90 degrees, `mu` from 0 to `MU_MAX`, each at its centre),
+/// column by column.
+fn cells(panel: &Panel, n_theta: usize, n_mu: usize) -> Vec<Verdict> {
+    let (d_theta, d_mu) = (90.0 / n_theta as f64, MU_MAX / n_mu as f64);
+    (0..n_theta)
+        .flat_map(|i| (0..n_mu).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            let (deg, mu) = ((i as f64 + 0.5) * d_theta, (j as f64 + 0.5) * d_mu);
+            verdict(panel, deg.to_radians(), mu)
+        })
+        .collect()
+}
+
+/// The legend of a map: each verdict found in `cells` with its count,
+/// in the order of [`VERDICTS`]; none left out however large its region.
+fn legend(cells: &[Verdict]) -> Vec<(Verdict, usize)> {
+    VERDICTS
+        .iter()
+        .map(|&v| (v, cells.iter().filter(|&&c| c == v).count()))
+        .filter(|&(_, n)| n > 0)
+        .collect()
 }
 
 fn color(v: Verdict) -> RGBColor {
@@ -132,9 +168,10 @@ fn boundary_minimum() -> ((f64, f64), (f64, f64), usize) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/painleve_map.png"),
-        std::path::PathBuf::from,
+    let path = std::path::PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "painleve_map.png".into()),
     );
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
@@ -157,33 +194,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let min_theta = 2f64.atan().to_degrees();
     for (area, panel) in root.split_evenly((1, 3)).iter().zip(&PANELS) {
-        let mut counts = [0usize; 5];
-        let mut cells = Vec::with_capacity(N_THETA * N_MU);
-        for i in 0..N_THETA {
-            for j in 0..N_MU {
-                let (deg, mu) = ((i as f64 + 0.5) * d_theta, (j as f64 + 0.5) * d_mu);
-                let v = verdict(panel, deg.to_radians(), mu);
-                counts[v as usize] += 1;
-                cells.push(Rectangle::new(
-                    [
-                        (i as f64 * d_theta, j as f64 * d_mu),
-                        ((i + 1) as f64 * d_theta, (j + 1) as f64 * d_mu),
-                    ],
-                    color(v).filled(),
-                ));
-            }
-        }
-        println!(
-            "{}: {} cells equivalent, {} not_equivalent, {} painleve_indeterminate, {} painleve_inconsistent",
-            panel.title, counts[0], counts[1], counts[2], counts[3]
-        );
+        let verdicts = cells(panel, N_THETA, N_MU);
+        let legend = legend(&verdicts);
+        let rectangles = verdicts.iter().enumerate().map(|(k, v)| {
+            let (i, j) = (k / N_MU, k % N_MU);
+            Rectangle::new(
+                [
+                    (i as f64 * d_theta, j as f64 * d_mu),
+                    ((i + 1) as f64 * d_theta, (j + 1) as f64 * d_mu),
+                ],
+                color(*v).filled(),
+            )
+        });
+        let counts: Vec<String> = legend
+            .iter()
+            .map(|(v, n)| format!("{n} cells {}", v.as_str()))
+            .collect();
+        println!("{}: {}", panel.title, counts.join(", "));
         let mut chart = ChartBuilder::on(area)
             .caption(panel.title, (FONT, 21))
             .margin(14)
             .x_label_area_size(55)
             .y_label_area_size(60)
             .build_cartesian_2d(0f64..90f64, 0f64..MU_MAX)?;
-        chart.draw_series(cells)?;
+        chart.draw_series(rectangles)?;
         chart
             .configure_mesh()
             .x_desc("θ, rod angle to the ground (degrees)")
@@ -197,19 +231,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .label_style((FONT, 15))
             .axis_desc_style((FONT, 17))
             .draw()?;
-        for v in [
-            Verdict::NotEquivalent,
-            Verdict::PainleveInconsistent,
-            Verdict::PainleveIndeterminate,
-        ] {
-            if counts[v as usize] > 0 {
-                chart
-                    .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
-                    .label(v.as_str())
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 7), (x + 18, y + 7)], color(v).filled())
-                    });
-            }
+        for (v, n) in legend {
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
+                .label(format!("{} ({n} cells)", v.as_str()))
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 7), (x + 18, y + 7)], color(v).filled())
+                });
         }
         if !panel.leading {
             chart.draw_series(
@@ -272,4 +300,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("map written to {}", path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a coarse grid (9 by 6 cells a panel), each legend names exactly
+    /// the verdicts of its cells, with their counts summing to the cells:
+    /// `equivalent`, the largest region of the spinning rod's panel (the
+    /// contact opens), among them.
+    #[test]
+    fn every_region_is_in_its_legend() {
+        for (p, panel) in PANELS.iter().enumerate() {
+            let verdicts = cells(panel, 9, 6);
+            let legend = legend(&verdicts);
+            for v in &verdicts {
+                assert!(legend.iter().any(|(w, _)| w == v), "panel {p}: {v:?}");
+            }
+            assert_eq!(legend.iter().map(|(_, n)| n).sum::<usize>(), verdicts.len());
+            if p == 2 {
+                let (largest, _) = legend.iter().max_by_key(|(_, n)| *n).unwrap();
+                assert_eq!(*largest, Verdict::Equivalent, "{legend:?}");
+            }
+        }
+    }
 }

@@ -4,19 +4,25 @@
 //!
 //! - each moving body's shape, filled in its colour ([`fill_color`]) with a
 //!   dark outline: circles (with a radius line, so that rotation shows),
-//!   boxes, polygons, capsules; a body without a shape is a dot (a
-//!   particle) or a small cross turned with it (a rigid body);
+//!   boxes, polygons, capsules; a rigid body without a shape as the hull
+//!   of the points joints, springs and contacts hold it by and of their
+//!   mirror images through its centre (a block held at two corners is
+//!   drawn whole, a rod held at its ends as the rod), with a small cross
+//!   at its centre; a particle as a dot;
 //! - the fixed bodies' shapes in grey ([`FIXED_FILL`]), a half-plane as the
 //!   part of it inside the view;
 //! - the surfaces of the `[[contact]]` points in grey: a line as the
 //!   half-plane behind it, a circle as a disk;
 //! - each joint as a line between its two anchors (a knife edge as a short
-//!   blade at its anchor);
-//! - a label: the title and the time.
+//!   blade at its anchor; a slider or a slot on the ground as its rail
+//!   across the view), springs as zigzags and dampers as lines thick in
+//!   their middle;
+//! - a scale bar ([`scale_bar`]) and a label: the title and the time.
 //!
-//! The [`View`] is fitted to the bounding box of the moving bodies over
-//! every state drawn (and of the bounded fixed shapes and surfaces), with
-//! equal scales on both axes and a margin.
+//! The [`View`] is fitted to [`bounds_of`] the states drawn: every moving
+//! body whole at every state, the bounded fixed shapes, the ground's
+//! anchors, and the half-planes near them ([`with_surfaces`]), with equal
+//! scales on both axes and a margin.
 //!
 //! Three outputs, chosen by the file's extension ([`Format`]): a PNG of
 //! some instants side by side, a GIF animation (plotters' bitmap backend),
@@ -33,7 +39,7 @@ use reel::Reel;
 use std::fmt::Write as _;
 use std::path::Path;
 use zwang_geometry::{Pose, Shape};
-use zwang_model::planar::{BodyKind, BodyRef, JointKind, PlanarModel, Surface};
+use zwang_model::planar::{BodyKind, BodyRef, Force, JointKind, PlanarModel, Surface};
 use zwang_model::Coordinates;
 use zwang_motion::{ContactSample, Observer};
 
@@ -59,6 +65,8 @@ pub const FIXED_FILL: [u8; 3] = [200, 200, 200];
 const FIXED_LINE: [u8; 3] = [120, 120, 120];
 /// The outlines of the moving bodies and the joints' lines.
 const INK: [u8; 3] = [40, 40, 40];
+/// Springs and dampers.
+pub(crate) const LINK: [u8; 3] = [90, 60, 30];
 /// Coordinates beyond this magnitude (m) are left out of the view.
 const LIMIT: f64 = 1e9;
 /// Segments of a full circle's outline.
@@ -253,6 +261,78 @@ impl View {
     }
 }
 
+/// The scale bar of a panel `width` pixels wide drawn at `scale` pixels a
+/// metre: the longest round length (1, 2 or 5 times a power of ten, m)
+/// whose bar is at most a quarter of the width, and the bar's length in
+/// pixels (so between a tenth and a quarter of the width); `None` for a
+/// scale that is not a positive number.
+pub fn scale_bar(scale: f64, width: u32) -> Option<(f64, f64)> {
+    let most = 0.25 * width as f64 / scale;
+    if !(most.is_finite() && most > 0.0) {
+        return None;
+    }
+    let decade = 10f64.powf(most.log10().floor());
+    let length = [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|l| *l <= most * (1.0 + 1e-12))
+        .unwrap_or(decade);
+    Some((length, length * scale))
+}
+
+/// A round length as the scale bar says it: in km, m, cm, mm or um,
+/// whichever gives a number of at least 1 (`"0.5 m"` is `"50 cm"`).
+pub fn length_label(length: f64) -> String {
+    const UNITS: [(f64, &str); 5] = [
+        (1e3, "km"),
+        (1.0, "m"),
+        (1e-2, "cm"),
+        (1e-3, "mm"),
+        (1e-6, "µm"),
+    ];
+    let (unit, name) = UNITS
+        .iter()
+        .find(|(u, _)| length >= u * (1.0 - 1e-9))
+        .copied()
+        .unwrap_or((1e-6, "µm"));
+    let x = length / unit;
+    let text = format!("{:.3}", x);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {name}")
+}
+
+/// Pixels between the scale bar and the panel's lower left corner.
+const BAR_INSET: i32 = 12;
+
+/// Draws the [`scale_bar`] of `scale` (pixels a metre) in the lower left
+/// corner of a panel of `size`: a bar with end ticks and its length.
+pub(crate) fn draw_scale_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    scale: f64,
+    size: (u32, u32),
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let Some((length, pixels)) = scale_bar(scale, size.0) else {
+        return Ok(());
+    };
+    let (x0, y) = (BAR_INSET, size.1 as i32 - BAR_INSET);
+    let x1 = x0 + pixels.round() as i32;
+    let ink = rgb(INK).stroke_width(2);
+    for segment in [
+        [(x0, y), (x1, y)],
+        [(x0, y - 5), (x0, y)],
+        [(x1, y - 5), (x1, y)],
+    ] {
+        area.draw(&PathElement::new(segment.to_vec(), ink))
+            .map_err(text_error)?;
+    }
+    let style = TextStyle::from((FONT, 14)).color(&BLACK);
+    area.draw_text(&length_label(length), &style, (x1 + 8, y - 12))
+        .map_err(text_error)
+}
+
 /// `p` turned by `angle` then moved by `position`.
 fn place(pose: &Pose, p: [f64; 2]) -> [f64; 2] {
     let (s, c) = pose.angle.sin_cos();
@@ -295,28 +375,6 @@ fn outline(shape: &Shape) -> Option<Vec<[f64; 2]>> {
             points.extend(arc([-l, 0.0], *r, FRAC_PI_2, 3.0 * FRAC_PI_2, half));
             Some(points)
         }
-        Shape::HalfPlane { .. } => None,
-    }
-}
-
-/// The radius of the smallest disk about the body's origin holding a
-/// bounded shape (`None`: a half-plane).
-fn reach(shape: &Shape) -> Option<f64> {
-    match shape {
-        Shape::Circle { radius } => Some(*radius),
-        Shape::Box {
-            half_extents: [a, b],
-        } => Some(a.hypot(*b)),
-        Shape::Polygon { vertices } => Some(
-            vertices
-                .iter()
-                .map(|v| v[0].hypot(v[1]))
-                .fold(0.0, f64::max),
-        ),
-        Shape::Capsule {
-            half_length,
-            radius,
-        } => Some(half_length + radius),
         Shape::HalfPlane { .. } => None,
     }
 }
@@ -380,6 +438,12 @@ enum Mark {
         color: [u8; 3],
         width: u32,
     },
+    /// An open polyline (a spring's coils), `width` pixels wide.
+    Path {
+        points: Vec<[f64; 2]>,
+        color: [u8; 3],
+        width: u32,
+    },
     /// A dot of a radius in pixels.
     Dot {
         at: [f64; 2],
@@ -425,6 +489,23 @@ fn still_marks(model: &PlanarModel, rect: &[[f64; 2]]) -> Vec<Mark> {
             _ => {}
         }
     }
+    // The ground's rails, across the view.
+    let reach = rect.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
+    for joint in model.joint_list() {
+        let Some(axis) = is_ground_rail(joint) else {
+            continue;
+        };
+        let p = joint.anchors[0];
+        let length = 2.0 * (reach + p[0].hypot(p[1]));
+        marks.push(Mark::Line {
+            ends: [
+                [p[0] - length * axis[0], p[1] - length * axis[1]],
+                [p[0] + length * axis[0], p[1] + length * axis[1]],
+            ],
+            color: FIXED_LINE,
+            width: 3,
+        });
+    }
     for c in model.contact_list() {
         match &c.surface {
             Surface::Line { point, normal } => marks.push(grey(behind(rect, *point, *normal))),
@@ -452,15 +533,105 @@ fn anchor(joint: &zwang_model::planar::Joint, side: usize, poses: &[Pose]) -> Op
     }
 }
 
-/// The marks of the moving bodies and the joints at `poses`; `pixel` is
-/// the length of a pixel, m.
+/// Whether a joint is a rail of the ground (a slider or a slot whose first
+/// body is the ground): drawn once, as a still line.
+fn is_ground_rail(joint: &zwang_model::planar::Joint) -> Option<[f64; 2]> {
+    match joint.kind {
+        JointKind::Slider { axis } | JointKind::Slot { axis }
+            if joint.bodies[0] == BodyRef::Ground =>
+        {
+            Some(axis)
+        }
+        _ => None,
+    }
+}
+
+/// The two ends of a spring or a damper at `poses` (`None`: a constant
+/// force, or a body not in `poses`), and whether it is a spring.
+fn link_ends(force: &Force, poses: &[Pose]) -> Option<([[f64; 2]; 2], bool)> {
+    let (bodies, anchors, spring) = match force {
+        Force::Spring {
+            bodies, anchors, ..
+        } => (bodies, anchors, true),
+        Force::Damper {
+            bodies, anchors, ..
+        } => (bodies, anchors, false),
+        Force::Constant { .. } => return None,
+    };
+    let end = |side: usize| match bodies[side] {
+        BodyRef::Ground => Some(anchors[side]),
+        BodyRef::Body(b) => poses.get(b).map(|pose| place(pose, anchors[side])),
+    };
+    Some(([end(0)?, end(1)?], spring))
+}
+
+/// Coils of a drawn spring.
+pub(crate) const COILS: usize = 8;
+/// Half the width of a drawn spring's coils, pixels.
+pub(crate) const COIL_PIXELS: f64 = 6.0;
+
+/// A spring's zigzag from `a` to `b` ([`COILS`] coils, straight ends), of
+/// half width `half` (m).
+pub(crate) fn spring_path(a: [f64; 2], b: [f64; 2], half: f64) -> Vec<[f64; 2]> {
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let len = d[0].hypot(d[1]);
+    if !(len.is_finite() && len > 0.0) {
+        return vec![a, b];
+    }
+    let n = [-d[1] / len, d[0] / len];
+    let at = |s: f64, w: f64| [a[0] + s * d[0] + w * n[0], a[1] + s * d[1] + w * n[1]];
+    let mut points = vec![a, at(0.15, 0.0)];
+    let zigs = 2 * COILS;
+    for k in 0..zigs {
+        let s = 0.15 + 0.7 * (k as f64 + 0.5) / zigs as f64;
+        let w = if k % 2 == 0 { half } else { -half };
+        points.push(at(s, w));
+    }
+    points.push(at(0.85, 0.0));
+    points.push(b);
+    points
+}
+
+/// The marks of a spring (its zigzag) or a damper (a line, thick in its
+/// middle third) between `ends`; `pixel` is the length of a pixel, m.
+fn link_marks(ends: [[f64; 2]; 2], spring: bool, pixel: f64) -> Vec<Mark> {
+    let [a, b] = ends;
+    if spring {
+        return vec![Mark::Path {
+            points: spring_path(a, b, COIL_PIXELS * pixel),
+            color: LINK,
+            width: 2,
+        }];
+    }
+    let at = |s: f64| [a[0] + s * (b[0] - a[0]), a[1] + s * (b[1] - a[1])];
+    vec![
+        Mark::Line {
+            ends,
+            color: LINK,
+            width: 2,
+        },
+        Mark::Line {
+            ends: [at(1.0 / 3.0), at(2.0 / 3.0)],
+            color: LINK,
+            width: 8,
+        },
+    ]
+}
+
+/// The marks of the moving bodies, the joints, the springs and the
+/// dampers at `poses`; `pixel` is the length of a pixel, m.
 fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
     let mut marks = Vec::new();
     let mut dots = Vec::new();
     for (i, (body, pose)) in model.body_list().iter().zip(poses).enumerate() {
         if pose.position.iter().all(|x| x.is_finite()) && pose.angle.is_finite() {
-            let spokes = spokes(model, i);
-            one_body(body, i, pose, &spokes, pixel, &mut marks, &mut dots);
+            let held = held_points(model, i);
+            one_body(body, i, pose, &held, pixel, &mut marks, &mut dots);
+        }
+    }
+    for force in model.force_list() {
+        if let Some((ends, spring)) = link_ends(force, poses) {
+            dots.extend(link_marks(ends, spring, pixel));
         }
     }
     for joint in model.joint_list() {
@@ -480,11 +651,13 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
         let (Some(a), Some(b)) = (anchor(joint, 0, poses), anchor(joint, 1, poses)) else {
             continue;
         };
-        dots.push(Mark::Line {
-            ends: [a, b],
-            color: INK,
-            width: 2,
-        });
+        if is_ground_rail(joint).is_none() {
+            dots.push(Mark::Line {
+                ends: [a, b],
+                color: INK,
+                width: 2,
+            });
+        }
         for at in [a, b] {
             dots.push(Mark::Dot {
                 at,
@@ -497,12 +670,17 @@ fn body_marks(model: &PlanarModel, poses: &[Pose], pixel: f64) -> Vec<Mark> {
     marks
 }
 
-/// The bounded fixed shapes and contact circles.
+/// The bounded fixed shapes and contact circles, and the points joints,
+/// springs and dampers hold on the ground.
 fn fixed_bounds(model: &PlanarModel) -> Bounds {
     let mut b = Bounds::EMPTY;
     for f in model.fixed_list() {
-        if let Some(r) = f.shape.as_ref().and_then(reach) {
-            b.include(f.position, r);
+        if let Some(shape) = &f.shape {
+            let pose = Pose {
+                position: f.position,
+                angle: f.angle,
+            };
+            Extent::of(Some(shape), &[]).include(&mut b, &pose);
         }
     }
     for c in model.contact_list() {
@@ -516,32 +694,183 @@ fn fixed_bounds(model: &PlanarModel) -> Bounds {
             b.include(joint.anchors[0], 0.0);
         }
     }
+    for force in model.force_list() {
+        if let Force::Spring {
+            bodies, anchors, ..
+        }
+        | Force::Damper {
+            bodies, anchors, ..
+        } = force
+        {
+            for side in 0..2 {
+                if bodies[side] == BodyRef::Ground {
+                    b.include(anchors[side], 0.0);
+                }
+            }
+        }
+    }
     b
 }
 
-/// Grows `bounds` to hold the moving bodies at `poses`.
-fn include_poses(bounds: &mut Bounds, model: &PlanarModel, poses: &[Pose]) {
-    for (body, pose) in model.body_list().iter().zip(poses) {
-        let r = body.shape.as_ref().and_then(reach).unwrap_or(0.0);
-        bounds.include(pose.position, r);
+/// What a body covers, in its frame: a disk about its centre and points
+/// (its outline's corners, and the points it is held by).
+#[derive(Debug, Clone, PartialEq)]
+struct Extent {
+    radius: f64,
+    points: Vec<[f64; 2]>,
+}
+
+impl Extent {
+    /// The extent of a body of `shape` held at `held`: a circle's disk, or
+    /// the corners of its outline; a rigid body without a shape the hull
+    /// of `held` and their mirror images ([`guessed_outline`]); the held
+    /// points themselves in any case (an anchor off the shape).
+    fn of(shape: Option<&Shape>, held: &[[f64; 2]]) -> Extent {
+        let mut points = held.to_vec();
+        let radius = match shape {
+            Some(Shape::Circle { radius }) => *radius,
+            Some(shape) => {
+                points.extend(outline(shape).unwrap_or_default());
+                0.0
+            }
+            None => {
+                points.extend(guessed_outline(held).unwrap_or_default());
+                0.0
+            }
+        };
+        Extent { radius, points }
+    }
+
+    /// Grows `bounds` to hold it at `pose`.
+    fn include(&self, bounds: &mut Bounds, pose: &Pose) {
+        bounds.include(pose.position, self.radius);
+        for p in &self.points {
+            bounds.include(place(pose, *p), 0.0);
+        }
     }
 }
 
-/// The view of `frames` in a panel of `size`: fitted to the moving bodies
-/// over every frame and to the bounded fixed shapes (what the drawings of
-/// [`write_png`] use).
+/// Each moving body's [`Extent`].
+fn extents(model: &PlanarModel) -> Vec<Extent> {
+    let bodies = model.body_list();
+    (0..bodies.len())
+        .map(|i| {
+            let held = held_points(model, i);
+            match (bodies[i].kind, &bodies[i].shape) {
+                // A particle without a shape: a dot, and its anchors.
+                (BodyKind::Particle, None) => Extent {
+                    radius: 0.0,
+                    points: held,
+                },
+                (_, shape) => Extent::of(shape.as_ref(), &held),
+            }
+        })
+        .collect()
+}
+
+/// Grows `bounds` to hold the moving bodies at `poses`, each its extent
+/// (`extents`) there.
+fn include_poses(bounds: &mut Bounds, extents: &[Extent], poses: &[Pose]) {
+    for (e, pose) in extents.iter().zip(poses) {
+        if pose.position.iter().all(|x| x.is_finite()) && pose.angle.is_finite() {
+            e.include(bounds, pose);
+        }
+    }
+}
+
+/// The half-planes of the model (fixed bodies' and `[[contact]]` lines):
+/// a point of each boundary and its unit outward normal.
+fn half_planes(model: &PlanarModel) -> Vec<([f64; 2], [f64; 2])> {
+    let mut out = Vec::new();
+    for f in model.fixed_list() {
+        if let Some(Shape::HalfPlane { normal }) = &f.shape {
+            let turned = Pose {
+                position: [0.0; 2],
+                angle: f.angle,
+            };
+            out.push((f.position, place(&turned, *normal)));
+        }
+    }
+    for c in model.contact_list() {
+        if let Surface::Line { point, normal } = c.surface {
+            out.push((point, normal));
+        }
+    }
+    out.retain(|(p, n)| {
+        let len = n[0].hypot(n[1]);
+        p.iter().all(|x| x.is_finite()) && len.is_finite() && len > 0.0
+    });
+    for (_, n) in &mut out {
+        let len = n[0].hypot(n[1]);
+        *n = [n[0] / len, n[1] / len];
+    }
+    out
+}
+
+/// How far behind its boundary a half-plane is shown, as a share of the
+/// larger side of what else is drawn.
+const SURFACE_DEPTH: f64 = 0.1;
+/// A half-plane whose boundary is farther than this from what else is
+/// drawn (as a share of its larger side) does not widen the view.
+const SURFACE_NEAR: f64 = 1.0;
+
+/// `bodies` (the moving bodies over the states drawn and the bounded fixed
+/// shapes) grown to show each half-plane near them: the foot on its
+/// boundary of each corner of `bodies`, and a band behind it.
+pub fn with_surfaces(model: &PlanarModel, bodies: &Bounds) -> Bounds {
+    let mut out = *bodies;
+    if bodies.is_empty() {
+        return out;
+    }
+    let side = (bodies.max[0] - bodies.min[0])
+        .max(bodies.max[1] - bodies.min[1])
+        .max(1e-3);
+    let corners = [
+        bodies.min,
+        [bodies.max[0], bodies.min[1]],
+        bodies.max,
+        [bodies.min[0], bodies.max[1]],
+    ];
+    for (p, n) in half_planes(model) {
+        let height = |c: [f64; 2]| n[0] * (c[0] - p[0]) + n[1] * (c[1] - p[1]);
+        let nearest = corners
+            .iter()
+            .map(|c| height(*c))
+            .fold(f64::INFINITY, f64::min);
+        if nearest > SURFACE_NEAR * side {
+            continue;
+        }
+        for c in corners {
+            let h = height(c);
+            let foot = [c[0] - h * n[0], c[1] - h * n[1]];
+            out.include(foot, 0.0);
+            let depth = SURFACE_DEPTH * side;
+            out.include([foot[0] - depth * n[0], foot[1] - depth * n[1]], 0.0);
+        }
+    }
+    out
+}
+
+/// The view of `frames` in a panel of `size` (what the drawings of
+/// [`write_png`] use): fitted to [`bounds_of`] them.
 pub fn view_of(model: &PlanarModel, frames: &[Frame], size: (u32, u32)) -> View {
     View::fit(&bounds_of(model, frames), size)
 }
 
-fn bounds_of(model: &PlanarModel, frames: &[Frame]) -> Bounds {
+/// What a drawing of `frames` shows: every moving body whole (its shape,
+/// or the points it is held by) at every frame, the bounded fixed shapes,
+/// the ground's anchors, and the half-planes near them ([`with_surfaces`]).
+pub fn bounds_of(model: &PlanarModel, frames: &[Frame]) -> Bounds {
     let mut bounds = fixed_bounds(model);
+    let extents = extents(model);
     let mut poses = Vec::new();
     for f in frames {
-        model.poses_into(&f.q, &mut poses);
-        include_poses(&mut bounds, model, &poses);
+        if f.q.len() == model.nq() {
+            model.poses_into(&f.q, &mut poses);
+            include_poses(&mut bounds, &extents, &poses);
+        }
     }
-    bounds
+    with_surfaces(model, &bounds)
 }
 
 /// Every frame must be of the model, and there must be one to `most`
@@ -617,6 +946,22 @@ where
                     .map_err(text_error)?;
                 }
             }
+            Mark::Path {
+                points,
+                color,
+                width,
+            } => {
+                for pair in points.windows(2) {
+                    let px = [view.pixel_of(pair[0]), view.pixel_of(pair[1])];
+                    if let Some([a, b]) = clip_segment(px, &rect_px) {
+                        area.draw(&PathElement::new(
+                            vec![to_i(a), to_i(b)],
+                            rgb(color).stroke_width(width),
+                        ))
+                        .map_err(text_error)?;
+                    }
+                }
+            }
             Mark::Dot { at, pixels, fill } => {
                 let c = view.pixel_of(at);
                 let inside = c[0] > -pixels
@@ -633,6 +978,7 @@ where
             }
         }
     }
+    draw_scale_bar(area, view.scale, view.size)?;
     draw_label(area, title, frame.t)
 }
 
@@ -794,6 +1140,15 @@ fn svg_mark(mark: &Mark, pixel: f64) -> String {
             num(ends[1][1]),
             hex(*color)
         ),
+        Mark::Path {
+            points,
+            color,
+            width,
+        } => format!(
+            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="{width}" vector-effect="non-scaling-stroke"/>"#,
+            points_attr(points),
+            hex(*color)
+        ),
         Mark::Dot { at, pixels, fill } => format!(
             r#"<circle cx="{}" cy="{}" r="{}" fill="{}" stroke="{}" stroke-width="1" vector-effect="non-scaling-stroke"/>"#,
             num(at[0]),
@@ -921,12 +1276,12 @@ fn svg(
         }
         // The body's marks in its own frame.
         let (mut marks, mut dots) = (Vec::new(), Vec::new());
-        let spokes = spokes(model, i);
+        let held = held_points(model, i);
         one_body(
             body,
             i,
             &Pose::default(),
-            &spokes,
+            &held,
             pixel,
             &mut marks,
             &mut dots,
@@ -938,7 +1293,7 @@ fn svg(
     }
     // Joints: lines whose ends follow the anchors.
     for (j, joint) in model.joint_list().iter().enumerate() {
-        if matches!(joint.kind, JointKind::KnifeEdge { .. }) {
+        if matches!(joint.kind, JointKind::KnifeEdge { .. }) || is_ground_rail(joint).is_some() {
             continue;
         }
         let end =
@@ -963,7 +1318,75 @@ fn svg(
         }
         let _ = writeln!(s, "</line>");
     }
+    // Springs and dampers: polylines whose points follow the anchors.
+    for (f, force) in model.force_list().iter().enumerate() {
+        let lines = |p: &[Pose]| -> Vec<(Vec<[f64; 2]>, [u8; 3], u32)> {
+            let Some((ends, spring)) = link_ends(force, p) else {
+                return Vec::new();
+            };
+            link_marks(ends, spring, pixel)
+                .into_iter()
+                .filter_map(|mark| match mark {
+                    Mark::Path {
+                        points,
+                        color,
+                        width,
+                    } => Some((points, color, width)),
+                    Mark::Line { ends, color, width } => Some((ends.to_vec(), color, width)),
+                    _ => None,
+                })
+                .collect()
+        };
+        for (k, (points, color, width)) in lines(first).into_iter().enumerate() {
+            let _ = write!(
+                s,
+                r#"<polyline class="link" id="link{f}_{k}" points="{}" fill="none" stroke="{}" stroke-width="{width}" vector-effect="non-scaling-stroke">"#,
+                points_attr(&points),
+                hex(color)
+            );
+            if animated {
+                let v = values(&|p: &[Pose]| {
+                    lines(p)
+                        .get(k)
+                        .map_or_else(|| points_attr(&points), |l| points_attr(&l.0))
+                });
+                let _ = write!(
+                    s,
+                    r#"<animate attributeName="points" values="{v}" {timing}/>"#
+                );
+            }
+            let _ = writeln!(s, "</polyline>");
+        }
+    }
     let _ = writeln!(s, "</g>");
+    if let Some((length, pixels)) = scale_bar(view.scale, w) {
+        let (x0, y) = (BAR_INSET as f64, h as f64 - BAR_INSET as f64);
+        let x1 = x0 + pixels;
+        let _ = writeln!(
+            s,
+            r#"<g class="scale" stroke="{ink}" stroke-width="2"><line x1="{}" y1="{}" x2="{}" y2="{}"/><line x1="{}" y1="{}" x2="{}" y2="{}"/><line x1="{}" y1="{}" x2="{}" y2="{}"/></g>"#,
+            num(x0),
+            num(y),
+            num(x1),
+            num(y),
+            num(x0),
+            num(y - 5.0),
+            num(x0),
+            num(y),
+            num(x1),
+            num(y - 5.0),
+            num(x1),
+            num(y),
+            ink = hex(INK)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" font-family="sans-serif" font-size="14">{}</text>"#,
+            num(x1 + 8.0),
+            num(y + 1.0),
+            xml(&length_label(length))
+        );
+    }
     let span = if animated {
         format!("t = {} to {} s", num(t0), num(t1))
     } else {
@@ -979,18 +1402,27 @@ fn svg(
     Ok(s)
 }
 
-/// The points of rigid body `i` without a shape that joints and contacts
-/// hold (its frame): drawn as spokes from its centre, so that a rod
-/// pinned at its ends shows as a rod.
-fn spokes(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
-    let body = &model.body_list()[i];
-    if body.shape.is_some() || body.kind != BodyKind::Rigid {
-        return Vec::new();
-    }
-    let joints = model.joint_list().iter().flat_map(|j| {
+/// The points of moving body `i` (its frame) that joints, contacts,
+/// springs and dampers hold, its centre left out.
+fn held_points(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
+    let on = |bodies: &[BodyRef; 2], anchors: &[[f64; 2]; 2]| {
         (0..2)
-            .filter(move |&side| j.bodies[side] == BodyRef::Body(i))
-            .map(move |side| j.anchors[side])
+            .filter(|&side| bodies[side] == BodyRef::Body(i))
+            .map(|side| anchors[side])
+            .collect::<Vec<_>>()
+    };
+    let joints = model
+        .joint_list()
+        .iter()
+        .flat_map(|j| on(&j.bodies, &j.anchors));
+    let forces = model.force_list().iter().flat_map(|f| match f {
+        Force::Spring {
+            bodies, anchors, ..
+        }
+        | Force::Damper {
+            bodies, anchors, ..
+        } => on(bodies, anchors),
+        Force::Constant { .. } => Vec::new(),
     });
     let contacts = model
         .contact_list()
@@ -998,31 +1430,75 @@ fn spokes(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
         .filter(|c| c.body == i)
         .map(|c| c.point);
     joints
+        .chain(forces)
         .chain(contacts)
-        .filter(|p| p != &[0.0, 0.0])
+        .filter(|p| p != &[0.0, 0.0] && p.iter().all(|x| x.is_finite()))
         .collect()
 }
 
-/// The marks of moving body `i` at `pose`: its shape (or its `spokes`)
-/// into `marks`, its dot or cross (drawn over every shape) into `dots`.
+/// What a rigid body without a shape is drawn as, in its frame: the
+/// convex hull of the points it is held by and of their mirror images
+/// through its centre of mass (a uniform block's outline when they are
+/// its corners, a rod's when they are its ends), or the segment they lie
+/// on; `None` when it is held by none.
+fn guessed_outline(held: &[[f64; 2]]) -> Option<Vec<[f64; 2]>> {
+    let mut points: Vec<[f64; 2]> = held.iter().flat_map(|p| [*p, [-p[0], -p[1]]]).collect();
+    if points.is_empty() {
+        return None;
+    }
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    points.dedup();
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    // Andrew's monotone chain, counter-clockwise.
+    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(points.len() + 1);
+    for pass in 0..2 {
+        let start = hull.len();
+        let ordered: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
+            Box::new(points.iter())
+        } else {
+            Box::new(points.iter().rev())
+        };
+        for p in ordered {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], *p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(*p);
+        }
+        hull.pop();
+    }
+    let far = held.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
+    let area: f64 = (0..hull.len())
+        .map(|k| cross([0.0; 2], hull[k], hull[(k + 1) % hull.len()]))
+        .sum::<f64>()
+        .abs();
+    if hull.len() >= 3 && area > 1e-3 * far * far {
+        return Some(hull);
+    }
+    // On a line through the centre: the farthest point and its image.
+    let p = held
+        .iter()
+        .copied()
+        .max_by(|a, b| a[0].hypot(a[1]).total_cmp(&b[0].hypot(b[1])))?;
+    Some(vec![p, [-p[0], -p[1]]])
+}
+
+/// The marks of moving body `i` at `pose`: its shape (or the outline
+/// [`guessed_outline`] of the points it is `held` by) into `marks`, its dot
+/// or cross (drawn over every shape) into `dots`.
 fn one_body(
     body: &zwang_model::planar::Body,
     i: usize,
     pose: &Pose,
-    spokes: &[[f64; 2]],
+    held: &[[f64; 2]],
     pixel: f64,
     marks: &mut Vec<Mark>,
     dots: &mut Vec<Mark>,
 ) {
     let fill = fill_color(i);
-    for p in spokes {
-        let ends = [pose.position, place(pose, *p)];
-        marks.push(Mark::Line {
-            ends,
-            color: fill,
-            width: 4,
-        });
-    }
     match &body.shape {
         Some(shape) => {
             if let Some(points) = outline(shape) {
@@ -1043,6 +1519,27 @@ fn one_body(
             }
         }
         None if body.kind == BodyKind::Rigid => {
+            let guess = guessed_outline(held);
+            let cross = match guess {
+                Some(points) if points.len() >= 3 => {
+                    let points = points.iter().map(|p| place(pose, *p)).collect();
+                    marks.push(Mark::Fill {
+                        points,
+                        fill,
+                        line: INK,
+                    });
+                    INK
+                }
+                Some(ends) => {
+                    marks.push(Mark::Line {
+                        ends: [place(pose, ends[0]), place(pose, ends[1])],
+                        color: fill,
+                        width: 5,
+                    });
+                    INK
+                }
+                None => fill,
+            };
             let arm = 7.0 * pixel;
             for a in [pose.angle, pose.angle + std::f64::consts::FRAC_PI_2] {
                 let ends = [
@@ -1051,7 +1548,7 @@ fn one_body(
                 ];
                 dots.push(Mark::Line {
                     ends,
-                    color: fill,
+                    color: cross,
                     width: 2,
                 });
             }
@@ -1090,6 +1587,7 @@ pub struct Film<'m> {
     reel: Reel,
     /// The moving bodies over every sample.
     bounds: Bounds,
+    extents: Vec<Extent>,
     poses: Vec<Pose>,
 }
 
@@ -1103,6 +1601,7 @@ impl<'m> Film<'m> {
             format,
             reel: Reel::new(format, times),
             bounds: fixed_bounds(model),
+            extents: extents(model),
             poses: Vec::new(),
         }
     }
@@ -1129,11 +1628,17 @@ impl<'m> Film<'m> {
     /// state. A file that cannot be written is an error.
     pub fn write(&self, title: &str, path: &Path) -> Result<(), String> {
         let frames = self.to_draw();
+        // Every sample's bodies (the states drawn alone without samples).
+        let bounds = if self.reel.frames().is_empty() {
+            bounds_of(self.model, &frames)
+        } else {
+            with_surfaces(self.model, &self.bounds)
+        };
         match self.format {
             Format::Png => write_png(self.model, &frames, title, path),
-            Format::Gif => gif(self.model, &frames, &self.bounds, title, path),
+            Format::Gif => gif(self.model, &frames, &bounds, title, path),
             Format::Svg => {
-                let text = svg(self.model, &frames, &self.bounds, title)?;
+                let text = svg(self.model, &frames, &bounds, title)?;
                 std::fs::write(path, text).map_err(text_error)
             }
         }
@@ -1145,8 +1650,10 @@ impl Observer for Film<'_> {
         true
     }
     fn sample(&mut self, t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
-        self.model.poses_into(q, &mut self.poses);
-        include_poses(&mut self.bounds, self.model, &self.poses);
+        if q.len() == self.model.nq() {
+            self.model.poses_into(q, &mut self.poses);
+            include_poses(&mut self.bounds, &self.extents, &self.poses);
+        }
         self.reel.sample(t, q);
     }
 }
@@ -1154,7 +1661,7 @@ impl Observer for Film<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zwang_model::planar::{Body, Contact, FixedBody, Joint};
+    use zwang_model::planar::{Body, Contact, FixedBody, Force, Joint};
     use zwang_motion::{simulate, Settings};
 
     /// A box on a floor (a half-plane through the origin), a wheel hung
@@ -1496,6 +2003,142 @@ mod tests {
         let film = Film::new(&model, Format::Png, &[]);
         film.write("empty", &path).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The scale bar's length is 1, 2 or 5 times a power of ten, and its
+    /// bar between a tenth and a quarter of the panel's width, over twenty
+    /// decades of scale.
+    #[test]
+    fn scale_bars_are_round_and_fit_the_panel() {
+        for k in -100..100 {
+            let scale = 10f64.powf(k as f64 / 10.0 + 0.0137);
+            let (length, pixels) = scale_bar(scale, PANEL.0).unwrap();
+            let decade = 10f64.powf(length.log10().floor());
+            let mantissa = length / decade;
+            assert!(
+                [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9),
+                "{length}"
+            );
+            assert!((pixels - length * scale).abs() < 1e-9 * pixels);
+            let w = PANEL.0 as f64;
+            assert!(pixels <= 0.25 * w + 1e-9 && pixels >= 0.1 * w, "{pixels}");
+        }
+        // 300 pixels a metre: a quarter of 640 pixels is 0.53 m, so 50 cm.
+        assert_eq!(scale_bar(300.0, 640), Some((0.5, 150.0)));
+        assert_eq!(scale_bar(0.0, 640), None);
+        assert_eq!(scale_bar(f64::NAN, 640), None);
+        assert_eq!(length_label(0.5), "50 cm");
+        assert_eq!(length_label(2.0), "2 m");
+        assert_eq!(length_label(5000.0), "5 km");
+        assert_eq!(length_label(0.002), "2 mm");
+        assert_eq!(length_label(1e-5), "10 µm");
+    }
+
+    /// A PNG carries the bar where the scale bar says, in ink, from its
+    /// inset to its length in pixels.
+    #[test]
+    fn a_png_carries_its_scale_bar() {
+        let model = model();
+        let frames = vec![initial(&model)];
+        let dir = scratch("bar");
+        let path = dir.join("bar.png");
+        write_png(&model, &frames, "bar", &path).unwrap();
+        let (pixels, w, h) = decode(&path);
+        let view = view_of(&model, &frames, PANEL);
+        let (_, length) = scale_bar(view.scale(), w).unwrap();
+        let y = h as usize - BAR_INSET as usize;
+        let color = |x: usize| {
+            let i = 3 * (y * w as usize + x);
+            [pixels[i], pixels[i + 1], pixels[i + 2]]
+        };
+        let start = BAR_INSET as usize;
+        let end = start + length.round() as usize;
+        for x in [start + 2, (start + end) / 2, end - 2] {
+            let c = color(x);
+            assert!(c.iter().all(|&v| v < 100), "x = {x}: {c:?}");
+        }
+        assert_ne!(color(end + 30), INK);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A body without a shape held at its corners is drawn as the block
+    /// they are the corners of; held at its ends, as the rod; held by one
+    /// point, as the rod through its centre to the point's mirror image.
+    #[test]
+    fn shapeless_bodies_are_drawn_by_the_points_they_are_held_by() {
+        let block = guessed_outline(&[[-0.1, -0.2], [0.1, -0.2]]).unwrap();
+        let mut sorted = block.clone();
+        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(
+            sorted,
+            vec![[-0.1, -0.2], [-0.1, 0.2], [0.1, -0.2], [0.1, 0.2]]
+        );
+        // Counter-clockwise: positive area.
+        let area: f64 = (0..4)
+            .map(|k| {
+                let (p, q) = (block[k], block[(k + 1) % 4]);
+                p[0] * q[1] - p[1] * q[0]
+            })
+            .sum();
+        assert!((area - 2.0 * 0.08).abs() < 1e-12, "{area}");
+        assert_eq!(
+            guessed_outline(&[[-1.0, 0.0], [1.0, 0.0]]),
+            Some(vec![[1.0, 0.0], [-1.0, 0.0]])
+        );
+        assert_eq!(
+            guessed_outline(&[[0.0, 0.4]]),
+            Some(vec![[0.0, 0.4], [0.0, -0.4]])
+        );
+        assert_eq!(guessed_outline(&[]), None);
+    }
+
+    /// A spring and a damper from the ground to a particle: drawn (a
+    /// zigzag reaching both anchors, a line), in the view, and animated in
+    /// the SVG.
+    #[test]
+    fn springs_and_dampers_are_drawn_between_their_anchors() {
+        let bob = Body::particle("bob", 1.0).at([0.0, -1.0]);
+        let anchors = [[0.0, 0.0], [0.0, 0.0]];
+        let bodies = [BodyRef::Ground, BodyRef::Body(0)];
+        let forces = vec![
+            Force::Spring {
+                bodies,
+                anchors,
+                stiffness: 10.0,
+                rest_length: 0.5,
+            },
+            Force::Damper {
+                bodies,
+                anchors,
+                damping: 1.0,
+            },
+        ];
+        let model = PlanarModel::new([0.0, -9.81], vec![bob], vec![], vec![], forces).unwrap();
+        let mut frames = vec![initial(&model), initial(&model)];
+        frames[1].t = 1.0;
+        frames[1].q[1] = -2.0;
+        let b = bounds_of(&model, &frames);
+        assert!(b.max[1] >= 0.0 && b.min[1] <= -2.0, "{b:?}");
+        let mut poses = Vec::new();
+        model.poses_into(&frames[0].q, &mut poses);
+        let marks = body_marks(&model, &poses, 0.01);
+        let zigzag = marks
+            .iter()
+            .find_map(|m| match m {
+                Mark::Path { points, .. } => Some(points.clone()),
+                _ => None,
+            })
+            .expect("a spring's zigzag");
+        assert_eq!(zigzag.len(), 2 * COILS + 4);
+        assert_eq!(zigzag[0], [0.0, 0.0]);
+        assert_eq!(zigzag[zigzag.len() - 1], [0.0, -1.0]);
+        let widest = zigzag.iter().map(|p| p[0].abs()).fold(0.0, f64::max);
+        assert!((widest - COIL_PIXELS * 0.01).abs() < 1e-12);
+        let text = svg(&model, &frames, &b, "spring").unwrap();
+        assert!(balanced(&text), "{text}");
+        // The spring's zigzag, the damper's line and its thick middle.
+        assert_eq!(text.matches("class=\"link\"").count(), 3);
+        assert_eq!(text.matches("attributeName=\"points\"").count(), 3);
     }
 
     #[test]

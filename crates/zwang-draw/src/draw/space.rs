@@ -13,30 +13,40 @@
 //!   sides), convex hulls as polygon meshes, their faces turned away
 //!   culled, their sharp edges and silhouette inked; a sphere as a disc
 //!   with an outline and a radius line to its body's `x` axis, so that
-//!   its turning shows; a body without a shape as a dot;
+//!   its turning shows; a body without a shape as a dot, with arms to
+//!   the anchors of its joints and springs;
 //! - the fixed bodies' shapes in grey; a half-space as the part of its
 //!   plane inside the scene's box and on the free side of the other
 //!   half-spaces (a bin's floor and walls), drawn first, and only when
 //!   seen from its free side (the walls in front are looked through);
 //! - every face of every body in one painter's order (the farthest first,
 //!   by the depth of its centre);
-//! - a label: the title and the time.
+//! - over the bodies, the joints ([`links`]): a line between the anchors,
+//!   a hinge's axle, a slider's rail across the scene's box, a dot at
+//!   each anchor; springs as zigzags, dampers as lines thick in their
+//!   middle;
+//! - a scale bar ([`super::scale_bar`], in the picture's plane) and a
+//!   label: the title and the time.
+//!
+//! The box fitted includes every anchor at every state drawn.
 //!
 //! The outputs are the planar ones, by the file's extension: a PNG of
 //! some instants side by side, or a GIF animation; the SVG animation is
 //! planar for now.
 
 mod camera;
+mod links;
 mod mesh;
 
 pub use camera::{Box3, Camera, VIEW};
+pub use links::{links, Holds, Link};
 use mesh::Mesh;
 
 use super::raster::{self, Area};
 use super::reel::Reel;
 use super::{
-    check_frames, clip, clip_segment, clip_to, delay_ms, draw_label, fill_color, rgb, Format,
-    Frame, FIXED_FILL, FIXED_LINE, INK, MAX_FRAMES, MAX_STILLS, PANEL,
+    check_frames, clip, clip_segment, clip_to, delay_ms, draw_label, draw_scale_bar, fill_color,
+    rgb, Format, Frame, FIXED_FILL, FIXED_LINE, INK, LINK, MAX_FRAMES, MAX_STILLS, PANEL,
 };
 use crate::plot::text_error;
 use plotters::prelude::*;
@@ -157,11 +167,13 @@ fn fixed_box(model: &SpatialModel, looks: &Looks) -> Box3 {
     b
 }
 
-/// Grows `b` to hold the moving bodies at `poses` (by moving index).
+/// Grows `b` to hold the moving bodies at `poses` (by moving index) and
+/// the anchors of the joints, springs and dampers.
 fn include_poses(b: &mut Box3, model: &SpatialModel, looks: &Looks, poses: &[Pose]) {
     for (m, pose) in poses.iter().enumerate() {
         looks.include(b, model.body_of(m), pose);
     }
+    links::include_links(b, model, poses);
 }
 
 /// A half-space in the world: a point of its plane and its outward unit
@@ -429,7 +441,51 @@ fn draw_panel(
             segment(ends, face.line)?;
         }
     }
+    // The joints, springs and dampers over the bodies.
+    let reach: Vec<f64> = (0..poses.len())
+        .map(|m| {
+            looks.0[model.body_of(m)].extent().map_or(0.0, |(c, e)| {
+                let far = [0, 1, 2].map(|k| c[k].abs() + e[k]);
+                dot(far, far).sqrt()
+            })
+        })
+        .collect();
+    let (lines, dots) = links::strokes(
+        &links(model, &poses),
+        &poses,
+        &reach,
+        fill_color,
+        camera,
+        scene,
+        INK,
+        LINK,
+        FIXED_LINE,
+    );
+    for line in lines {
+        for pair in line.points.windows(2) {
+            if let Some([a, b]) = clip_segment([pair[0], pair[1]], &rect) {
+                area.draw(&PathElement::new(
+                    vec![to_i(a), to_i(b)],
+                    rgb(line.color).stroke_width(line.width),
+                ))
+                .map_err(text_error)?;
+            }
+        }
+    }
+    for (p, color) in dots {
+        if rect_holds(&rect, p) {
+            area.draw(&Circle::new(to_i(p), 3, rgb(color).filled()))
+                .map_err(text_error)?;
+        }
+    }
+    draw_scale_bar(area, camera.scale(), camera.size())?;
     draw_label(area, title, frame.t)
+}
+
+/// Whether the pixel `p` is inside the rectangle `rect` (as `draw_panel`
+/// makes it).
+fn rect_holds(rect: &[[f64; 2]], p: [f64; 2]) -> bool {
+    (rect[0][0]..=rect[2][0]).contains(&p[0]) && (rect[0][1]..=rect[2][1]).contains(&p[1])
 }
 
 /// The moving bodies over `frames` and the bounded fixed shapes.

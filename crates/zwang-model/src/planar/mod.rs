@@ -655,6 +655,10 @@ impl PlanarModel {
     pub fn contact_list(&self) -> &[Contact] {
         &self.contacts
     }
+    /// The applied forces (springs, dampers, constant forces).
+    pub fn force_list(&self) -> &[Force] {
+        &self.forces
+    }
     /// The first coordinate of body `b` in `q` and `v`.
     pub fn offset(&self, b: usize) -> usize {
         self.offsets[b]

@@ -247,7 +247,14 @@ impl SpatialModel {
             held.push(Held { kind, ends });
         }
         self.joints = held;
+        self.joint_list = joints;
         Ok(self)
+    }
+
+    /// The joints as given to [`SpatialModel::with_joints`] (anchors and
+    /// axes in their bodies' frames, as the scene file has them).
+    pub fn joint_list(&self) -> &[SpatialJoint] {
+        &self.joint_list
     }
 
     /// The two ends of a joint or a spring `what` (`joint[i]`,

@@ -134,6 +134,10 @@ pub struct SpatialModel {
     joints: Vec<joints::Held>,
     /// The springs and dampers ([`SpatialModel::with_springs`]).
     springs: Vec<springs::Linked>,
+    /// The joints and springs as given (anchors in body frames), for
+    /// what draws them.
+    joint_list: Vec<SpatialJoint>,
+    spring_list: Vec<SpatialSpring>,
     /// The event-driven method's working memory for the joint rows.
     scratch: mechanism::Scratch,
 }
@@ -290,6 +294,8 @@ impl SpatialModel {
             movers,
             joints: Vec::new(),
             springs: Vec::new(),
+            joint_list: Vec::new(),
+            spring_list: Vec::new(),
             scratch: mechanism::Scratch::default(),
         })
     }

@@ -93,7 +93,14 @@ impl SpatialModel {
             linked.push(Linked { law, ends });
         }
         self.springs = linked;
+        self.spring_list = springs;
         Ok(self)
+    }
+
+    /// The springs and dampers as given to [`SpatialModel::with_springs`]
+    /// (anchors in their bodies' frames).
+    pub fn spring_list(&self) -> &[SpatialSpring] {
+        &self.spring_list
     }
 
     /// The number of springs and dampers.
