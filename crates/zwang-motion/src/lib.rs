@@ -42,6 +42,7 @@
 //! ```
 
 mod dynamics;
+mod impact;
 pub mod islands;
 mod projection;
 pub mod report;
@@ -54,8 +55,8 @@ mod world;
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
 pub use simulate::{
-    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
-    StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
+    simulate, ContactSample, Event, EventKind, Jump, NoObserver, Observer, Outcome, Settings,
+    StageTimes, StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
 };
 pub use space::{simulate_space, SpaceStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};

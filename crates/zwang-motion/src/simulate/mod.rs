@@ -50,8 +50,8 @@ use std::time::{Duration, Instant as Clock};
 use zwang_model::Mechanism;
 
 pub use outcome::{
-    ContactSample, Event, EventKind, NoObserver, Observer, Outcome, StageTimes, StartProjection,
-    Stats, Status, Unsolved,
+    ContactSample, Event, EventKind, Jump, NoObserver, Observer, Outcome, StageTimes,
+    StartProjection, Stats, Status, Unsolved,
 };
 pub(crate) use run::Run;
 pub use settings::{Settings, ATOL_MAX, RTOL_RANGE};
