@@ -130,7 +130,12 @@ fn no_impact_of_a_shipped_event_driven_scene_gains_energy() {
         scenes += 1;
         let name = path.strip_prefix(&root).unwrap().display().to_string();
         let r = run(&s);
-        assert_ne!(r.outcome.status, Status::Failed, "{name}: {:?}", r.outcome.reason);
+        assert_ne!(
+            r.outcome.status,
+            Status::Failed,
+            "{name}: {:?}",
+            r.outcome.reason
+        );
         let scale = r.outcome.energy_initial.abs().max(1.0);
         let mut seen = 0;
         for e in &r.outcome.events {
