@@ -17,6 +17,11 @@ use zwang::motion::{Contacts, EventKind, Status};
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
 const SCENES: [Expected; 17] = [
+    (
+        "backspin_ball",
+        Status::Finished,
+        &[(EventKind::Impact, "rim")],
+    ),
     ("bouncing_ball", Status::Finished, &[]),
     ("chaplygin_sleigh", Status::Finished, &[]),
     ("double_pendulum", Status::Finished, &[]),
@@ -78,11 +83,6 @@ const SCENES: [Expected; 17] = [
             (EventKind::Stick, "block4_back"),
             (EventKind::Stick, "block4_front"),
         ],
-    ),
-    (
-        "backspin_ball",
-        Status::Finished,
-        &[(EventKind::Impact, "rim")],
     ),
 ];
 
