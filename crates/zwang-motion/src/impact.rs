@@ -259,3 +259,69 @@ fn entries_of(rows: &Rows, i: Option<usize>, slot: usize) -> Vec<(usize, [f64; 2
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zwang_model::planar::{Body, Contact, PlanarModel, Surface};
+    use zwang_model::Coordinates;
+
+    /// A flat block (1 x 0.5 m) landing on both bottom corners at once,
+    /// sliding: two rough contacts with redundant rows.
+    fn block() -> (PlanarModel, Vec<f64>, Vec<f64>) {
+        let corner = |name: &str, x: f64| Contact {
+            name: name.into(),
+            body: 0,
+            point: [x, -0.25],
+            surface: Surface::Line {
+                point: [0.0, 0.0],
+                normal: [0.0, 1.0],
+            },
+            friction: 0.5,
+            viscous: 0.0,
+            restitution: 0.3,
+        };
+        let body = Body::rigid("block", 1.0, 0.1)
+            .at([0.0, 0.25])
+            .moving([1.0, -2.0])
+            .spinning(0.5);
+        let model = PlanarModel::new(
+            [0.0, -9.81],
+            vec![body],
+            vec![],
+            vec![corner("a", -0.5), corner("b", 0.5)],
+            vec![],
+        )
+        .unwrap();
+        let (mut q, mut v) = (vec![0.0; 3], vec![0.0; 3]);
+        model.initial_state(&mut q, &mut v);
+        (model, q, v)
+    }
+
+    /// A contact problem that ends above its tolerance is an error, and
+    /// the velocities are not touched: never integrated.
+    #[test]
+    fn an_unsolved_impact_leaves_the_velocities_as_they_were() {
+        let (model, q, v) = block();
+        let touching = [0, 1].map(|contact| Touching {
+            contact,
+            restitution: 0.3,
+        });
+        let mut problem = ImpactProblem::new(&model, 0.0, &q, &v, &touching).unwrap();
+        problem.settings.tolerance = 0.0;
+        problem.settings.max_iterations = 1;
+        let mut after = vec![7.0; 3];
+        match problem.solve(1.0, &v, &mut after) {
+            Err(ImpactError::Unsolved { error, tolerance }) => {
+                assert!(error > 0.0 && tolerance == 0.0, "{error}, {tolerance}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(after, [7.0; 3]);
+        // With its settings it is solved, and keeps the energy.
+        let mut v_after = v.clone();
+        let jump = strike(&model, 0.0, &q, &mut v_after, &touching).unwrap();
+        assert!(jump.error <= 1e-10 && jump.energy_change < 0.0, "{jump:?}");
+        assert!(v_after[1] > 0.0, "it bounces: {v_after:?}");
+    }
+}
