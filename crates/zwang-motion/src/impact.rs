@@ -36,7 +36,7 @@ use zwang_model::{ContactState, Mechanism, ModelError};
 const BISECTIONS: usize = 50;
 
 /// A gain of kinetic energy below this fraction of it is round-off.
-pub(crate) const ENERGY_ROUND_OFF: f64 = 1e-9;
+const ENERGY_ROUND_OFF: f64 = 1e-9;
 
 /// Why an impact has no velocities after it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -97,7 +97,10 @@ pub(crate) fn strike<M: Mechanism>(
     let mut error = problem.solve(1.0, &v_minus, v)?;
     let mut energy_change = problem.kinetic(v) - before;
     let mut factor = 1.0;
-    if energy_change > ENERGY_ROUND_OFF * before {
+    // Without restitution the answer gains no energy: a gain is the
+    // solver's round-off, which no factor changes.
+    let restitution = touching.iter().any(|c| c.restitution > 0.0);
+    if restitution && energy_change > ENERGY_ROUND_OFF * before {
         // The largest factor found that keeps the energy: 0 always does.
         let (mut keeps, mut gains) = (0.0, 1.0);
         let mut best = v_minus.clone();
