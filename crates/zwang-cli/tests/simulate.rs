@@ -613,8 +613,8 @@ fn ends(points: &[(u32, u32)]) -> (f64, f64) {
 /// `--plot` draws a picture: a PNG of the plots' size, not of one colour
 /// (a white background under at most 97% of it), the curves' colours in
 /// their panels. The thrown ball's curves go where its motion does: `x`
-/// rising from 0 to 3.39 m across the positions panel while `y` falls
-/// from 1 m to the floor, the energy from 11.81 J to 0, the normal force
+/// rising from 0 to 4.55 m across the positions panel while `y` falls
+/// from 1 m to the floor, the energy from 22.31 J to 0, the normal force
 /// from 0 to `m g`.
 #[test]
 fn plot_writes_a_png() {

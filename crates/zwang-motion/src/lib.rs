@@ -14,8 +14,10 @@
 //!   by default, tolerances in [`Settings::ode`]) integrates the instant
 //!   solution; events are located on the dense output (see the
 //!   [`simulate`](mod@simulate) module docs for the switching functions);
-//!   impacts solve Gauss's principle in velocities; drift is projected away
-//!   in Gauss's metric.
+//!   impacts solve Gauss's principle in velocities with Coulomb's friction
+//!   (every touching contact's impulses as one contact problem, each
+//!   impact's [`Jump`] on its event); drift is projected away in Gauss's
+//!   metric.
 //! - [`report`]: the JSON summary and the CSV of `zwang simulate`, and a
 //!   [`report::Recorder`] that keeps the trajectory.
 //!
@@ -42,6 +44,7 @@
 //! ```
 
 mod dynamics;
+mod impact;
 pub mod islands;
 mod projection;
 pub mod report;
@@ -54,8 +57,8 @@ mod world;
 pub use dynamics::{ContactValues, Dynamics, DynamicsError};
 pub use islands::simulate_islands;
 pub use simulate::{
-    simulate, ContactSample, Event, EventKind, NoObserver, Observer, Outcome, Settings, StageTimes,
-    StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
+    simulate, ContactSample, Event, EventKind, Jump, NoObserver, Observer, Outcome, Settings,
+    StageTimes, StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
 };
 pub use space::{simulate_space, SpaceStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};

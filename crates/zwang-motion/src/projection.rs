@@ -1,6 +1,7 @@
-//! Gauss's metric at position and velocity level: drift projections and
-//! impacts are the QP `min 1/2 |x - x0|_M^2` under the instant's rows,
-//! solved by the same backends as the accelerations.
+//! Gauss's metric at position and velocity level: drift projections are
+//! the QP `min 1/2 |x - x0|_M^2` under the instant's rows, solved by the
+//! same backends as the accelerations (impacts, with friction, are a
+//! contact problem: `crate::impact`).
 //!
 //! A closed contact sits on its surface for as long as it stays closed (it
 //! leaves only through a located `lift_off`), so the drift projections
@@ -25,8 +26,7 @@ use zwang_qp::{AutoBackend, Backend, Solution};
 /// Projections for one set of modes, with their own instants (the rows of
 /// the dynamics' instant, other right-hand sides and force).
 pub(crate) struct Projector {
-    /// The rows as the model writes them (closed contacts unilateral):
-    /// impacts.
+    /// The rows as the model writes them (closed contacts unilateral).
     instant: Instant,
     /// The same rows, every closed contact held: drift projections.
     held: Instant,
@@ -37,15 +37,6 @@ pub(crate) struct Projector {
     eq: Vec<f64>,
     ineq: Vec<f64>,
     targets: Vec<f64>,
-}
-
-/// Which instant a projection solves on.
-#[derive(Clone, Copy)]
-enum On {
-    /// Closed contacts as inequalities (impacts).
-    Unilateral,
-    /// Closed contacts held as equalities (drift).
-    Held,
 }
 
 impl Projector {
@@ -97,7 +88,6 @@ impl Projector {
     fn solve<M: Mechanism>(
         &mut self,
         model: &M,
-        on: On,
         t: f64,
         q: &[f64],
         v: &[f64],
@@ -107,21 +97,16 @@ impl Projector {
         rhs: impl Fn(RowSet, usize, &[f64], &[f64]) -> f64,
     ) -> Result<(), DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
-        let target = match on {
-            On::Unilateral => &mut self.instant,
-            On::Held => {
-                let (eq, ineq) = (self.instant.equalities(), self.instant.inequalities());
-                let nnz = eq.matrix().nnz();
-                let (a_eq, a_in) = (eq.matrix().data(), ineq.matrix().data());
-                self.held
-                    .edit_rows(RowSet::Equalities, |values, _| {
-                        values[..nnz].copy_from_slice(a_eq);
-                        values[nnz..].copy_from_slice(a_in);
-                    })
-                    .map_err(failed)?;
-                &mut self.held
-            }
-        };
+        let (eq, ineq) = (self.instant.equalities(), self.instant.inequalities());
+        let nnz = eq.matrix().nnz();
+        let (a_eq, a_in) = (eq.matrix().data(), ineq.matrix().data());
+        self.held
+            .edit_rows(RowSet::Equalities, |values, _| {
+                values[..nnz].copy_from_slice(a_eq);
+                values[nnz..].copy_from_slice(a_in);
+            })
+            .map_err(failed)?;
+        let target = &mut self.held;
         match x0 {
             Some(x0) => target.mass_mul_into(x0, &mut self.mx),
             None => self.mx.fill(0.0),
@@ -136,8 +121,8 @@ impl Projector {
             target
                 .edit_rows(set, |_, b| {
                     for (i, x) in b.iter_mut().enumerate() {
-                        *x = match (on, set) {
-                            (On::Held, RowSet::Equalities) if i >= m_eq => {
+                        *x = match set {
+                            RowSet::Equalities if i >= m_eq => {
                                 rhs(RowSet::Inequalities, i - m_eq, eq, ineq)
                             }
                             _ => rhs(set, i, eq, ineq),
@@ -235,7 +220,6 @@ impl Projector {
             // the violation; what is left goes in the next Newton step.
             self.solve(
                 model,
-                On::Held,
                 t,
                 q,
                 v,
@@ -321,7 +305,6 @@ impl Projector {
         let targets = std::mem::take(&mut self.targets);
         let solved = self.solve(
             model,
-            On::Held,
             t,
             q,
             v,
@@ -347,50 +330,6 @@ impl Projector {
             v.fill(0.0);
         }
         Ok(change)
-    }
-
-    /// An impact: `min 1/2 |v+ - v-|_M^2` s.t. the joints (and sticking
-    /// rows) `J v+ = 0` and Newton's law `J_n v+ >= -e_k J_n v-` on every
-    /// touching contact (the modes close them), the rows holding to `tol`.
-    /// Writes `v+` into `v`.
-    pub fn impact<M: Mechanism>(
-        &mut self,
-        model: &M,
-        t: f64,
-        q: &[f64],
-        v: &mut [f64],
-        modes: &[ContactState],
-        restitution: &[f64],
-        tol: f64,
-    ) -> Result<(), DynamicsError> {
-        // The approach speeds J_n v- of the closed rows, then the bounds.
-        model.update_instant(t, q, v, modes, &mut self.instant)?;
-        let ineq = self.instant.inequalities();
-        let approach: Vec<f64> = (0..ineq.len()).map(|i| ineq.row_dot(i, v)).collect();
-        let v0 = v.to_vec();
-        self.solve(
-            model,
-            On::Unilateral,
-            t,
-            q,
-            &v0,
-            modes,
-            Some(&v0),
-            tol,
-            |set, i, _, _| match set {
-                RowSet::Equalities => 0.0,
-                RowSet::Inequalities => {
-                    let w = approach[i];
-                    if w < 0.0 {
-                        -restitution[i] * w
-                    } else {
-                        0.0
-                    }
-                }
-            },
-        )?;
-        v.copy_from_slice(&self.solution.acceleration);
-        Ok(())
     }
 }
 

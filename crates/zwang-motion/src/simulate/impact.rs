@@ -1,9 +1,10 @@
-//! Impacts: a velocity jump solving Gauss's principle in velocities with
-//! every touching contact, a bounce slower than `rest_speed` taken as a
-//! `rest`, and the contacts that stay closed after it.
+//! Impacts: a velocity jump solving the contact problem of every touching
+//! contact (Newton's restitution, Coulomb's friction: `crate::impact`), a
+//! bounce slower than `rest_speed` taken as a `rest`, and the contacts
+//! that stay closed after it.
 
 use super::{EventKind, Observer, Run, Stop};
-use crate::projection::Projector;
+use crate::impact::{strike, ImpactError, Touching};
 use zwang_model::{ContactState, Mechanism};
 
 impl<'m, M: Mechanism> Run<'m, M> {
@@ -16,12 +17,10 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let mut v = v.to_vec();
         // Every touching contact takes part (closed ones at e = 0).
         let touch = self.settings.touch_tolerance;
-        let mut modes = vec![ContactState::OPEN; model.contacts()];
-        let mut restitution = Vec::new();
+        let mut touching = Vec::new();
         let mut rest = false;
         for j in 0..model.contacts() {
             if j == k || self.modes[j].is_closed() || model.gap(j, &q) <= touch {
-                modes[j] = ContactState::slide(1.0);
                 let (gn, _) = model.contact_velocity(j, &q, &v);
                 let slow = -gn < self.settings.rest_speed;
                 let e = if self.modes[j].is_closed() || slow {
@@ -32,40 +31,41 @@ impl<'m, M: Mechanism> Run<'m, M> {
                 if j == k && slow {
                     rest = true;
                 }
-                restitution.push(e);
+                touching.push(Touching {
+                    contact: j,
+                    restitution: e,
+                });
             }
         }
-        let mut p = Projector::new(model, t, &q, &v, &modes)?;
-        let speed_tol = self.speed_tolerance();
-        let mut strike = |v: &mut [f64], restitution: &[f64]| {
-            p.impact(model, t, &q, v, &modes, restitution, speed_tol)
+        let failed = |e: ImpactError| {
+            Stop::Failed(format!(
+                "at t = {t}, the impact of contact \"{}\": {e}",
+                model.contact_name(k)
+            ))
         };
         let v_minus = v.clone();
-        strike(&mut v, &restitution)?;
+        let mut struck = strike(model, t, &q, &mut v, &touching).map_err(failed)?;
         // A bounce slower than the rest speed is no bounce: those contacts
         // take the impact again, plastic (`e = 0`), and stay closed.
         let mut again = false;
-        let closing = (0..model.contacts()).filter(|&j| modes[j].is_closed());
-        for (i, j) in closing.enumerate() {
-            let (gn, _) = model.contact_velocity(j, &q, &v);
-            if restitution[i] > 0.0 && gn <= self.settings.rest_speed {
-                restitution[i] = 0.0;
+        for c in &mut touching {
+            let (gn, _) = model.contact_velocity(c.contact, &q, &v);
+            if c.restitution > 0.0 && gn <= self.settings.rest_speed {
+                c.restitution = 0.0;
                 again = true;
-                if j == k {
+                if c.contact == k {
                     rest = true;
                 }
             }
         }
         if again {
             v.copy_from_slice(&v_minus);
-            strike(&mut v, &restitution)?;
+            struck = strike(model, t, &q, &mut v, &touching).map_err(failed)?;
         }
+        self.jump = Some(struck);
         self.y[self.nq..].copy_from_slice(&v);
         // Which touching contacts stay closed.
-        for j in 0..model.contacts() {
-            if !modes[j].is_closed() {
-                continue;
-            }
+        for j in touching.iter().map(|c| c.contact) {
             // Leaving slower than the rest speed is not leaving: the
             // contact closes (and the contact problem may open it). Nor is
             // a rest's own contact leaving: a gap that did not rise above

@@ -14,8 +14,9 @@
 //!
 //! The earliest crossing is located on the dense output (Brent's method, to
 //! `event_tolerance`), the step is redone to that time, and the event is
-//! handled: an impact solves Gauss's principle in velocities (the same QP
-//! machinery), then the modes are made consistent by solving the contact
+//! handled: an impact solves the contact problem of every touching contact
+//! (Newton's restitution, Coulomb's friction: `crate::impact`), then the
+//! modes are made consistent by solving the contact
 //! problem (a contact that must open opens, a sticking one that must slip
 //! slips), and the integration restarts. Positions and velocities are
 //! projected back onto the joints and closed contacts (Gauss's metric)
@@ -50,8 +51,8 @@ use std::time::{Duration, Instant as Clock};
 use zwang_model::Mechanism;
 
 pub use outcome::{
-    ContactSample, Event, EventKind, NoObserver, Observer, Outcome, StageTimes, StartProjection,
-    Stats, Status, Unsolved,
+    ContactSample, Event, EventKind, Jump, NoObserver, Observer, Outcome, StageTimes,
+    StartProjection, Stats, Status, Unsolved,
 };
 pub(crate) use run::Run;
 pub use settings::{Settings, ATOL_MAX, RTOL_RANGE};

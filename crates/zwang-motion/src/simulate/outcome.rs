@@ -80,6 +80,26 @@ pub struct Event {
     pub q: Vec<f64>,
     /// Velocities after the event.
     pub v: Vec<f64>,
+    /// What the velocity jump of an `impact` or a `rest` did; `None` for
+    /// the other kinds.
+    pub jump: Option<Jump>,
+}
+
+/// An impact's velocity jump: its contact problem (Newton's restitution,
+/// Coulomb's friction, every touching contact together) as solved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jump {
+    /// Kinetic energy after the jump minus before, J: never above
+    /// round-off (`1e-9` of it).
+    pub energy_change: f64,
+    /// The factor every restitution coefficient of the impact was lowered
+    /// by so that it gains no energy (1: as given; below only where a
+    /// contact's normal impulse drives its slip, as a rod landing aslant).
+    pub restitution_factor: f64,
+    /// Siconos' error measure of the contact problem's answer, at most
+    /// the tolerance `1e-10` (an impact whose problem ends above it fails
+    /// the run, its velocities not taken).
+    pub error: f64,
 }
 
 /// A contact in a sample: its forces and mode.

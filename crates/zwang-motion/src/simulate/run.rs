@@ -45,6 +45,8 @@ pub(crate) struct Run<'m, M: Mechanism> {
     pub(super) pending: Option<Vec<(usize, usize)>>,
     /// The pace of the last window of steps, in two halves.
     window: [(usize, f64); 2],
+    /// The last impact's jump, until its event is recorded.
+    pub(super) jump: Option<super::Jump>,
 }
 
 impl<'m, M: Mechanism> Run<'m, M> {
@@ -85,6 +87,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
             phi_end: vec![[NONE; 2]; model.contacts()],
             pending: None,
             window: [(0, 0.0); 2],
+            jump: None,
         }
     }
 

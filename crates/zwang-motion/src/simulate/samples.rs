@@ -22,6 +22,10 @@ impl<'m, M: Mechanism> Run<'m, M> {
             contact,
             q: q.to_vec(),
             v: v.to_vec(),
+            jump: match kind {
+                EventKind::Impact | EventKind::Rest => self.jump.take(),
+                _ => None,
+            },
         };
         let y = self.y.clone();
         let contacts = self.contact_samples(observer.wants_samples(), self.t, &y);

@@ -44,7 +44,7 @@ impl Default for Assemble {
 
 impl Assemble {
     /// The rows of `contacts` as `J`, into the problem in velocities.
-    fn rows(&mut self, contacts: &[StepContact]) {
+    pub fn rows(&mut self, contacts: &[StepContact]) {
         let rows = &mut self.velocity.rows;
         rows.clear();
         for c in contacts {
@@ -61,10 +61,10 @@ impl Assemble {
             .write(&self.velocity.rows, minv, &mut self.problem);
     }
 
-    /// `W = J M_E^-1 J^T` of `contacts` from the responses `M_E^-1 J_i^T`
-    /// of their rows (joints held), into the local problem.
-    pub fn delassus_from(&mut self, contacts: &[StepContact], responses: &[Vec<f64>]) {
-        self.rows(contacts);
+    /// `W = J M_E^-1 J^T` of the rows written by [`Assemble::rows`] from
+    /// the responses `M_E^-1 J_i^T` of each (joints held), into the local
+    /// problem.
+    pub fn delassus_from(&mut self, responses: &[Vec<f64>]) {
         self.delassus
             .write_from(&self.velocity.rows, responses, &mut self.problem);
     }

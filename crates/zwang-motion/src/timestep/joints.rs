@@ -5,15 +5,16 @@
 //! response per contact row. Both are solves of the joint system by the
 //! direct backend, whose factors serve every response of a step. What the
 //! rows' linearization leaves of the joints' positions is projected away
-//! at the end of the step.
+//! at the end of the step. The event-driven method's impacts take the same
+//! responses (`crate::impact`).
 
-use super::collide::StepContact;
 use super::StepError;
+use zwang_contact::ContactRows;
 use zwang_instant::{Instant, RowSet};
 use zwang_qp::{Backend, DirectBackend, Solution, Status};
 
 /// The joint system and its solver, kept between steps.
-pub(super) struct Joints {
+pub(crate) struct Joints {
     system: Instant,
     direct: DirectBackend,
     solution: Solution,
@@ -27,15 +28,20 @@ impl Joints {
     /// The joint system of an instant written with every contact open
     /// (its rows are the joints'); `None` without joints.
     pub fn new(instant: &Instant) -> Option<Joints> {
-        let rows = instant.equalities().len();
-        (rows > 0).then(|| Joints {
+        (!instant.equalities().is_empty()).then(|| Joints::held(instant))
+    }
+
+    /// The joint system of an instant written with every contact open,
+    /// with or without joints (without them a response is `M^-1 J_i^T`).
+    pub fn held(instant: &Instant) -> Joints {
+        Joints {
             system: instant.clone(),
             direct: DirectBackend::new(),
             solution: Solution::empty(),
-            zeros: vec![0.0; rows],
+            zeros: vec![0.0; instant.equalities().len()],
             force: vec![0.0; instant.dim()],
             responses: Vec::new(),
-        })
+        }
     }
 
     /// Takes the instant's values (the rows move with the bodies).
@@ -89,21 +95,20 @@ impl Joints {
         self.solve(Some(targets), v_star)
     }
 
-    /// The responses `M_E^-1 J_i^T` of every contact row.
-    pub fn respond(&mut self, contacts: &[StepContact]) -> Result<(), StepError> {
-        let n = self.force.len();
-        self.responses.resize_with(2 * contacts.len(), Vec::new);
-        self.responses.truncate(2 * contacts.len());
+    /// The responses `M_E^-1 J_i^T` of every contact row (`d` per contact:
+    /// normal, then tangents).
+    pub fn respond(&mut self, rows: &ContactRows) -> Result<(), StepError> {
+        let (n, d) = (self.force.len(), rows.dimension);
+        let m = d * rows.contacts();
+        self.responses.resize_with(m, Vec::new);
+        self.responses.truncate(m);
         let mut out = std::mem::take(&mut self.responses);
-        for (c, pair) in contacts.iter().zip(out.chunks_exact_mut(2)) {
-            for (row, y) in pair.iter_mut().enumerate() {
+        for (i, group) in out.chunks_exact_mut(d).enumerate() {
+            for (row, y) in group.iter_mut().enumerate() {
                 self.force.fill(0.0);
-                for k in 0..c.rows.len {
-                    self.force[c.rows.cols[k]] = if row == 0 {
-                        c.rows.normal[k]
-                    } else {
-                        c.rows.tangent[k]
-                    };
+                // A column repeated within a contact counts as the sum.
+                for a in rows.start[i]..rows.start[i + 1] {
+                    self.force[rows.cols[a]] += rows.entry(a)[row];
                 }
                 y.resize(n, 0.0);
                 let result = self.solve(None, y);

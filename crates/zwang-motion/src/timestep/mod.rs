@@ -41,7 +41,7 @@ mod collide;
 pub mod compare;
 mod correct;
 mod integrate;
-mod joints;
+pub(crate) mod joints;
 
 use crate::projection::Projector;
 use crate::simulate::{
@@ -789,9 +789,9 @@ impl<'m> TimeStepper<'m> {
         match self.joints.as_mut() {
             Some(joints) => {
                 joints.refresh(&self.instant)?;
-                joints.respond(&self.contacts)?;
-                self.assemble
-                    .delassus_from(&self.contacts, &joints.responses);
+                self.assemble.rows(&self.contacts);
+                joints.respond(&self.assemble.velocity.rows)?;
+                self.assemble.delassus_from(&joints.responses);
             }
             None => {
                 self.assemble.delassus(&self.contacts, &self.minv);
