@@ -16,7 +16,7 @@ use zwang::motion::{Contacts, EventKind, Status};
 /// rocking block, whose lists are long, have tests of their own below.
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
-const SCENES: [Expected; 16] = [
+const SCENES: [Expected; 17] = [
     ("bouncing_ball", Status::Finished, &[]),
     ("chaplygin_sleigh", Status::Finished, &[]),
     ("double_pendulum", Status::Finished, &[]),
@@ -79,6 +79,7 @@ const SCENES: [Expected; 16] = [
             (EventKind::Stick, "block4_front"),
         ],
     ),
+    ("vakonomic_skate", Status::Finished, &[]),
 ];
 
 #[test]

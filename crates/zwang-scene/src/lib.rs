@@ -80,8 +80,8 @@ pub use mjcf::{looks_like_xml, parse_mjcf, MJCF_TIMESTEP};
 pub use parse::{parse_scene, parse_scene_table};
 pub use space::{parse_any_scene, parse_spatial_scene, AnyScene, SpatialScene, SPATIAL_GRAVITY};
 pub use types::{
-    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
-    Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
+    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, FrictionLaw, Joint,
+    JointKind, Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 /// The shapes of spatial scenes (`sphere`, `box`, `capsule`, `cylinder`,
 /// `convex`, `halfspace`).
