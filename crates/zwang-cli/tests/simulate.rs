@@ -32,8 +32,15 @@ const REQUIRED_KEYS: [&str; 8] = [
     "max_penetration",
 ];
 /// The project's additions: `unsolved_steps` (every run), `contact_error`
-/// (time-stepped runs), `stats`.
-const OPTIONAL_KEYS: [&str; 4] = ["reason", "stats", "unsolved_steps", "contact_error"];
+/// (time-stepped runs), `stats`; and the contract's `multipliers` of
+/// vakonomic runs.
+const OPTIONAL_KEYS: [&str; 5] = [
+    "reason",
+    "stats",
+    "unsolved_steps",
+    "contact_error",
+    "multipliers",
+];
 /// The event kinds of the contract.
 const EVENT_KINDS: [&str; 7] = [
     "impact",
