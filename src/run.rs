@@ -9,10 +9,10 @@ use zwang_model::planar::PlanarModel;
 use zwang_model::spatial::SpatialModel;
 use zwang_model::ModelError;
 use zwang_motion::{
-    simulate, simulate_islands, simulate_space, simulate_steps, Observer, Outcome, Settings,
-    StepSettings,
+    simulate, simulate_islands, simulate_space, simulate_steps, simulate_vakonomic, Observer,
+    Outcome, Settings, StepSettings,
 };
-use zwang_scene::{FrictionLaw, Method, Scene, SolverSettings, SpatialScene, Stepping};
+use zwang_scene::{Equations, FrictionLaw, Method, Scene, SolverSettings, SpatialScene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).
 pub fn settings_of(scene: &Scene) -> Settings {
@@ -109,7 +109,9 @@ pub fn run_space_scene(
 
 /// Builds the scene's model and runs it to its duration: by its
 /// `stepping`, event-driven (each independent part, bodies no joint or
-/// spring links, on its own steps and events) or time-stepped.
+/// spring links, on its own steps and events) or time-stepped; with
+/// `equations = "vakonomic"`, the vakonomic equations
+/// ([`simulate_vakonomic`], the whole model at once).
 pub fn run_scene(
     scene: &Scene,
     observer: &mut dyn Observer,
@@ -118,6 +120,9 @@ pub fn run_scene(
     let outcome = match scene.solver.stepping {
         Stepping::TimeStep => {
             simulate_steps(&model, scene.duration, &step_settings_of(scene), observer)
+        }
+        Stepping::Event if scene.solver.equations == Equations::Vakonomic => {
+            run_vakonomic(&model, scene, &settings_of(scene), observer)
         }
         Stepping::Event => {
             let islands = model.islands()?;
@@ -131,6 +136,17 @@ pub fn run_scene(
         }
     };
     Ok((model, outcome))
+}
+
+/// The vakonomic run of a scene's model, with its initial multipliers.
+fn run_vakonomic(
+    model: &PlanarModel,
+    scene: &Scene,
+    settings: &Settings,
+    observer: &mut dyn Observer,
+) -> Outcome {
+    let multipliers = &scene.solver.vakonomic_multipliers;
+    simulate_vakonomic(model, scene.duration, settings, multipliers, observer)
 }
 
 /// A scene ready to run: its model built, and what its stepping needs
@@ -158,6 +174,7 @@ impl Runnable {
                     .map_err(|e| e.to_string())?;
                 Vec::new()
             }
+            Stepping::Event if scene.solver.equations == Equations::Vakonomic => Vec::new(),
             Stepping::Event => model.islands().map_err(|e| e.to_string())?,
         };
         Ok(Runnable {
@@ -185,6 +202,9 @@ impl Runnable {
                 let mut settings = settings_of(&self.scene);
                 if !sampled {
                     settings.output_every = duration;
+                }
+                if self.scene.solver.equations == Equations::Vakonomic {
+                    return run_vakonomic(&self.model, &self.scene, &settings, observer);
                 }
                 simulate_islands(&self.model, &self.islands, duration, &settings, observer)
             }

@@ -48,6 +48,7 @@ const SCENE_OUTPUTS: &[&str] = &[
     "start_projection",
     "max_constraint_drift",
     "max_penetration",
+    "multipliers",
     "unsolved_steps",
     "contact_error",
     "stats",
@@ -498,6 +499,32 @@ mod tests {
                 assert_eq!(all, (0..total).collect::<Vec<_>>());
             }
         }
+    }
+
+    /// The vakonomic skate (a blade through the centre, `m = 1`, `v0 = 1`)
+    /// swept over its initial multiplier: from 0 the multiplier ends at
+    /// `-m v0 sin(theta)`; from 0.5 the motion is another.
+    #[test]
+    fn a_vakonomic_scene_by_its_initial_multiplier() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/scenes/vakonomic_skate.toml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let subject = Subject::Scene(toml::from_str(&text).unwrap());
+        let keys = vec!["solver.vakonomic_multipliers[0]".to_string()];
+        let rows = run_points(
+            &subject,
+            &keys,
+            &points(&[vec![json!(0.0), json!(0.5)]]),
+            &["multipliers[0]".into(), "final.skate.angle".into()],
+            1,
+        )
+        .unwrap();
+        let (mu, theta) = (rows[0][0].as_f64().unwrap(), rows[0][1].as_f64().unwrap());
+        assert!((mu + theta.sin()).abs() < 1e-6, "{mu} vs {theta}");
+        let other = rows[1][1].as_f64().unwrap();
+        assert!((other - theta).abs() > 0.1, "{other} vs {theta}");
     }
 
     #[test]

@@ -6,23 +6,12 @@
 
 mod motion_support;
 
-use motion_support::{max_diff, rk4, run_model, samples, scene};
+use motion_support::{max_diff, rk4, run_model, samples, scene, tight};
 use std::f64::consts::FRAC_PI_2;
 use zwang::model::planar::{Body, BodyRef, Joint, JointKind, PlanarModel};
 use zwang::model::Coordinates;
 use zwang::motion::report::Row;
-use zwang::motion::{Settings, Status};
-
-/// Tight tolerances: the closed forms are checked to 1e-8.
-fn tight(output_every: f64) -> Settings {
-    let mut s = Settings {
-        output_every,
-        ..Settings::default()
-    };
-    s.ode.rtol = 1e-12;
-    s.ode.atol = 1e-14;
-    s
-}
+use zwang::motion::Status;
 
 /// The velocity of the blade's point across the blade, `n . v_P`, from a
 /// row (body 0, blade at `point` along the body's x axis).

@@ -16,7 +16,7 @@ use zwang::motion::{Contacts, EventKind, Status};
 /// rocking block, whose lists are long, have tests of their own below.
 type Expected = (&'static str, Status, &'static [(EventKind, &'static str)]);
 
-const SCENES: [Expected; 17] = [
+const SCENES: [Expected; 18] = [
     (
         "backspin_ball",
         Status::Finished,
@@ -84,6 +84,7 @@ const SCENES: [Expected; 17] = [
             (EventKind::Stick, "block4_front"),
         ],
     ),
+    ("vakonomic_skate", Status::Finished, &[]),
 ];
 
 #[test]

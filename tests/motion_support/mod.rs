@@ -25,6 +25,18 @@ pub fn scene(name: &str) -> Scene {
     parse_scene(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Tight tolerances (relative 1e-12, absolute 1e-14), sampled every
+/// `output_every`: for references checked to 1e-8 or finer.
+pub fn tight(output_every: f64) -> Settings {
+    let mut s = Settings {
+        output_every,
+        ..Settings::default()
+    };
+    s.ode.rtol = 1e-12;
+    s.ode.atol = 1e-14;
+    s
+}
+
 /// A run with its trajectory (samples and events, in time order).
 pub struct Run {
     pub model: PlanarModel,

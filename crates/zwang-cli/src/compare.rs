@@ -19,6 +19,11 @@ use zwang_instant::file::ParseOptions;
 /// `mu |u_T|` where the convex form slides: it glides off), a summary,
 /// `--json` for one object, `--csv` for the rows, `--plot` for both
 /// against time.
+/// A scene with `equations = "vakonomic"`: its motions under the
+/// nonholonomic equations (Gauss's principle) and the vakonomic ones from
+/// the same start, a row per output sample with the largest position
+/// difference and both positions, `--json` and `--csv` likewise (no
+/// `--plot`; see `docs/scene-format.md`).
 ///
 /// The forms: `qp` (the Gauss QP, `auto` backend), `multiplier`,
 /// `udwadia_kalaba` and `null_space` (the variational forms of

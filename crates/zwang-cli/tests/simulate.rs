@@ -32,13 +32,15 @@ const REQUIRED_KEYS: [&str; 8] = [
     "max_penetration",
 ];
 /// The project's additions: `unsolved_steps` (every run), `contact_error`
-/// (time-stepped runs), `stats`, `overrides` (`--duration`, `--time-step`).
-const OPTIONAL_KEYS: [&str; 5] = [
+/// (time-stepped runs), `stats`, `overrides` (`--duration`, `--time-step`);
+/// and the contract's `multipliers` of vakonomic runs.
+const OPTIONAL_KEYS: [&str; 6] = [
     "reason",
     "stats",
     "unsolved_steps",
     "contact_error",
     "overrides",
+    "multipliers",
 ];
 /// The event kinds of the contract.
 const EVENT_KINDS: [&str; 7] = [

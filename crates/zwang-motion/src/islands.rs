@@ -494,6 +494,7 @@ impl<'m, M: Mechanism> Driver<'m, M> {
             energy_final,
             max_constraint_drift: max_drift,
             max_penetration: 0.0,
+            multipliers: None,
             unsolved: Default::default(),
             stats,
         }

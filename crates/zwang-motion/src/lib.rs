@@ -51,6 +51,7 @@ pub mod report;
 pub mod simulate;
 pub mod space;
 pub mod timestep;
+mod vakonomic;
 mod warm;
 mod world;
 
@@ -63,6 +64,7 @@ pub use simulate::{
 pub use space::{simulate_space, SpaceStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
 pub use timestep::{simulate_steps, OnUnsolved, StepError, StepReport, StepSettings, TimeStepper};
+pub use vakonomic::{compare_equations, simulate_vakonomic, EquationsComparison, EquationsRow};
 pub use zwang_model::{
     Bodies, ContactState, Contacts, Coordinates, InstantWriter, Island, Mechanism,
 };

@@ -167,6 +167,9 @@ pub fn summary_with(outcome: &Outcome, events: Value, bodies: Value) -> Map<Stri
         json!(outcome.max_constraint_drift),
     );
     out.insert("max_penetration".into(), json!(outcome.max_penetration));
+    if let Some(m) = &outcome.multipliers {
+        out.insert("multipliers".into(), json!(m));
+    }
     if let Some(p) = &outcome.start_projection {
         out.insert(
             "start_projection".into(),
@@ -315,6 +318,9 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
         readable_at(outcome.energy_final, scales.energy),
         readable_at(outcome.max_constraint_drift, scales.length)
     ));
+    if let Some(m) = &outcome.multipliers {
+        s.push_str(&format!("  vakonomic multipliers {m:?}\n"));
+    }
     if outcome.stats.stages.is_some() {
         s.push_str(&format!(
             "  deepest overlap of two shapes {} m\n",

@@ -83,8 +83,8 @@ pub use space::{
     SPATIAL_GRAVITY,
 };
 pub use types::{
-    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
-    Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
+    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, FrictionLaw, Joint,
+    JointKind, Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 /// The shapes of spatial scenes (`sphere`, `box`, `capsule`, `cylinder`,
 /// `convex`, `halfspace`).

@@ -16,8 +16,8 @@ use zwang_model::ModelError;
 
 use crate::error::SceneError;
 use crate::types::{
-    Body, BodyKind, BodyRef, Contact, FixedBody, Force, Frame, FrictionLaw, Joint, JointKind,
-    Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
+    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, FrictionLaw, Joint,
+    JointKind, Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 
 type Result<T> = std::result::Result<T, SceneError>;
@@ -133,6 +133,8 @@ pub(crate) const SOLVER_KEYS: &[&str] = &[
     "tolerance",
     "absolute_tolerance",
     "max_steps",
+    "equations",
+    "vakonomic_multipliers",
 ];
 /// The `[solver]` keys of the event-driven integration only.
 const EVENT_KEYS: &[&str] = &["method", "tolerance", "absolute_tolerance"];
@@ -278,7 +280,55 @@ pub fn parse_scene_table(root: &Table) -> Result<Scene> {
     let shapes = scene_out.bodies.iter().any(|b| b.shape.is_some())
         || scene_out.fixed.iter().any(|f| f.shape.is_some());
     scene_out.solver = read_solver_of(&root, scene_out.duration, shapes, DIM)?;
+    if scene_out.solver.equations == Equations::Vakonomic {
+        scene_out.solver.vakonomic_multipliers = read_multipliers(&root, &scene_out)?;
+    }
     Ok(scene_out)
+}
+
+/// The initial multipliers of a vakonomic scene (`[solver]
+/// vakonomic_multipliers`, one per knife edge, default zeros), after the
+/// scene is checked to have no contacts.
+fn read_multipliers(root: &Tab, scene: &Scene) -> Result<Vec<f64>> {
+    if !scene.contacts.is_empty() {
+        return Err(SceneError::new(
+            "solver.equations",
+            format!(
+                "\"vakonomic\" only without contacts (the scene has {} [[contact]])",
+                scene.contacts.len()
+            ),
+        ));
+    }
+    let knives = scene
+        .joints
+        .iter()
+        .filter(|j| matches!(j.kind, JointKind::KnifeEdge { .. }))
+        .count();
+    let key = "solver.vakonomic_multipliers";
+    let given = root
+        .get("solver")
+        .and_then(|v| v.as_table())
+        .and_then(|t| t.get("vakonomic_multipliers"));
+    let Some(value) = given else {
+        return Ok(vec![0.0; knives]);
+    };
+    let Value::Array(items) = value else {
+        return Err(SceneError::new(key, "expected an array of numbers"));
+    };
+    if items.len() != knives {
+        return Err(SceneError::new(
+            key,
+            format!(
+                "{} values given, one per knife_edge joint expected ({knives})",
+                items.len()
+            ),
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| number(item, &format!("{key}[{i}]")))
+        .collect()
 }
 
 /// The `[scene]` table and the keys of it both dimensions read alike
@@ -1440,17 +1490,46 @@ fn read_solver(t: &Tab, duration: f64, shapes: bool, dimension: usize) -> Result
     } else {
         defaults.max_steps
     };
-    let settings = SolverSettings {
-        stepping,
-        max_steps,
-        ..defaults
-    };
     // Where the stepping is the default, the error says why.
     let why = match (t.has("stepping"), shapes) {
         (true, _) => "",
         (false, _) if spatial => " (a spatial scene runs with \"timestep\")",
         (false, true) => " (the default in a scene with shapes is \"timestep\")",
         (false, false) => " (the default in a scene without shapes is \"event\")",
+    };
+    let equations = choice(
+        t,
+        "equations",
+        &[
+            ("nonholonomic", Equations::Nonholonomic),
+            ("vakonomic", Equations::Vakonomic),
+        ],
+    )?
+    .unwrap_or_default();
+    if equations == Equations::Vakonomic {
+        if spatial {
+            return Err(t.err(
+                "equations",
+                "\"vakonomic\" only in planar scenes (dimension = 2)",
+            ));
+        }
+        if stepping == Stepping::TimeStep {
+            return Err(t.err(
+                "equations",
+                format!("\"vakonomic\" only with stepping = \"event\"{why}"),
+            ));
+        }
+    } else if t.has("vakonomic_multipliers") {
+        return Err(t.err(
+            "vakonomic_multipliers",
+            "only with equations = \"vakonomic\"",
+        ));
+    }
+    let settings = SolverSettings {
+        stepping,
+        max_steps,
+        equations,
+        ..defaults
     };
     match stepping {
         Stepping::Event => {

@@ -114,6 +114,20 @@ pub enum OnUnsolved {
     Fail,
 }
 
+/// Which equations of motion an event-driven planar scene integrates
+/// (`[solver] equations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Equations {
+    /// `"nonholonomic"` (the default): Gauss's principle, d'Alembert-Lagrange
+    /// with Chetaev's rule, the real motion.
+    #[default]
+    Nonholonomic,
+    /// `"vakonomic"`: Hamilton's principle with the constraints adjoined,
+    /// the knife edges' multipliers in the state (planar, event-driven,
+    /// without contacts).
+    Vakonomic,
+}
+
 /// The `[solver]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverSettings {
@@ -145,6 +159,13 @@ pub struct SolverSettings {
     /// 1 000 000). Under [`Stepping::TimeStep`] the parser has checked
     /// that `duration / time_step` does not exceed it.
     pub max_steps: usize,
+    /// `equations`, for [`Stepping::Event`] in the plane (default
+    /// [`Equations::Nonholonomic`]).
+    pub equations: Equations,
+    /// `vakonomic_multipliers`, with [`Equations::Vakonomic`]: the
+    /// initial multipliers, one per knife edge in joint order (the parser
+    /// fills in zeros when the key is absent); empty otherwise.
+    pub vakonomic_multipliers: Vec<f64>,
 }
 
 impl Default for SolverSettings {
@@ -160,6 +181,8 @@ impl Default for SolverSettings {
             tolerance: 1e-9,
             absolute_tolerance: 1e-12,
             max_steps: 1_000_000,
+            equations: Equations::Nonholonomic,
+            vakonomic_multipliers: Vec::new(),
         }
     }
 }

@@ -469,6 +469,10 @@ fn malformed_spatial_scenes_name_their_key() {
              shape)",
         ),
         (
+            format!("{CUBE}\n[solver]\nequations = \"vakonomic\"\n"),
+            "solver.equations: \"vakonomic\" only in planar scenes (dimension = 2)",
+        ),
+        (
             format!("{CUBE}\n[solver]\ntolerance = 1e-6\n"),
             "solver.tolerance: only with stepping = \"event\" (a spatial scene runs with \
              \"timestep\")",

@@ -29,6 +29,7 @@ mod rows;
 mod shapes;
 #[cfg(test)]
 mod tests;
+mod vakonomic;
 
 use crate::{
     Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Layout,

@@ -3,9 +3,54 @@
 //! when it moved the given state), after steps that drift, and for
 //! samples taken from the dense output.
 
-use super::{Run, StartProjection, Stop};
+use super::{Run, Settings, StartProjection, Stop};
+use crate::dynamics::DynamicsError;
 use crate::projection::Projector;
-use zwang_model::Mechanism;
+use zwang_model::{ContactState, Mechanism};
+
+/// How well projected velocities must meet their rows, m/s: far below
+/// the speeds events tell apart.
+pub(crate) fn speed_tolerance(settings: &Settings) -> f64 {
+    1e-6 * settings.rest_speed
+}
+
+/// Moves the start `(q, v)` onto the joints and the contacts `modes`
+/// close (Gauss's metric, by `p`, made at the start as given); how, when
+/// that changed it beyond round-off.
+pub(crate) fn project_start<M: Mechanism>(
+    model: &M,
+    p: &mut Projector,
+    q: &mut [f64],
+    v: &mut [f64],
+    modes: &[ContactState],
+    settings: &Settings,
+) -> Result<Option<StartProjection>, DynamicsError> {
+    let (q0, v0) = (q.to_vec(), v.to_vec());
+    let violation = p.violation(model, 0.0, &q0, modes);
+    let at = p.most_violated(model);
+    let (speed_violation, speed_at) = p.velocity_violation_at(model, 0.0, &q0, &v0, modes)?;
+    let (tol, speed_tol) = (settings.drift_tolerance, speed_tolerance(settings));
+    p.positions(model, 0.0, q, v, modes, tol)?;
+    p.velocities(model, 0.0, q, v, modes, speed_tol)?;
+    let change = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+    };
+    let (dq, dv) = (change(q, &q0), change(v, &v0));
+    let v_scale = v0.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    Ok(
+        (violation > tol || dv > 1e-9 * v_scale).then(|| StartProjection {
+            violation,
+            at,
+            speed_violation,
+            speed_at,
+            position_change: dq,
+            velocity_change: dv,
+            energy_given: model.energy(0.0, &q0, &v0),
+        }),
+    )
+}
 
 impl<'m, M: Mechanism> Run<'m, M> {
     /// Moves the start onto the joints and the contacts it closes (Gauss's
@@ -13,38 +58,10 @@ impl<'m, M: Mechanism> Run<'m, M> {
     /// round-off: the run's initial energy is the projected start's.
     pub(super) fn project_start(&mut self) -> Result<(), Stop> {
         let model = self.model;
-        let nq = self.nq;
-        let given = self.y.clone();
-        let (q0, v0) = given.split_at(nq);
-        let mut p = Projector::new(model, 0.0, q0, v0, &self.modes)?;
-        let violation = p.violation(model, 0.0, q0, &self.modes);
-        let at = p.most_violated(model);
-        let (speed_violation, speed_at) =
-            p.velocity_violation_at(model, 0.0, q0, v0, &self.modes)?;
-        let (tol, speed_tol) = (self.settings.drift_tolerance, self.speed_tolerance());
-        let (q, v) = self.y.split_at_mut(nq);
-        p.positions(model, 0.0, q, v, &self.modes, tol)?;
-        p.velocities(model, 0.0, q, v, &self.modes, speed_tol)?;
-        let change = |a: &[f64], b: &[f64]| {
-            a.iter()
-                .zip(b)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-        };
-        let (dq, dv) = (change(q, q0), change(v, v0));
-        let v_scale = v0.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        let energy_given = self.energy_initial;
+        let (q, v) = self.y.split_at_mut(self.nq);
+        let mut p = Projector::new(model, 0.0, q, v, &self.modes)?;
+        self.start_projection = project_start(model, &mut p, q, v, &self.modes, &self.settings)?;
         self.energy_initial = model.energy(0.0, q, v);
-        if violation > tol || dv > 1e-9 * v_scale {
-            self.start_projection = Some(StartProjection {
-                violation,
-                at,
-                speed_violation,
-                speed_at,
-                position_change: dq,
-                velocity_change: dv,
-                energy_given,
-            });
-        }
         self.projector = Some(p);
         Ok(())
     }
@@ -52,7 +69,7 @@ impl<'m, M: Mechanism> Run<'m, M> {
     /// How well projected velocities must meet their rows, m/s: far below
     /// the speeds events tell apart.
     pub(super) fn speed_tolerance(&self) -> f64 {
-        1e-6 * self.settings.rest_speed
+        speed_tolerance(&self.settings)
     }
 
     /// Projects positions (and velocities) onto the joints and closed

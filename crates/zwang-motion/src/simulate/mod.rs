@@ -35,7 +35,7 @@
 // run's state and loop, a step and the switching functions that find its
 // events, the events handled (impacts, mode changes, Painleve stops), the
 // drift projected away, and what observers and the outcome get.
-mod drift;
+pub(crate) mod drift;
 mod impact;
 mod modes;
 mod outcome;
@@ -113,6 +113,7 @@ fn finish<M: Mechanism>(
         energy_final,
         max_constraint_drift: run.max_drift,
         max_penetration: 0.0,
+        multipliers: None,
         unsolved: Default::default(),
         stats,
     }

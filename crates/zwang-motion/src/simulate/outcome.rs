@@ -262,6 +262,10 @@ pub struct Outcome {
     /// through (the end of each step, after its correction), m; 0 without
     /// shapes.
     pub max_penetration: f64,
+    /// The multipliers of the knife edges at the end, in the rows' order,
+    /// when the run integrated the vakonomic equations (they are part of
+    /// its state); `None` for the nonholonomic ones.
+    pub multipliers: Option<Vec<f64>>,
     /// The time stepper's unsolved steps and worst contact error.
     pub unsolved: Unsolved,
     /// Counts and times.
@@ -293,6 +297,7 @@ impl Outcome {
             energy_final: energy,
             max_constraint_drift: 0.0,
             max_penetration: 0.0,
+            multipliers: None,
             unsolved: Unsolved::default(),
             stats: Stats::default(),
         }

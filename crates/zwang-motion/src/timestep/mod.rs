@@ -360,6 +360,7 @@ impl Tally {
             energy_final,
             max_constraint_drift: self.max_drift,
             max_penetration: self.max_penetration,
+            multipliers: None,
             unsolved: self.unsolved,
             stats,
         }
