@@ -319,7 +319,10 @@ pub fn text<M: Mechanism>(model: &M, outcome: &Outcome) -> String {
         readable_at(outcome.max_constraint_drift, scales.length)
     ));
     if let Some(m) = &outcome.multipliers {
-        s.push_str(&format!("  vakonomic multipliers {m:?}\n"));
+        s.push_str(&format!(
+            "  vakonomic multipliers {}\n",
+            readable_vec(m, 0.0)
+        ));
     }
     if outcome.stats.stages.is_some() {
         s.push_str(&format!(
