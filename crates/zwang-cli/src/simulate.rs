@@ -5,6 +5,7 @@
 //!
 //! A spatial scene (`dimension = 3`) is run by [`space`].
 
+mod motion;
 mod space;
 
 use crate::{emit, one_line, Loaded, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};

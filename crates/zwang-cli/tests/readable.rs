@@ -188,3 +188,71 @@ fn round_off_is_not_called_a_finding() {
     );
     assert!(text.contains("kappa 0.225, G = 1.96"), "{text}");
 }
+
+/// The number after `what` in a report line of `body`.
+fn measured(text: &str, body: &str, what: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("  {body}: ")) && l.contains(what))
+        .unwrap_or_else(|| panic!("no `{what}` for {body} in {text}"));
+    let after = &line[line.find(what).unwrap() + what.len()..];
+    after
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_end_matches(',')
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn the_spatial_reports_say_the_period_and_the_precession_their_readme_lines_promise() {
+    let report = |scene: &str| {
+        let path = repo(&format!("examples/scenes/space/{scene}.toml"));
+        let (code, text, err) = run(&["simulate", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{scene}: {err}");
+        text
+    };
+    let g = 9.81;
+    // A ball (radius 0.05 m) on a 1 m rod let go at 0.05 rad: the compound
+    // pendulum's small swings, corrected for the amplitude.
+    let (l, a, theta0) = (1.0_f64, 0.05_f64, 0.05_f64);
+    let small = 2.0 * std::f64::consts::PI * ((l * l + 0.4 * a * a) / (g * l)).sqrt();
+    let expected = small * (1.0 + theta0 * theta0 / 16.0);
+    let period = measured(&report("spherical_pendulum"), "bob", "swings with period ");
+    assert!(
+        (period - expected).abs() < 2e-4 * expected,
+        "{period} against {expected}"
+    );
+    // The plate on its hinge at 1 rad: the exact period by the complete
+    // elliptic integral (Gauss's arithmetic-geometric mean).
+    let (mut x, mut y) = (1.0_f64, 0.5_f64.cos());
+    for _ in 0..30 {
+        (x, y) = ((x + y) / 2.0, (x * y).sqrt());
+    }
+    let (inertia, m, d) = (0.4, 3.0, 0.3);
+    let exact = 2.0 * std::f64::consts::PI * (inertia / (m * g * d)).sqrt() / x;
+    let period = measured(
+        &report("hinged_pendulum_event"),
+        "plate",
+        "swings with period ",
+    );
+    assert!(
+        (period - exact).abs() < 1e-5 * exact,
+        "{period} against {exact}"
+    );
+    // Goldstein's slow steady precession of the top: m g l = Omega (I3 w3
+    // - I1' Omega cos theta), I1' = I1 + m l^2, solved for the slow root.
+    let (m, l, i1, i3, w3, theta) = (1.0, 0.1, 0.002, 0.004, 200.0, 30f64.to_radians());
+    let i1p = i1 + m * l * l;
+    let (qa, qb, qc) = (i1p * theta.cos(), -i3 * w3, m * g * l);
+    let omega = (-qb - (qb * qb - 4.0 * qa * qc).sqrt()) / (2.0 * qa);
+    let rate = measured(&report("spinning_top"), "top", "turns about z at ");
+    assert!(
+        (rate - omega).abs() < 5e-4 * omega,
+        "{rate} against {omega}"
+    );
+    // Bodies that settle in a bin neither swing nor turn.
+    let bin = report("boxes_in_bin");
+    assert!(!bin.contains("swings") && !bin.contains("turns"), "{bin}");
+}

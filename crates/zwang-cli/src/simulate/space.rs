@@ -21,6 +21,7 @@ use zwang_motion::{
 };
 use zwang_scene::{SpatialScene, Stepping};
 
+use super::motion::Motions;
 use super::{cannot_write, check_draw_at, conclude, report_of, SimulateArgs, MAX_SAMPLES};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
@@ -81,6 +82,7 @@ pub(super) fn run(
     let mut outputs = Outputs {
         csv,
         film: format.map(|format| Film::new(model, format, &args.draw_at)),
+        motions: (!args.json).then(|| Motions::new(model, moving(model).collect())),
     };
     if !outputs.wants_samples() {
         // Without samples wanted, sample only the ends.
@@ -106,7 +108,12 @@ pub(super) fn run(
             return cannot_write(err, "draw", path, e);
         }
     }
-    let report = report_of(args, || summary(model, &outcome), || text(model, &outcome));
+    let motions = outputs.motions.as_ref();
+    let report = report_of(
+        args,
+        || summary(model, &outcome),
+        || text(model, &outcome, motions),
+    );
     conclude(out, err, &report, &outcome)
 }
 
@@ -115,13 +122,18 @@ pub(super) fn run(
 struct Outputs<'m> {
     csv: Option<Csv<'m, BufWriter<File>>>,
     film: Option<Film<'m>>,
+    /// The text report's measures along the motion (not with `--json`).
+    motions: Option<Motions<'m>>,
 }
 
 impl Observer for Outputs<'_> {
     fn wants_samples(&self) -> bool {
-        self.csv.is_some() || self.film.is_some()
+        self.csv.is_some() || self.film.is_some() || self.motions.is_some()
     }
     fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        if let Some(motions) = &mut self.motions {
+            motions.sample(t, q, v);
+        }
         if let Some(csv) = &mut self.csv {
             csv.sample(t, q, v, contacts);
         }
@@ -166,7 +178,7 @@ pub(crate) fn summary(model: &SpatialModel, outcome: &Outcome) -> Value {
 
 /// A short readable report of a run in space: six significant digits,
 /// what is within round-off of the run's scale as `0`.
-fn text(model: &SpatialModel, outcome: &Outcome) -> String {
+fn text(model: &SpatialModel, outcome: &Outcome, motions: Option<&Motions>) -> String {
     let mut scales = report::Scales::of(model, outcome);
     let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
     model.initial_state(&mut q0, &mut v0);
@@ -189,16 +201,19 @@ fn text(model: &SpatialModel, outcome: &Outcome) -> String {
     if let Some(line) = report::start_line(outcome) {
         s.push_str(&format!("  {line}\n"));
     }
-    for b in moving(model) {
+    for (i, b) in moving(model).enumerate() {
         let st = model.body_state(b, &outcome.q, &outcome.v);
+        let name = &model.bodies()[b].name;
         s.push_str(&format!(
-            "  {}: position {}, orientation {}, velocity {}, angular velocity {}\n",
-            model.bodies()[b].name,
+            "  {name}: position {}, orientation {}, velocity {}, angular velocity {}\n",
             readable_vec(&st.position, scales.length),
             readable_vec(&st.orientation, 1.0),
             readable_vec(&st.velocity, scales.speed),
             readable_vec(&st.angular_velocity, scales.rate)
         ));
+        if let Some(line) = motions.and_then(|m| m.line(i)) {
+            s.push_str(&format!("  {name}: {line}\n"));
+        }
     }
     s.push_str(&format!(
         "  energy {} -> {} J, deepest overlap of two shapes {} m\n",
