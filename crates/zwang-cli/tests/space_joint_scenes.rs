@@ -328,8 +328,8 @@ fn the_hinged_plate_under_the_event_driven_method_keeps_the_exact_period() {
         period + late,
         late / period,
     );
-    assert!((late / period).abs() < 1e-8, "{:e}", late / period);
-    assert!((theta - theta0).abs() < 1e-8, "{theta}");
+    assert!((late / period).abs() < 1e-10, "{:e}", late / period);
+    assert!((theta - theta0).abs() < 1e-10, "{theta}");
     assert!(off < 1e-9, "{off:e}");
     assert!(energy.abs() < 1e-9, "{energy:e}");
 }
