@@ -50,6 +50,7 @@ mod projection;
 pub mod report;
 pub mod simulate;
 pub mod space;
+pub mod stepping;
 pub mod timestep;
 mod vakonomic;
 mod warm;
@@ -62,8 +63,9 @@ pub use simulate::{
     StageTimes, StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
 };
 pub use space::{simulate_space, SpaceStepper};
+pub use stepping::{OnUnsolved, StepError, StepReport, StepSettings, StepTotals, VelocityStepper};
 pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
-pub use timestep::{simulate_steps, OnUnsolved, StepError, StepReport, StepSettings, TimeStepper};
+pub use timestep::{simulate_steps, TimeStepper};
 pub use vakonomic::{compare_equations, simulate_vakonomic, EquationsComparison, EquationsRow};
 pub use zwang_model::{
     Bodies, ContactState, Contacts, Coordinates, InstantWriter, Island, Mechanism,

@@ -592,7 +592,7 @@ pub const NO_SVG: &str = "--draw: an SVG animation is planar for now; use .png o
 /// use zwang_model::spatial::{SpatialBody, SpatialKind, SpatialModel};
 /// use zwang_draw::draw::{space::Film, Format};
 /// use zwang_motion::simulate_space;
-/// use zwang_motion::timestep::StepSettings;
+/// use zwang_motion::StepSettings;
 ///
 /// let mut cube = SpatialBody::new("cube", SpatialKind::Rigid { mass: 1.0, inertia: None });
 /// cube.position = [0.0, 0.0, 0.5];

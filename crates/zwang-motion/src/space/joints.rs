@@ -30,7 +30,7 @@ use zwang_contact::{
 };
 use zwang_model::spatial::{JointRows, SpatialModel};
 
-use crate::timestep::StepError;
+use crate::stepping::StepError;
 
 /// Pivots of the QR below this fraction of the largest count as zero (a
 /// redundant row).

@@ -41,14 +41,13 @@ use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
 use crate::simulate::{Observer, Outcome, StageTimes, StartProjection};
-use crate::timestep::{OnUnsolved, StepError, StepReport, StepSettings, Tally, START_CORRECTIONS};
+use crate::stepping::{
+    gap_term, pay_for, run, OnUnsolved, StepError, StepReport, StepSettings, StepTotals,
+    VelocityStepper, GAP_SLOP, START_CORRECTIONS,
+};
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
 use joints::SpaceJoints;
-
-/// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
-/// count as touching in the gap term (as in the plane).
-const GAP_SLOP: f64 = 1e-3;
 
 /// Points of one pair from which its gap terms are levelled (see
 /// [`level_faces`]): an affine normal velocity over a face meets any three.
@@ -136,7 +135,7 @@ pub struct SpaceStepper<'m> {
     dq: Vec<f64>,
     /// Counts, times, the largest drift and the deepest overlap at a
     /// step's end.
-    tally: Tally,
+    totals: StepTotals,
     last: StepReport,
     /// The joints held (none without joints).
     joints: Option<SpaceJoints>,
@@ -213,7 +212,7 @@ impl<'m> SpaceStepper<'m> {
             u: Vec::new(),
             warm: Warm::default(),
             correct: PrimalSolver::new(),
-            tally: Tally::new(solver_settings.tolerance),
+            totals: StepTotals::new(solver_settings.tolerance),
             solver_settings,
             last: StepReport::default(),
             start_projection: None,
@@ -233,7 +232,7 @@ impl<'m> SpaceStepper<'m> {
         let margin = self.margin(self.settings.time_step);
         self.recollide(margin);
         let overlap = self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap));
-        self.tally.max_penetration = overlap;
+        self.totals.max_penetration = overlap;
         // The rows are linear, the bodies turn: a deep overlap takes a few.
         for _ in 0..START_CORRECTIONS {
             if !self.contacts.iter().any(|c| c.gap < -tol) {
@@ -289,12 +288,12 @@ impl<'m> SpaceStepper<'m> {
 
     /// The time spent in each stage so far.
     pub fn stages(&self) -> StageTimes {
-        self.tally.stages
+        self.totals.stages
     }
 
     /// The deepest overlap of two shapes at the end of any step so far.
     pub fn max_penetration(&self) -> f64 {
-        self.tally.max_penetration
+        self.totals.max_penetration
     }
 
     /// The distance the bodies may close within a step of `h`: twice the
@@ -317,7 +316,7 @@ impl<'m> SpaceStepper<'m> {
         // 2 (first, for the margin). The free velocity.
         let clock = Clock::now();
         model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
-        self.tally.stages.assemble += clock.elapsed();
+        self.totals.stages.assemble += clock.elapsed();
         // 1. collide (unless the last step's end already did, at these
         //    positions, with a margin that still holds).
         let clock = Clock::now();
@@ -326,7 +325,7 @@ impl<'m> SpaceStepper<'m> {
             self.recollide(margin);
         }
         self.fresh = false;
-        self.tally.stages.collide += clock.elapsed();
+        self.totals.stages.collide += clock.elapsed();
         // 2. assemble.
         let clock = Clock::now();
         let slop = GAP_SLOP * self.settings.penetration_tolerance;
@@ -341,20 +340,14 @@ impl<'m> SpaceStepper<'m> {
             let entries = &self.entries[c.entries.0..c.entries.1];
             p.rows.push(entries.iter().copied());
             let before: f64 = entries.iter().map(|(col, e)| e[0] * self.v[*col]).sum();
-            let closing = before < 0.0 && c.gap + h * before <= 0.0;
-            let bias = if closing && c.restitution > 0.0 {
-                c.restitution * before
-            } else {
-                (c.gap - slop).max(0.0) / h
-            };
-            p.b.extend([bias, 0.0, 0.0]);
+            p.b.extend([gap_term(before, c.gap, c.restitution, h, slop), 0.0, 0.0]);
             p.mu.push(c.mu);
         }
         level_faces(&self.contacts, slop, h, &mut p.b);
         if let Some(joints) = self.joints.as_mut() {
             joints.refresh(model, &self.q, &self.mass)?;
         }
-        self.tally.stages.assemble += clock.elapsed();
+        self.totals.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
         let k = 3 * self.contacts.len();
@@ -388,21 +381,18 @@ impl<'m> SpaceStepper<'m> {
                         &mut self.v,
                         &mut self.u,
                     )
-                    .map_err(|e| match e {
-                        zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
-                        other => StepError::Unsupported(other.to_string()),
-                    })?,
+                    .map_err(StepError::from_global)?,
             )
         };
         self.warm
             .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
-        self.tally.stages.solve += clock.elapsed();
+        self.totals.stages.solve += clock.elapsed();
         self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
         let start = self.t;
         if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
             // Not integrated: the state stays the step's start.
             self.v.copy_from_slice(&self.v_start);
-            self.tally.judge(start, &self.last, OnUnsolved::Fail)?;
+            self.totals.judge(start, &self.last, OnUnsolved::Fail)?;
         }
         // 4. integrate.
         let clock = Clock::now();
@@ -411,10 +401,10 @@ impl<'m> SpaceStepper<'m> {
         if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
             return Err(StepError::NotFinite);
         }
-        self.tally.stages.integrate += clock.elapsed();
+        self.totals.stages.integrate += clock.elapsed();
         self.end_of_step(h)?;
-        self.tally.steps += 1;
-        self.tally
+        self.totals.steps += 1;
+        self.totals
             .judge(start, &self.last, self.settings.on_unsolved)?;
         Ok(self.last)
     }
@@ -427,12 +417,12 @@ impl<'m> SpaceStepper<'m> {
         let margin = self.margin(h);
         self.recollide(margin);
         self.fresh = true;
-        self.tally.stages.collide += clock.elapsed();
+        self.totals.stages.collide += clock.elapsed();
         let clock = Clock::now();
         let tol = self.settings.penetration_tolerance;
         if self.contacts.iter().any(|c| c.gap < -tol) {
             let report = self.displacement()?;
-            self.tally.corrections += 1;
+            self.totals.corrections += 1;
             self.last.corrected = true;
             if let Some(report) = report {
                 self.last.account_for(&report);
@@ -447,15 +437,15 @@ impl<'m> SpaceStepper<'m> {
         }
         if let Some(joints) = self.joints.as_mut() {
             let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
-            self.tally.max_drift = self.tally.max_drift.max(drift);
+            self.totals.max_drift = self.totals.max_drift.max(drift);
             if drift > GAP_SLOP * tol {
                 self.recollide(margin);
             }
         }
         for c in &self.contacts {
-            self.tally.max_penetration = self.tally.max_penetration.max(-c.gap);
+            self.totals.max_penetration = self.totals.max_penetration.max(-c.gap);
         }
-        self.tally.stages.correct += clock.elapsed();
+        self.totals.stages.correct += clock.elapsed();
         Ok(())
     }
 
@@ -508,31 +498,46 @@ impl<'m> SpaceStepper<'m> {
         self.correct
             .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
             .map(Some)
-            .map_err(|e| match e {
-                zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
-                other => StepError::Unsupported(other.to_string()),
-            })
+            .map_err(StepError::from_global)
     }
 
     /// Takes `energy` from the kinetic energy of the bodies the last
     /// correction moved (all of it, when they have less).
     fn pay_for(&mut self, energy: f64) {
-        let moved = |m: usize| self.dq[6 * m..6 * m + 6].iter().any(|&d| d != 0.0);
-        let kinetic: f64 = (0..self.radii.len())
-            .filter(|&m| moved(m))
-            .flat_map(|m| 6 * m..6 * m + 6)
-            .map(|c| 0.5 * self.mass[c] * self.v[c] * self.v[c])
-            .sum();
-        let s = if kinetic > energy {
-            (1.0 - energy / kinetic).sqrt()
-        } else {
-            0.0
-        };
-        for m in 0..self.radii.len() {
-            if moved(m) {
-                self.v[6 * m..6 * m + 6].iter_mut().for_each(|x| *x *= s);
-            }
-        }
+        let mass = &self.mass;
+        pay_for(
+            energy,
+            (0..self.radii.len()).map(|m| 6 * m..6 * m + 6),
+            &self.dq,
+            &mut self.v,
+            |c, v| 0.5 * mass[c] * v * v,
+        );
+    }
+}
+
+impl VelocityStepper for SpaceStepper<'_> {
+    fn state(&self) -> (f64, &[f64], &[f64]) {
+        SpaceStepper::state(self)
+    }
+
+    fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
+        SpaceStepper::step(self, h)
+    }
+
+    fn advance(&self, v: &[f64], s: f64, out: &mut [f64]) {
+        self.model.integrate(out, v, s);
+    }
+
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
+        self.model.energy(q, v)
+    }
+
+    fn totals(&self) -> &StepTotals {
+        &self.totals
+    }
+
+    fn take_start_projection(&mut self) -> Option<StartProjection> {
+        self.start_projection.take()
     }
 }
 
@@ -546,71 +551,17 @@ pub fn simulate_space(
     settings: &StepSettings,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    let wall = Clock::now();
     let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
     model.initial_state(&mut q0, &mut v0);
-    let e0 = model.energy(&q0, &v0);
-    let failed =
-        |reason: String, q: Vec<f64>, v: Vec<f64>| Outcome::unstarted(reason, q, v, Vec::new(), e0);
-    if let Err(reason) = settings.validate(duration) {
-        return failed(reason, q0, v0);
-    }
-    let mut stepper = match SpaceStepper::new(model, settings.clone()) {
-        Ok(s) => s,
-        Err(e) => return failed(e.to_string(), q0, v0),
-    };
-    // The start as the stepper holds it (moved onto its joints).
-    let (_, q, v) = stepper.state();
-    q0.copy_from_slice(q);
-    v0.copy_from_slice(v);
-    let e0 = model.energy(&q0, &v0);
-    let h = settings.time_step;
-    let wants = observer.wants_samples();
-    if wants {
-        observer.sample(0.0, &q0, &v0, &[]);
-    }
-    let mut q_at = q0.clone();
-    let mut q_before = q0.clone();
-    let mut next_sample = 1usize;
-    let mut reason = None;
-    while stepper.t < duration {
-        let left = duration - stepper.t;
-        let step = if left < 1.5 * h { left } else { h };
-        q_before.copy_from_slice(&stepper.q);
-        let t_before = stepper.t;
-        if let Err(e) = stepper.step(step) {
-            reason = Some(format!("at t = {t_before}: {e}"));
-            break;
-        }
-        if wants {
-            loop {
-                let ts = next_sample as f64 * settings.output_every;
-                if ts > stepper.t || ts > duration {
-                    break;
-                }
-                q_at.copy_from_slice(&q_before);
-                model.integrate(&mut q_at, &stepper.v, ts - t_before);
-                observer.sample(ts, &q_at, &stepper.v, &[]);
-                next_sample += 1;
-            }
-        }
-        observer.progress(stepper.t, duration);
-    }
-    if wants && reason.is_none() {
-        let last = (next_sample - 1) as f64 * settings.output_every;
-        if last < stepper.t {
-            observer.sample(stepper.t, &stepper.q, &stepper.v, &[]);
-        }
-    }
-    let wall_time = wall.elapsed();
-    let (t, q, v) = stepper.state();
-    let energy_final = model.energy(q, v);
-    let mut outcome =
-        stepper
-            .tally
-            .outcome(reason, (t, q, v), Vec::new(), e0, energy_final, wall_time);
-    outcome.start_projection = stepper.start_projection.take();
-    outcome
+    run(
+        (q0, v0),
+        Vec::new(),
+        |q, v| model.energy(q, v),
+        duration,
+        settings,
+        || SpaceStepper::new(model, settings.clone()),
+        observer,
+    )
 }
 
 #[cfg(test)]

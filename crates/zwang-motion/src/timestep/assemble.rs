@@ -9,6 +9,7 @@
 //! may still close within the step.
 
 use super::collide::StepContact;
+use crate::stepping::gap_term;
 use sprs::CsMat;
 use zwang_contact::{ContactRows, Delassus, LocalProblem, VelocityProblem};
 
@@ -117,23 +118,9 @@ impl Assemble {
     }
 }
 
-/// The free term of a contact's normal velocity in a step of `h` from the
-/// velocity `v`: Newton's law on an impact within the step (the contact
-/// leaves at `e` times the speed it came in with, from where the step
-/// starts: the position is off by less than a step's travel, the speed is
-/// right); otherwise the gap a contact still apart may close, exactly, by
-/// the step's end.
-///
-/// Gaps below `slop` count as touching: the gap term turns a position
-/// into a velocity by `1 / h`, and would feed the round-off a solve
-/// leaves in the velocities (which moves the positions by a little each
-/// step) back into every next problem, enlarged.
+/// The free term of a contact's normal velocity ([`gap_term`]), from its
+/// normal velocity at the step's start `v`.
 fn bias(c: &StepContact, v: &[f64], h: f64, slop: f64) -> f64 {
     let (un_before, _) = c.rows.velocity(v);
-    let closing = un_before < 0.0 && c.gap + h * un_before <= 0.0;
-    if closing && c.restitution > 0.0 {
-        c.restitution * un_before
-    } else {
-        (c.gap - slop).max(0.0) / h
-    }
+    gap_term(un_before, c.gap, c.restitution, h, slop)
 }

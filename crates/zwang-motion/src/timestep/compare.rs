@@ -6,7 +6,8 @@
 //! seed 003's non-equivalence in velocities), and the positions drift
 //! apart by what it accumulates.
 
-use super::{StepError, StepSettings, TimeStepper};
+use super::TimeStepper;
+use crate::stepping::{OnUnsolved, StepError, StepSettings};
 use zwang_contact::Friction;
 use zwang_model::planar::PlanarModel;
 
@@ -57,7 +58,7 @@ pub fn compare_frictions(
     // tolerance ends the comparison with the error.
     let with = |friction| StepSettings {
         friction,
-        on_unsolved: super::OnUnsolved::Fail,
+        on_unsolved: OnUnsolved::Fail,
         ..settings.clone()
     };
     let mut exact = TimeStepper::new(model, with(Friction::Exact))?;

@@ -8,7 +8,7 @@
 //! at the end of the step. The event-driven method's impacts take the same
 //! responses (`crate::impact`).
 
-use super::StepError;
+use crate::stepping::StepError;
 use zwang_contact::ContactRows;
 use zwang_instant::{Instant, RowSet};
 use zwang_qp::{Backend, DirectBackend, Solution, Status};

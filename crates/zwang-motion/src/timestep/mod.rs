@@ -44,189 +44,21 @@ mod integrate;
 pub(crate) mod joints;
 
 use crate::projection::Projector;
-use crate::simulate::{
-    ContactSample, Observer, Outcome, StageTimes, StartProjection, Stats, Status,
+use crate::simulate::{ContactSample, Observer, Outcome, StartProjection};
+use crate::stepping::{
+    pay_for, run, OnUnsolved, StepError, StepReport, StepSettings, StepTotals, VelocityStepper,
+    GAP_SLOP, START_CORRECTIONS,
 };
 use assemble::Assemble;
 use collide::{Collide, StepContact};
 use correct::Correct;
 use joints::Joints;
 use std::time::Instant as Clock;
-use zwang_contact::{ContactSolver, Friction, Mode, PrimalSolver, SolverSettings};
+use zwang_contact::{ContactSolver, Mode, PrimalSolver, SolverSettings};
 use zwang_geometry::Collision;
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
-use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter, ModelError};
-
-/// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
-/// count as touching in the gap term (see `assemble`).
-const GAP_SLOP: f64 = 1e-3;
-
-/// Settings of the time stepper.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepSettings {
-    /// `h`, s (> 0). Default 0.002.
-    pub time_step: f64,
-    /// Exact Coulomb or its convex relaxation. Default exact.
-    pub friction: Friction,
-    /// The contact solver's tolerance on Siconos' error measure. Default
-    /// 1e-10.
-    pub tolerance: f64,
-    /// Overlap left at the end of a step beyond which it is projected
-    /// away, m (>= 0). Default 1e-6.
-    pub penetration_tolerance: f64,
-    /// Sampling of the trajectory for the observer, s (> 0). Default
-    /// 0.01.
-    pub output_every: f64,
-    /// The most steps a run may take (duration / time_step, rounded up,
-    /// must not exceed it). Default 10 000 000.
-    pub max_steps: usize,
-    /// The contact solver's budget for its finish in space
-    /// ([`zwang_contact::SolverSettings`]' `finish_steps`). Default 200;
-    /// more solves more of a landing pile's islands to the tolerance, at
-    /// more cost.
-    pub finish_steps: usize,
-    /// What a step whose contact problem ends above `tolerance` does.
-    /// Default [`OnUnsolved::Warn`].
-    pub on_unsolved: OnUnsolved,
-}
-
-/// What the time stepper does with a step whose contact problem (or
-/// overlap correction) ended above the tolerance. Either way the step is
-/// counted in the run's [`crate::Unsolved`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnUnsolved {
-    /// Integrate the best answer found and go on (`"warn"`): the run's
-    /// report counts the step, and the CLI warns.
-    #[default]
-    Warn,
-    /// End the run before the step (`"fail"`): the state is the step's
-    /// start, the status `failed`, the reason the error.
-    Fail,
-}
-
-impl Default for StepSettings {
-    fn default() -> Self {
-        StepSettings {
-            time_step: 0.002,
-            friction: Friction::Exact,
-            tolerance: 1e-10,
-            penetration_tolerance: 1e-6,
-            output_every: 0.01,
-            max_steps: 10_000_000,
-            finish_steps: SolverSettings::default().finish_steps,
-            on_unsolved: OnUnsolved::Warn,
-        }
-    }
-}
-
-impl StepSettings {
-    /// Checks the settings for a run of `duration`; the error names the
-    /// setting.
-    pub fn validate(&self, duration: f64) -> Result<(), String> {
-        let positive = |x: f64| x.is_finite() && x > 0.0;
-        if !positive(duration) {
-            return Err(format!("duration must be > 0, found {duration}"));
-        }
-        if !positive(self.time_step) {
-            return Err(format!("time_step must be > 0, found {}", self.time_step));
-        }
-        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
-            return Err(format!("tolerance must be >= 0, found {}", self.tolerance));
-        }
-        if !(self.penetration_tolerance.is_finite() && self.penetration_tolerance >= 0.0) {
-            return Err(format!(
-                "penetration_tolerance must be >= 0, found {}",
-                self.penetration_tolerance
-            ));
-        }
-        if !positive(self.output_every) {
-            return Err(format!(
-                "output_every must be > 0, found {}",
-                self.output_every
-            ));
-        }
-        let steps = (duration / self.time_step).ceil();
-        if steps > self.max_steps as f64 {
-            return Err(format!(
-                "time_step {} makes {steps} steps for {duration} s, above max_steps {}",
-                self.time_step, self.max_steps
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// Why a time stepper could not be made or could not step.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum StepError {
-    /// A setting is out of range.
-    #[error("{0}")]
-    Settings(String),
-    /// The model cannot be stepped so: a mass that is not diagonal, joints
-    /// that cannot be held (redundant or inconsistent rows).
-    #[error("{0}")]
-    Unsupported(String),
-    /// The model failed (a degenerate contact, forces that are not finite).
-    #[error(transparent)]
-    Model(#[from] ModelError),
-    /// The contact solver refused its problem (not finite).
-    #[error("the contact problem: {0}")]
-    Contact(#[from] zwang_contact::ProblemError),
-    /// The state stopped being finite (a force or a speed beyond `f64`).
-    #[error("the state is not finite")]
-    NotFinite,
-    /// The step's contact problem (or its overlap correction) ended above
-    /// the tolerance, and [`OnUnsolved::Fail`] asks for the run to stop
-    /// (a comparison of friction laws always does).
-    #[error("the contact problem ended at error {error:e}, above the tolerance {tolerance:e}")]
-    Unsolved {
-        /// Siconos' error measure of the best answer found.
-        error: f64,
-        /// The solver's tolerance.
-        tolerance: f64,
-    },
-}
-
-impl StepReport {
-    /// Takes a further solve of the step (its overlap correction) into
-    /// the step's error and status.
-    pub(crate) fn account_for(&mut self, report: &zwang_contact::Report) {
-        self.error = self.error.max(report.error);
-        self.solved &= report.status == zwang_contact::Status::Solved;
-    }
-
-    /// The report of a step whose solve reported `report` (`None`: no
-    /// contacts), `warm_started` of its contacts from the last step, its
-    /// impulses `r` and contact velocities `u` (`d` per contact).
-    pub(crate) fn of(
-        report: Option<zwang_contact::Report>,
-        warm_started: usize,
-        r: &[f64],
-        u: &[f64],
-        d: usize,
-    ) -> StepReport {
-        // The normal velocity of contacts that push: zero under Coulomb's
-        // law; `mu |u_T|` on a sliding contact of the convex relaxation.
-        let separation = r
-            .chunks_exact(d)
-            .zip(u.chunks_exact(d))
-            .filter(|(r, _)| r[0] > 0.0)
-            .fold(0.0f64, |m, (_, u)| m.max(u[0]));
-        StepReport {
-            contacts: r.len() / d,
-            warm_started,
-            separation,
-            error: report.map_or(0.0, |r| r.error),
-            solved: report.is_none_or(|r| r.status == zwang_contact::Status::Solved),
-            islands: report.map_or(0, |r| r.islands),
-            iterations: report.map_or(0, |r| r.iterations),
-            newton_steps: report.map_or(0, |r| r.newton_steps),
-            dual: report.is_some_and(|r| r.dual),
-            corrected: false,
-        }
-    }
-}
+use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter};
 
 /// A velocity-level time stepper of a planar model and its working
 /// memory.
@@ -269,132 +101,9 @@ pub struct TimeStepper<'m> {
     fresh: bool,
     /// The last step's contact solve.
     last: StepReport,
-    tally: Tally,
+    totals: StepTotals,
     /// How the start was moved, if it was.
     start_projection: Option<StartProjection>,
-}
-
-/// The most corrections that move an overlapping start apart (the rows
-/// are linear, the bodies turn: a deep overlap takes a few).
-pub(crate) const START_CORRECTIONS: usize = 10;
-
-/// What a time stepper (in the plane or in space) counts over a run: the
-/// run's outcome is read off it ([`Tally::outcome`]), the same for both.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Tally {
-    /// Steps taken, and the corrections among them.
-    pub(crate) steps: usize,
-    pub(crate) corrections: usize,
-    pub(crate) stages: StageTimes,
-    /// The largest drift of a joint and the deepest overlap of two shapes
-    /// at the end of any step.
-    pub(crate) max_drift: f64,
-    pub(crate) max_penetration: f64,
-    /// Steps whose contact problem ended above the tolerance.
-    pub(crate) unsolved: crate::Unsolved,
-}
-
-impl Tally {
-    /// An empty tally of a run whose contact problems are held to
-    /// `tolerance`.
-    pub(crate) fn new(tolerance: f64) -> Tally {
-        let mut tally = Tally::default();
-        tally.unsolved.tolerance = tolerance;
-        tally
-    }
-
-    /// Counts the step that started at `t` and ended as `last` says; an
-    /// unsolved one is an error under [`OnUnsolved::Fail`].
-    pub(crate) fn judge(
-        &mut self,
-        t: f64,
-        last: &StepReport,
-        on_unsolved: OnUnsolved,
-    ) -> Result<(), StepError> {
-        self.unsolved.record(t, last.error, last.solved);
-        if last.solved || on_unsolved == OnUnsolved::Warn {
-            return Ok(());
-        }
-        Err(StepError::Unsolved {
-            error: last.error,
-            tolerance: self.unsolved.tolerance,
-        })
-    }
-
-    /// The outcome of a run that stopped at `(t, q, v)` of energy
-    /// `energy_final`, failed for `reason` if there is one: a step is one
-    /// evaluation and one solve, a correction one more solve.
-    pub(crate) fn outcome(
-        &self,
-        reason: Option<String>,
-        (t, q, v): (f64, &[f64], &[f64]),
-        modes: Vec<ContactState>,
-        energy_initial: f64,
-        energy_final: f64,
-        wall_time: std::time::Duration,
-    ) -> Outcome {
-        let stats = Stats {
-            evaluations: self.steps,
-            solves: self.steps + self.corrections,
-            rejected: 0,
-            projections: self.corrections,
-            solve_time: self.stages.solve,
-            wall_time,
-            stages: Some(self.stages),
-        };
-        Outcome {
-            status: if reason.is_some() {
-                Status::Failed
-            } else {
-                Status::Finished
-            },
-            reason,
-            time: t,
-            steps: self.steps,
-            events: Vec::new(),
-            q: q.to_vec(),
-            v: v.to_vec(),
-            modes,
-            energy_initial,
-            start_projection: None,
-            energy_final,
-            max_constraint_drift: self.max_drift,
-            max_penetration: self.max_penetration,
-            multipliers: None,
-            unsolved: self.unsolved,
-            stats,
-        }
-    }
-}
-
-/// What one step did.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct StepReport {
-    /// Contacts in the step's problem.
-    pub contacts: usize,
-    /// Those that started from the impulse of the same contact (by id) in
-    /// the step before.
-    pub warm_started: usize,
-    /// The contact solver's error measure, and its status.
-    pub error: f64,
-    /// Whether the solver met its tolerance.
-    pub solved: bool,
-    /// Islands of the contact problem.
-    pub islands: usize,
-    /// Outer (proximal) iterations and Newton steps of the solve.
-    pub iterations: usize,
-    /// Newton steps (sparse factorizations), over the islands.
-    pub newton_steps: usize,
-    /// Whether the dual method (on `W`) gave the answer: scenes with
-    /// joints, and the steps where the primal one (on `M` and `J`, the
-    /// rest) stalled.
-    pub dual: bool,
-    /// Whether overlap was projected away after the step.
-    pub corrected: bool,
-    /// The largest normal velocity of a contact that pushes, m/s: zero
-    /// (to the tolerance) under Coulomb's law, `mu |u_T|` on a sliding
-    /// contact of the convex relaxation (seed 003's non-equivalence).
-    pub separation: f64,
 }
 
 impl<'m> TimeStepper<'m> {
@@ -472,7 +181,7 @@ impl<'m> TimeStepper<'m> {
             v_new: vec![0.0; n],
             fresh: false,
             last: StepReport::default(),
-            tally: Tally::new(settings.tolerance),
+            totals: StepTotals::new(settings.tolerance),
             start_projection: None,
             settings,
         };
@@ -501,7 +210,7 @@ impl<'m> TimeStepper<'m> {
                 off_contact = off_contact.max(-c.gap);
             }
         }
-        self.tally.max_penetration = overlap;
+        self.totals.max_penetration = overlap;
         let mut off_joints = 0.0f64;
         for pass in 0..START_CORRECTIONS {
             if self.displacement(tol)? {
@@ -598,7 +307,7 @@ impl<'m> TimeStepper<'m> {
             self.collide
                 .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
         }
-        self.tally.stages.collide += clock.elapsed();
+        self.totals.stages.collide += clock.elapsed();
         // 2. assemble.
         let clock = Clock::now();
         model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
@@ -625,7 +334,7 @@ impl<'m> TimeStepper<'m> {
         } else {
             self.local_problem(h, slop)?;
         }
-        self.tally.stages.assemble += clock.elapsed();
+        self.totals.stages.assemble += clock.elapsed();
         // 3. solve, from the last impulses of the same contacts.
         let clock = Clock::now();
         let m = 2 * self.contacts.len();
@@ -649,10 +358,7 @@ impl<'m> TimeStepper<'m> {
                         &mut self.v_new,
                         &mut self.u,
                     )
-                    .map_err(|e| match e {
-                        zwang_contact::GlobalError::Problem(p) => StepError::Contact(p),
-                        other => StepError::Unsupported(other.to_string()),
-                    })?,
+                    .map_err(StepError::from_global)?,
             )
         } else {
             let problem = &self.assemble.problem;
@@ -665,12 +371,12 @@ impl<'m> TimeStepper<'m> {
         };
         self.warm
             .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
-        self.tally.stages.solve += clock.elapsed();
+        self.totals.stages.solve += clock.elapsed();
         self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
         let start = self.t;
         if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
             // Not integrated: the state stays the step's start.
-            self.tally.judge(start, &self.last, OnUnsolved::Fail)?;
+            self.totals.judge(start, &self.last, OnUnsolved::Fail)?;
         }
         // 4. integrate.
         let clock = Clock::now();
@@ -685,10 +391,10 @@ impl<'m> TimeStepper<'m> {
         if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
             return Err(StepError::NotFinite);
         }
-        self.tally.stages.integrate += clock.elapsed();
+        self.totals.stages.integrate += clock.elapsed();
         self.end_of_step(h)?;
-        self.tally.steps += 1;
-        self.tally
+        self.totals.steps += 1;
+        self.totals
             .judge(start, &self.last, self.settings.on_unsolved)?;
         Ok(self.last)
     }
@@ -701,7 +407,7 @@ impl<'m> TimeStepper<'m> {
         let margin = self.margin(h);
         self.collide
             .contacts(model, &self.q, margin, &mut self.contacts)?;
-        self.tally.stages.collide += clock.elapsed();
+        self.totals.stages.collide += clock.elapsed();
         let clock = Clock::now();
         if self.joints.is_some() {
             model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
@@ -709,7 +415,7 @@ impl<'m> TimeStepper<'m> {
         let tol = self.settings.penetration_tolerance;
         let corrected = self.displacement(tol)?;
         if corrected {
-            self.tally.corrections += 1;
+            self.totals.corrections += 1;
             self.last.corrected = true;
             if let Some(report) = self.correct.report() {
                 self.last.account_for(&report);
@@ -731,7 +437,7 @@ impl<'m> TimeStepper<'m> {
             let drift = p
                 .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
                 .map_err(|e| StepError::Unsupported(e.to_string()))?;
-            self.tally.max_drift = self.tally.max_drift.max(drift);
+            self.totals.max_drift = self.totals.max_drift.max(drift);
             moved = drift > tol;
         }
         if corrected || moved {
@@ -745,12 +451,12 @@ impl<'m> TimeStepper<'m> {
         for c in &self.contacts {
             let overlap = (-c.gap).max(0.0);
             if c.shapes {
-                self.tally.max_penetration = self.tally.max_penetration.max(overlap);
+                self.totals.max_penetration = self.totals.max_penetration.max(overlap);
             } else {
-                self.tally.max_drift = self.tally.max_drift.max(overlap);
+                self.totals.max_drift = self.totals.max_drift.max(overlap);
             }
         }
-        self.tally.stages.correct += clock.elapsed();
+        self.totals.stages.correct += clock.elapsed();
         Ok(())
     }
 
@@ -804,27 +510,14 @@ impl<'m> TimeStepper<'m> {
     /// Takes `energy` from the kinetic energy of the bodies the last
     /// correction moved (all of it, when they have less).
     fn pay_for(&mut self, energy: f64) {
-        let dq = self.correct.dq();
-        let moved = || {
-            self.bodies
-                .iter()
-                .map(|(dofs, _)| dofs.clone())
-                .filter(|dofs| dq[dofs.clone()].iter().any(|&d| d != 0.0))
-        };
-        let kinetic: f64 = moved()
-            .flatten()
-            .map(|c| 0.5 * self.v[c] * self.v[c] / self.minv[c])
-            .sum();
-        let s = if kinetic > energy {
-            (1.0 - energy / kinetic).sqrt()
-        } else {
-            0.0
-        };
-        for (dofs, _) in &self.bodies {
-            if dq[dofs.clone()].iter().any(|&d| d != 0.0) {
-                self.v[dofs.clone()].iter_mut().for_each(|x| *x *= s);
-            }
-        }
+        let minv = &self.minv;
+        pay_for(
+            energy,
+            self.bodies.iter().map(|(dofs, _)| dofs.clone()),
+            self.correct.dq(),
+            &mut self.v,
+            |c, v| 0.5 * v * v / minv[c],
+        );
     }
 
     /// The `[[contact]]` points' forces and modes over the last step (the
@@ -867,92 +560,56 @@ impl<'m> TimeStepper<'m> {
     }
 }
 
+impl VelocityStepper for TimeStepper<'_> {
+    fn state(&self) -> (f64, &[f64], &[f64]) {
+        TimeStepper::state(self)
+    }
+
+    fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
+        TimeStepper::step(self, h)
+    }
+
+    fn advance(&self, v: &[f64], s: f64, out: &mut [f64]) {
+        integrate::positions(out, v, s);
+    }
+
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64 {
+        self.model.energy(t, q, v)
+    }
+
+    fn contact_samples(&self, h: f64, out: &mut Vec<ContactSample>) {
+        TimeStepper::contact_samples(self, h, out);
+    }
+
+    fn totals(&self) -> &StepTotals {
+        &self.totals
+    }
+
+    fn take_start_projection(&mut self) -> Option<StartProjection> {
+        self.start_projection.take()
+    }
+}
+
 /// Runs `model` from its initial state to `duration` with the time
 /// stepper: steps of `settings.time_step` (the last one shorter to end at
 /// `duration`), samples every `output_every` on the motion within the
 /// steps, no events. A stepper that cannot start, or a step that fails,
-/// ends the run as [`Status::Failed`] with the reason.
+/// ends the run as [`crate::Status::Failed`] with the reason.
 pub fn simulate_steps(
     model: &PlanarModel,
     duration: f64,
     settings: &StepSettings,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    let wall = Clock::now();
-    let failed = |reason: String, q: Vec<f64>, v: Vec<f64>, e: f64| {
-        Outcome::unstarted(reason, q, v, vec![ContactState::OPEN; model.contacts()], e)
-    };
     let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
     model.initial_state(&mut q0, &mut v0);
-    let e0 = model.energy(0.0, &q0, &v0);
-    if let Err(reason) = settings.validate(duration) {
-        return failed(reason, q0, v0, e0);
-    }
-    let mut stepper = match TimeStepper::new(model, settings.clone()) {
-        Ok(s) => s,
-        Err(e) => return failed(e.to_string(), q0, v0, e0),
-    };
-    // The start as the stepper holds it (moved apart, onto its joints).
-    q0.copy_from_slice(&stepper.q);
-    v0.copy_from_slice(&stepper.v);
-    let e0 = model.energy(0.0, &q0, &v0);
-    let h = settings.time_step;
-    let wants = observer.wants_samples();
-    let mut samples = Vec::new();
-    let mut q_at = q0.clone();
-    if wants {
-        stepper.contact_samples(h, &mut samples);
-        observer.sample(0.0, &q0, &v0, &samples);
-    }
-    let mut next_sample = 1usize;
-    let mut reason = None;
-    let mut q_before = q0.clone();
-    while stepper.t < duration {
-        // The last step ends on `duration` (no sliver of a step after it).
-        let left = duration - stepper.t;
-        let step = if left < 1.5 * h { left } else { h };
-        q_before.copy_from_slice(&stepper.q);
-        let t_before = stepper.t;
-        if let Err(e) = stepper.step(step) {
-            reason = Some(format!("at t = {t_before}: {e}"));
-            break;
-        }
-        if wants {
-            // Samples within the step lie on `q + s v+`.
-            loop {
-                let ts = next_sample as f64 * settings.output_every;
-                if ts > stepper.t || ts > duration {
-                    break;
-                }
-                let s = ts - t_before;
-                for ((x, q), v) in q_at.iter_mut().zip(&q_before).zip(&stepper.v) {
-                    *x = q + s * v;
-                }
-                stepper.contact_samples(step, &mut samples);
-                observer.sample(ts, &q_at, &stepper.v, &samples);
-                next_sample += 1;
-            }
-        }
-        observer.progress(stepper.t, duration);
-    }
-    if wants && reason.is_none() {
-        let last = (next_sample - 1) as f64 * settings.output_every;
-        if last < stepper.t {
-            stepper.contact_samples(h, &mut samples);
-            observer.sample(stepper.t, &stepper.q, &stepper.v, &samples);
-        }
-    }
-    let mut modes = vec![ContactState::OPEN; model.contacts()];
-    stepper.contact_samples(h, &mut samples);
-    for (m, s) in modes.iter_mut().zip(&samples) {
-        m.mode = s.mode;
-    }
-    let wall_time = wall.elapsed();
-    let (t, q, v) = stepper.state();
-    let energy_final = model.energy(t, q, v);
-    let mut outcome = stepper
-        .tally
-        .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time);
-    outcome.start_projection = stepper.start_projection.take();
-    outcome
+    run(
+        (q0, v0),
+        vec![ContactState::OPEN; model.contacts()],
+        |q, v| model.energy(0.0, q, v),
+        duration,
+        settings,
+        || TimeStepper::new(model, settings.clone()),
+        observer,
+    )
 }

@@ -4,7 +4,7 @@ use crate::draw::{BACKGROUND, GIF_SIZE};
 use std::f64::consts::FRAC_1_SQRT_2;
 use zwang_model::spatial::{SpatialBody, SpatialKind};
 use zwang_motion::simulate_space;
-use zwang_motion::timestep::StepSettings;
+use zwang_motion::StepSettings;
 
 fn rigid(name: &str, position: [f64; 3], orientation: [f64; 4], shape: Shape) -> SpatialBody {
     let mut b = SpatialBody::new(
