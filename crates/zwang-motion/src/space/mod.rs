@@ -42,8 +42,8 @@ use zwang_model::spatial::SpatialModel;
 
 use crate::simulate::{Observer, Outcome, StageTimes, StartProjection};
 use crate::stepping::{
-    gap_term, pay_for, run, OnUnsolved, StepError, StepReport, StepSettings, StepTotals,
-    VelocityStepper, GAP_SLOP, START_CORRECTIONS,
+    self, gap_term, pay_for, run, OnUnsolved, Stages, StepError, StepReport, StepSettings,
+    StepTotals, VelocityStepper, GAP_SLOP, START_CORRECTIONS,
 };
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
@@ -310,143 +310,10 @@ impl<'m> SpaceStepper<'m> {
         2.0 * h * speed(&self.v).max(speed(&self.v_star)) + 1e-9
     }
 
-    /// One step of `h` (the last one of a run may be shorter).
+    /// One step of `h` (the last one of a run may be shorter), through
+    /// the stages of [`crate::stepping`].
     pub fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
-        let model = self.model;
-        // 2 (first, for the margin). The free velocity.
-        let clock = Clock::now();
-        model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
-        self.totals.stages.assemble += clock.elapsed();
-        // 1. collide (unless the last step's end already did, at these
-        //    positions, with a margin that still holds).
-        let clock = Clock::now();
-        let margin = self.margin(h);
-        if !self.fresh {
-            self.recollide(margin);
-        }
-        self.fresh = false;
-        self.totals.stages.collide += clock.elapsed();
-        // 2. assemble.
-        let clock = Clock::now();
-        let slop = GAP_SLOP * self.settings.penetration_tolerance;
-        let p = &mut self.problem;
-        for ((f, m), v) in p.force.iter_mut().zip(&self.mass).zip(&self.v_star) {
-            *f = m * v;
-        }
-        p.rows.clear();
-        p.b.clear();
-        p.mu.clear();
-        for c in &self.contacts {
-            let entries = &self.entries[c.entries.0..c.entries.1];
-            p.rows.push(entries.iter().copied());
-            let before: f64 = entries.iter().map(|(col, e)| e[0] * self.v[*col]).sum();
-            p.b.extend([gap_term(before, c.gap, c.restitution, h, slop), 0.0, 0.0]);
-            p.mu.push(c.mu);
-        }
-        level_faces(&self.contacts, slop, h, &mut p.b);
-        if let Some(joints) = self.joints.as_mut() {
-            joints.refresh(model, &self.q, &self.mass)?;
-        }
-        self.totals.stages.assemble += clock.elapsed();
-        // 3. solve, from the last impulses of the same contacts.
-        let clock = Clock::now();
-        let k = 3 * self.contacts.len();
-        self.r.resize(k, 0.0);
-        self.u.resize(k, 0.0);
-        let warm_started = self
-            .warm
-            .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
-        if self.settings.on_unsolved == OnUnsolved::Fail {
-            self.v_start.copy_from_slice(&self.v);
-        }
-        let report = if let Some(joints) = self.joints.as_mut() {
-            joints.solve(
-                &self.problem,
-                &self.mass,
-                &self.solver_settings,
-                &mut self.r,
-                &mut self.v,
-                &mut self.u,
-            )?
-        } else if k == 0 {
-            self.v.copy_from_slice(&self.v_star);
-            None
-        } else {
-            Some(
-                self.primal
-                    .solve_in_place(
-                        &self.problem,
-                        &self.solver_settings,
-                        &mut self.r,
-                        &mut self.v,
-                        &mut self.u,
-                    )
-                    .map_err(StepError::from_global)?,
-            )
-        };
-        self.warm
-            .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
-        self.totals.stages.solve += clock.elapsed();
-        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 3);
-        let start = self.t;
-        if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
-            // Not integrated: the state stays the step's start.
-            self.v.copy_from_slice(&self.v_start);
-            self.totals.judge(start, &self.last, OnUnsolved::Fail)?;
-        }
-        // 4. integrate.
-        let clock = Clock::now();
-        model.integrate(&mut self.q, &self.v, h);
-        self.t += h;
-        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
-            return Err(StepError::NotFinite);
-        }
-        self.totals.stages.integrate += clock.elapsed();
-        self.end_of_step(h)?;
-        self.totals.steps += 1;
-        self.totals
-            .judge(start, &self.last, self.settings.on_unsolved)?;
-        Ok(self.last)
-    }
-
-    /// The contacts at the new positions (kept for the next step), and
-    /// 5. correct: overlap beyond the tolerance projected away.
-    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
-        let model = self.model;
-        let clock = Clock::now();
-        let margin = self.margin(h);
-        self.recollide(margin);
-        self.fresh = true;
-        self.totals.stages.collide += clock.elapsed();
-        let clock = Clock::now();
-        let tol = self.settings.penetration_tolerance;
-        if self.contacts.iter().any(|c| c.gap < -tol) {
-            let report = self.displacement()?;
-            self.totals.corrections += 1;
-            self.last.corrected = true;
-            if let Some(report) = report {
-                self.last.account_for(&report);
-            }
-            let before = model.energy(&self.q, &self.v);
-            model.integrate(&mut self.q, &self.dq, 1.0);
-            let raised = model.energy(&self.q, &self.v) - before;
-            if raised > 0.0 {
-                self.pay_for(raised);
-            }
-            self.recollide(margin);
-        }
-        if let Some(joints) = self.joints.as_mut() {
-            let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
-            self.totals.max_drift = self.totals.max_drift.max(drift);
-            if drift > GAP_SLOP * tol {
-                self.recollide(margin);
-            }
-        }
-        for c in &self.contacts {
-            self.totals.max_penetration = self.totals.max_penetration.max(-c.gap);
-        }
-        self.totals.stages.correct += clock.elapsed();
-        Ok(())
+        stepping::step(self, h)
     }
 
     /// The contacts at the current positions within `margin`.
@@ -512,6 +379,153 @@ impl<'m> SpaceStepper<'m> {
             &mut self.v,
             |c, v| 0.5 * mass[c] * v * v,
         );
+    }
+}
+
+impl Stages for SpaceStepper<'_> {
+    fn prepare(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
+        Ok(())
+    }
+
+    fn collide(&mut self, h: f64) -> Result<(), StepError> {
+        let margin = self.margin(h);
+        if !self.fresh {
+            self.recollide(margin);
+        }
+        self.fresh = false;
+        Ok(())
+    }
+
+    fn assemble(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        let p = &mut self.problem;
+        for ((f, m), v) in p.force.iter_mut().zip(&self.mass).zip(&self.v_star) {
+            *f = m * v;
+        }
+        p.rows.clear();
+        p.b.clear();
+        p.mu.clear();
+        for c in &self.contacts {
+            let entries = &self.entries[c.entries.0..c.entries.1];
+            p.rows.push(entries.iter().copied());
+            let before: f64 = entries.iter().map(|(col, e)| e[0] * self.v[*col]).sum();
+            p.b.extend([gap_term(before, c.gap, c.restitution, h, slop), 0.0, 0.0]);
+            p.mu.push(c.mu);
+        }
+        level_faces(&self.contacts, slop, h, &mut p.b);
+        if let Some(joints) = self.joints.as_mut() {
+            joints.refresh(model, &self.q, &self.mass)?;
+        }
+        Ok(())
+    }
+
+    fn solve(&mut self) -> Result<StepReport, StepError> {
+        let k = 3 * self.contacts.len();
+        self.r.resize(k, 0.0);
+        self.u.resize(k, 0.0);
+        let warm_started = self
+            .warm
+            .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
+        if self.settings.on_unsolved == OnUnsolved::Fail {
+            self.v_start.copy_from_slice(&self.v);
+        }
+        let report = if let Some(joints) = self.joints.as_mut() {
+            joints.solve(
+                &self.problem,
+                &self.mass,
+                &self.solver_settings,
+                &mut self.r,
+                &mut self.v,
+                &mut self.u,
+            )?
+        } else if k == 0 {
+            self.v.copy_from_slice(&self.v_star);
+            None
+        } else {
+            Some(
+                self.primal
+                    .solve_in_place(
+                        &self.problem,
+                        &self.solver_settings,
+                        &mut self.r,
+                        &mut self.v,
+                        &mut self.u,
+                    )
+                    .map_err(StepError::from_global)?,
+            )
+        };
+        self.warm
+            .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
+        Ok(StepReport::of(report, warm_started, &self.r, &self.u, 3))
+    }
+
+    fn restore(&mut self) {
+        self.v.copy_from_slice(&self.v_start);
+    }
+
+    fn integrate(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        model.integrate(&mut self.q, &self.v, h);
+        self.t += h;
+        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
+            return Err(StepError::NotFinite);
+        }
+        Ok(())
+    }
+
+    /// The contacts at the new positions (kept for the next step), and
+    /// 5. correct: overlap beyond the tolerance projected away.
+    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        let clock = Clock::now();
+        let margin = self.margin(h);
+        self.recollide(margin);
+        self.fresh = true;
+        self.totals.stages.collide += clock.elapsed();
+        let clock = Clock::now();
+        let tol = self.settings.penetration_tolerance;
+        if self.contacts.iter().any(|c| c.gap < -tol) {
+            let report = self.displacement()?;
+            self.totals.corrections += 1;
+            self.last.corrected = true;
+            if let Some(report) = report {
+                self.last.account_for(&report);
+            }
+            let before = model.energy(&self.q, &self.v);
+            model.integrate(&mut self.q, &self.dq, 1.0);
+            let raised = model.energy(&self.q, &self.v) - before;
+            if raised > 0.0 {
+                self.pay_for(raised);
+            }
+            self.recollide(margin);
+        }
+        if let Some(joints) = self.joints.as_mut() {
+            let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
+            self.totals.max_drift = self.totals.max_drift.max(drift);
+            if drift > GAP_SLOP * tol {
+                self.recollide(margin);
+            }
+        }
+        for c in &self.contacts {
+            self.totals.max_penetration = self.totals.max_penetration.max(-c.gap);
+        }
+        self.totals.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn on_unsolved(&self) -> OnUnsolved {
+        self.settings.on_unsolved
+    }
+
+    fn books(&mut self) -> (&mut StepTotals, &mut StepReport) {
+        (&mut self.totals, &mut self.last)
     }
 }
 

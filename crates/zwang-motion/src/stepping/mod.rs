@@ -11,9 +11,11 @@
 //! for both (and for the next model that steps at velocity level).
 
 mod run;
+mod stages;
 
 pub(crate) use run::run;
 pub use run::VelocityStepper;
+pub(crate) use stages::{step, Stages};
 
 use crate::simulate::{Outcome, StageTimes, Stats, Status};
 use zwang_contact::{Friction, SolverSettings};

@@ -46,8 +46,8 @@ pub(crate) mod joints;
 use crate::projection::Projector;
 use crate::simulate::{ContactSample, Observer, Outcome, StartProjection};
 use crate::stepping::{
-    pay_for, run, OnUnsolved, StepError, StepReport, StepSettings, StepTotals, VelocityStepper,
-    GAP_SLOP, START_CORRECTIONS,
+    self, pay_for, run, OnUnsolved, Stages, StepError, StepReport, StepSettings, StepTotals,
+    VelocityStepper, GAP_SLOP, START_CORRECTIONS,
 };
 use assemble::Assemble;
 use collide::{Collide, StepContact};
@@ -297,167 +297,10 @@ impl<'m> TimeStepper<'m> {
         2.0 * h * (speed + h * accel) + 1e-9
     }
 
-    /// One step of `h` (the last one of a run may be shorter).
+    /// One step of `h` (the last one of a run may be shorter), through
+    /// the stages of [`crate::stepping`].
     pub fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
-        let model = self.model;
-        // 1. collide (unless the last step's end already did, at these
-        //    positions).
-        let clock = Clock::now();
-        if !self.fresh {
-            self.collide
-                .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
-        }
-        self.totals.stages.collide += clock.elapsed();
-        // 2. assemble.
-        let clock = Clock::now();
-        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
-        self.fresh = false;
-        for ((vs, v), (f, mi)) in self
-            .v_star
-            .iter_mut()
-            .zip(&self.v)
-            .zip(self.instant.force().iter().zip(&self.minv))
-        {
-            *vs = v + h * mi * f;
-        }
-        if let Some(joints) = self.joints.as_mut() {
-            joints.refresh(&self.instant)?;
-            model.velocity_targets(self.t, &self.q, &self.v, &self.modes, &mut self.targets);
-            joints.project(&self.minv, &self.targets, &mut self.v_star)?;
-        }
-        let slop = GAP_SLOP * self.settings.penetration_tolerance;
-        // Without joints `M` stays diagonal: the primal solver's problem.
-        let primal = self.joints.is_none();
-        if primal {
-            self.assemble
-                .velocities(&self.contacts, &self.v, &self.v_star, &self.minv, h, slop);
-        } else {
-            self.local_problem(h, slop)?;
-        }
-        self.totals.stages.assemble += clock.elapsed();
-        // 3. solve, from the last impulses of the same contacts.
-        let clock = Clock::now();
-        let m = 2 * self.contacts.len();
-        self.ids.clear();
-        self.ids.extend(self.contacts.iter().map(|c| c.id));
-        self.r.resize(m, 0.0);
-        self.u.resize(m, 0.0);
-        let warm_started =
-            self.warm
-                .fill(self.contacts.iter().map(StepContact::key), 2, &mut self.r);
-        let report = if m == 0 {
-            None
-        } else if primal {
-            let problem = &self.assemble.velocity;
-            Some(
-                self.primal
-                    .solve_in_place(
-                        problem,
-                        &self.solver_settings,
-                        &mut self.r,
-                        &mut self.v_new,
-                        &mut self.u,
-                    )
-                    .map_err(StepError::from_global)?,
-            )
-        } else {
-            let problem = &self.assemble.problem;
-            Some(self.solver.solve_in_place(
-                problem,
-                &self.solver_settings,
-                &mut self.r,
-                &mut self.u,
-            )?)
-        };
-        self.warm
-            .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
-        self.totals.stages.solve += clock.elapsed();
-        self.last = StepReport::of(report, warm_started, &self.r, &self.u, 2);
-        let start = self.t;
-        if !self.last.solved && self.settings.on_unsolved == OnUnsolved::Fail {
-            // Not integrated: the state stays the step's start.
-            self.totals.judge(start, &self.last, OnUnsolved::Fail)?;
-        }
-        // 4. integrate.
-        let clock = Clock::now();
-        self.v.copy_from_slice(&self.v_star);
-        match &self.joints {
-            Some(joints) => joints.add_impulses(&self.r, &mut self.v),
-            None => integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v),
-        }
-        integrate::positions(&mut self.q, &self.v, h);
-        self.t += h;
-        // Collision detection takes only finite poses.
-        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
-            return Err(StepError::NotFinite);
-        }
-        self.totals.stages.integrate += clock.elapsed();
-        self.end_of_step(h)?;
-        self.totals.steps += 1;
-        self.totals
-            .judge(start, &self.last, self.settings.on_unsolved)?;
-        Ok(self.last)
-    }
-
-    /// The contacts at the new positions (kept for the next step), and
-    /// 5. correct: overlap beyond the tolerance projected away.
-    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
-        let model = self.model;
-        let clock = Clock::now();
-        let margin = self.margin(h);
-        self.collide
-            .contacts(model, &self.q, margin, &mut self.contacts)?;
-        self.totals.stages.collide += clock.elapsed();
-        let clock = Clock::now();
-        if self.joints.is_some() {
-            model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
-        }
-        let tol = self.settings.penetration_tolerance;
-        let corrected = self.displacement(tol)?;
-        if corrected {
-            self.totals.corrections += 1;
-            self.last.corrected = true;
-            if let Some(report) = self.correct.report() {
-                self.last.account_for(&report);
-            }
-            let before = model.energy(self.t, &self.q, &self.v);
-            let dq = self.correct.dq();
-            for (x, d) in self.q.iter_mut().zip(dq) {
-                *x += d;
-            }
-            let raised = model.energy(self.t, &self.q, &self.v) - before;
-            if raised > 0.0 {
-                self.pay_for(raised);
-            }
-        }
-        // The joints' drift, projected away (Gauss's metric).
-        let mut moved = false;
-        if let Some(p) = self.projector.as_mut() {
-            let tol = GAP_SLOP * self.settings.penetration_tolerance;
-            let drift = p
-                .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
-                .map_err(|e| StepError::Unsupported(e.to_string()))?;
-            self.totals.max_drift = self.totals.max_drift.max(drift);
-            moved = drift > tol;
-        }
-        if corrected || moved {
-            self.collide
-                .contacts(model, &self.q, margin, &mut self.contacts)?;
-            if self.joints.is_some() {
-                model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
-            }
-        }
-        self.fresh = true;
-        for c in &self.contacts {
-            let overlap = (-c.gap).max(0.0);
-            if c.shapes {
-                self.totals.max_penetration = self.totals.max_penetration.max(overlap);
-            } else {
-                self.totals.max_drift = self.totals.max_drift.max(overlap);
-            }
-        }
-        self.totals.stages.correct += clock.elapsed();
-        Ok(())
+        stepping::step(self, h)
     }
 
     /// The displacement that removes the overlaps beyond `tol` of the
@@ -557,6 +400,173 @@ impl<'m> TimeStepper<'m> {
     /// The `[[contact]]` index an id stands for.
     fn point_of(&self, id: u64) -> Option<usize> {
         (id & (1 << 63) != 0).then_some((id & !(1 << 63)) as usize)
+    }
+}
+
+impl Stages for TimeStepper<'_> {
+    fn collide(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        if !self.fresh {
+            self.collide
+                .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
+        }
+        Ok(())
+    }
+
+    fn assemble(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+        self.fresh = false;
+        for ((vs, v), (f, mi)) in self
+            .v_star
+            .iter_mut()
+            .zip(&self.v)
+            .zip(self.instant.force().iter().zip(&self.minv))
+        {
+            *vs = v + h * mi * f;
+        }
+        if let Some(joints) = self.joints.as_mut() {
+            joints.refresh(&self.instant)?;
+            model.velocity_targets(self.t, &self.q, &self.v, &self.modes, &mut self.targets);
+            joints.project(&self.minv, &self.targets, &mut self.v_star)?;
+        }
+        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        // Without joints `M` stays diagonal: the primal solver's problem.
+        let primal = self.joints.is_none();
+        if primal {
+            self.assemble
+                .velocities(&self.contacts, &self.v, &self.v_star, &self.minv, h, slop);
+        } else {
+            self.local_problem(h, slop)?;
+        }
+        Ok(())
+    }
+
+    fn solve(&mut self) -> Result<StepReport, StepError> {
+        let primal = self.joints.is_none();
+        let m = 2 * self.contacts.len();
+        self.ids.clear();
+        self.ids.extend(self.contacts.iter().map(|c| c.id));
+        self.r.resize(m, 0.0);
+        self.u.resize(m, 0.0);
+        let warm_started =
+            self.warm
+                .fill(self.contacts.iter().map(StepContact::key), 2, &mut self.r);
+        let report = if m == 0 {
+            None
+        } else if primal {
+            let problem = &self.assemble.velocity;
+            Some(
+                self.primal
+                    .solve_in_place(
+                        problem,
+                        &self.solver_settings,
+                        &mut self.r,
+                        &mut self.v_new,
+                        &mut self.u,
+                    )
+                    .map_err(StepError::from_global)?,
+            )
+        } else {
+            let problem = &self.assemble.problem;
+            Some(self.solver.solve_in_place(
+                problem,
+                &self.solver_settings,
+                &mut self.r,
+                &mut self.u,
+            )?)
+        };
+        self.warm
+            .store(self.contacts.iter().map(StepContact::key), 2, &self.r);
+        Ok(StepReport::of(report, warm_started, &self.r, &self.u, 2))
+    }
+
+    fn integrate(&mut self, h: f64) -> Result<(), StepError> {
+        self.v.copy_from_slice(&self.v_star);
+        match &self.joints {
+            Some(joints) => joints.add_impulses(&self.r, &mut self.v),
+            None => integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v),
+        }
+        integrate::positions(&mut self.q, &self.v, h);
+        self.t += h;
+        // Collision detection takes only finite poses.
+        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
+            return Err(StepError::NotFinite);
+        }
+        Ok(())
+    }
+
+    /// The contacts at the new positions (kept for the next step), and
+    /// 5. correct: overlap beyond the tolerance projected away.
+    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
+        let model = self.model;
+        let clock = Clock::now();
+        let margin = self.margin(h);
+        self.collide
+            .contacts(model, &self.q, margin, &mut self.contacts)?;
+        self.totals.stages.collide += clock.elapsed();
+        let clock = Clock::now();
+        if self.joints.is_some() {
+            model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+        }
+        let tol = self.settings.penetration_tolerance;
+        let corrected = self.displacement(tol)?;
+        if corrected {
+            self.totals.corrections += 1;
+            self.last.corrected = true;
+            if let Some(report) = self.correct.report() {
+                self.last.account_for(&report);
+            }
+            let before = model.energy(self.t, &self.q, &self.v);
+            let dq = self.correct.dq();
+            for (x, d) in self.q.iter_mut().zip(dq) {
+                *x += d;
+            }
+            let raised = model.energy(self.t, &self.q, &self.v) - before;
+            if raised > 0.0 {
+                self.pay_for(raised);
+            }
+        }
+        // The joints' drift, projected away (Gauss's metric).
+        let mut moved = false;
+        if let Some(p) = self.projector.as_mut() {
+            let tol = GAP_SLOP * self.settings.penetration_tolerance;
+            let drift = p
+                .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
+                .map_err(|e| StepError::Unsupported(e.to_string()))?;
+            self.totals.max_drift = self.totals.max_drift.max(drift);
+            moved = drift > tol;
+        }
+        if corrected || moved {
+            self.collide
+                .contacts(model, &self.q, margin, &mut self.contacts)?;
+            if self.joints.is_some() {
+                model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+            }
+        }
+        self.fresh = true;
+        for c in &self.contacts {
+            let overlap = (-c.gap).max(0.0);
+            if c.shapes {
+                self.totals.max_penetration = self.totals.max_penetration.max(overlap);
+            } else {
+                self.totals.max_drift = self.totals.max_drift.max(overlap);
+            }
+        }
+        self.totals.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn on_unsolved(&self) -> OnUnsolved {
+        self.settings.on_unsolved
+    }
+
+    fn books(&mut self) -> (&mut StepTotals, &mut StepReport) {
+        (&mut self.totals, &mut self.last)
     }
 }
 
