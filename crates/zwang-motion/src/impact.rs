@@ -27,7 +27,7 @@
 //! much ([`Jump::restitution_factor`]).
 
 use crate::simulate::Jump;
-use crate::timestep::joints::Joints;
+use crate::stepping::plane::joints::Joints;
 use zwang_contact::{ContactRows, ContactSolver, Delassus, LocalProblem, SolverSettings, Status};
 use zwang_instant::{Instant, Rows};
 use zwang_model::{ContactState, Mechanism, ModelError};

@@ -49,9 +49,7 @@ pub mod islands;
 mod projection;
 pub mod report;
 pub mod simulate;
-pub mod space;
 pub mod stepping;
-pub mod timestep;
 mod vakonomic;
 mod warm;
 mod world;
@@ -62,10 +60,10 @@ pub use simulate::{
     simulate, ContactSample, Event, EventKind, Jump, NoObserver, Observer, Outcome, Settings,
     StageTimes, StartProjection, Stats, Status, Unsolved, ATOL_MAX, RTOL_RANGE,
 };
-pub use space::{simulate_space, SpaceStepper};
+pub use stepping::plane::compare::{compare_frictions, CompareRow, Comparison};
+pub use stepping::plane::{simulate_steps, TimeStepper};
+pub use stepping::space::{simulate_space, SpaceStepper};
 pub use stepping::{OnUnsolved, StepError, StepReport, StepSettings, StepTotals, VelocityStepper};
-pub use timestep::compare::{compare_frictions, CompareRow, Comparison};
-pub use timestep::{simulate_steps, TimeStepper};
 pub use vakonomic::{compare_equations, simulate_vakonomic, EquationsComparison, EquationsRow};
 pub use zwang_model::{
     Bodies, ContactState, Contacts, Coordinates, InstantWriter, Island, Mechanism,

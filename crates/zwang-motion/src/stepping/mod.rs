@@ -1,16 +1,25 @@
 //! What every velocity-level time stepper shares, written once: the
 //! settings and their checks, the errors, a step's report, the run's totals,
 //! the gap term and the energy paid for a correction, and the run loop
-//! ([`run`]) over the [`VelocityStepper`] interface.
+//! (`run.rs`) over the [`VelocityStepper`] interface.
 //!
-//! A stepper is a model's way through the five stages of a step (collide,
-//! assemble, solve, integrate, correct): the planar one
-//! ([`crate::TimeStepper`]) and the spatial one ([`crate::SpaceStepper`])
-//! implement [`VelocityStepper`], and the run loop, the sampling within
-//! steps, the failure paths and the outcome are this module's, the same
-//! for both (and for the next model that steps at velocity level).
+//! A step is one pipeline of five stages (collide, assemble, solve,
+//! integrate, correct; `stages.rs`), and a run one loop of steps
+//! (`run.rs`); a model gives only what its stages do:
+//!
+//! - [`plane`]: planar bodies ([`crate::TimeStepper`]), joints held
+//!   through the dual method on `W`;
+//! - [`space`]: rigid bodies in space ([`crate::SpaceStepper`]), joints
+//!   held in their null space.
+//!
+//! Both implement [`VelocityStepper`], the run loop's interface; the
+//! sampling within steps, the failure paths and the outcome are this
+//! module's, the same for both (and for the next model that steps at
+//! velocity level).
 
+pub mod plane;
 mod run;
+pub mod space;
 mod stages;
 
 pub(crate) use run::run;

@@ -1,5 +1,5 @@
 //! Velocity-level time stepping in space (Moreau-Jean): the planar time
-//! stepper's stages ([`crate::timestep`]) on rigid bodies in space, for
+//! stepper's stages ([`crate::stepping::plane`]) on rigid bodies in space, for
 //! piles, stacks and bins, and joints (`joints.rs`: ball, hinge, slider,
 //! weld, distance), held as in the plane.
 //!

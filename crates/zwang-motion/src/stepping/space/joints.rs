@@ -1,5 +1,5 @@
 //! Joints in space, held at velocity level as in the plane
-//! ([`crate::timestep`]'s `joints.rs`): Gauss's principle with the joints,
+//! ([`crate::stepping::plane`]'s `joints.rs`): Gauss's principle with the joints,
 //! `min 1/2 |v - v*|_M` with `J_E v = 0`, and contact impulses moving the
 //! bodies through what the joints leave free.
 //!

@@ -3,7 +3,7 @@
 //! and go too often to locate each change (piles, stacks, bins).
 //!
 //! A step of length `h` from `(q, v)`, in named stages, each timed
-//! ([`StageTimes`]):
+//! ([`crate::StageTimes`]):
 //!
 //! 1. **collide** (`collide.rs`): the contacts of the shapes that touch or
 //!    come within a margin (the distance the bodies may close in a step),
