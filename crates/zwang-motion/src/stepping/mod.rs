@@ -1,7 +1,7 @@
 //! What every velocity-level time stepper shares, written once: the
 //! settings and their checks, the errors, a step's report, the run's totals,
 //! the gap term and the energy paid for a correction, and the run loop
-//! (`run.rs`) over the [`VelocityStepper`] interface.
+//! (`run.rs`) over the [`Stages`] interface.
 //!
 //! A step is one pipeline of five stages (collide, assemble, solve,
 //! integrate, correct; `stages.rs`), and a run one loop of steps
@@ -12,7 +12,8 @@
 //! - [`space`]: rigid bodies in space ([`crate::SpaceStepper`]), joints
 //!   held in their null space.
 //!
-//! Both implement [`VelocityStepper`], the run loop's interface; the
+//! Both implement [`Stages`], the interface of the pipeline and of the run
+//! loop, and hold the state every model has in a [`StepCore`]; the
 //! sampling within steps, the failure paths and the outcome are this
 //! module's, the same for both (and for the next model that steps at
 //! velocity level).
@@ -23,10 +24,9 @@ pub mod space;
 mod stages;
 
 pub(crate) use run::run;
-pub use run::VelocityStepper;
-pub(crate) use stages::{step, Stages};
+pub use stages::{step, Stages};
 
-use crate::simulate::{Outcome, StageTimes, Stats, Status};
+use crate::simulate::{Outcome, StageTimes, StartProjection, Stats, Status};
 use zwang_contact::{Friction, SolverSettings};
 use zwang_model::{ContactState, ModelError};
 
@@ -196,6 +196,43 @@ impl StepReport {
             newton_steps: report.map_or(0, |r| r.newton_steps),
             dual: report.is_some_and(|r| r.dual),
             corrected: false,
+        }
+    }
+}
+
+/// What a velocity-level stepper holds whatever its model: the state, the
+/// settings, what the run counted, what the last step did and how the
+/// start was moved. The model's stages write it; the pipeline
+/// ([`step`]) and the run loop read it.
+#[derive(Debug, Clone)]
+pub struct StepCore {
+    /// The time now, s.
+    pub t: f64,
+    /// The positions now.
+    pub q: Vec<f64>,
+    /// The velocities now.
+    pub v: Vec<f64>,
+    /// The stepper's settings.
+    pub settings: StepSettings,
+    /// What the run counted so far.
+    pub totals: StepTotals,
+    /// What the last step did.
+    pub last: StepReport,
+    /// How the start was moved apart or onto its joints, if it was.
+    pub start_projection: Option<StartProjection>,
+}
+
+impl StepCore {
+    /// At `t = 0` in the state `(q, v)`, nothing counted yet.
+    pub fn new(q: Vec<f64>, v: Vec<f64>, settings: StepSettings) -> StepCore {
+        StepCore {
+            t: 0.0,
+            q,
+            v,
+            totals: StepTotals::new(settings.tolerance),
+            settings,
+            last: StepReport::default(),
+            start_projection: None,
         }
     }
 }

@@ -5,46 +5,16 @@
 
 use std::time::Instant as Clock;
 
-use super::{StepError, StepReport, StepSettings, StepTotals};
-use crate::simulate::{ContactSample, Observer, Outcome, StartProjection};
+use super::{step, Stages, StepError, StepSettings};
+use crate::simulate::{Observer, Outcome};
 use zwang_model::ContactState;
-
-/// A model's velocity-level time stepper, as the run loop sees it.
-pub trait VelocityStepper {
-    /// `(t, q, v)` now.
-    fn state(&self) -> (f64, &[f64], &[f64]);
-
-    /// One step of `h` (the last one of a run may be shorter).
-    fn step(&mut self, h: f64) -> Result<StepReport, StepError>;
-
-    /// The positions `s` into a step that started at `q` with the step's
-    /// velocities `v` (`q (+) s v`, on the orientations' manifold), into
-    /// `out`, which holds `q` on entry.
-    fn advance(&self, v: &[f64], s: f64, out: &mut [f64]);
-
-    /// The energy at `(t, q, v)`.
-    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
-
-    /// The contact points' forces and modes over the last step of `h`
-    /// (none by default).
-    fn contact_samples(&self, _h: f64, out: &mut Vec<ContactSample>) {
-        out.clear();
-    }
-
-    /// What the stepper counted so far.
-    fn totals(&self) -> &StepTotals;
-
-    /// How the start was moved apart or onto its joints, if it was (taken
-    /// once, into the outcome).
-    fn take_start_projection(&mut self) -> Option<StartProjection>;
-}
 
 /// Runs a stepper to `duration`: `start` is the model's initial state,
 /// `modes` the contact points' modes before any step, `make` the stepper
 /// (which may move the start). A setting out of range, or a stepper that
 /// cannot start, ends the run unstarted with the reason; a step that
 /// fails ends it as failed.
-pub(crate) fn run<S: VelocityStepper>(
+pub(crate) fn run<S: Stages>(
     start: (Vec<f64>, Vec<f64>),
     modes: Vec<ContactState>,
     energy: impl Fn(&[f64], &[f64]) -> f64,
@@ -64,9 +34,8 @@ pub(crate) fn run<S: VelocityStepper>(
         Err(e) => return Outcome::unstarted(e.to_string(), q0, v0, modes, e0),
     };
     // The start as the stepper holds it (moved apart, onto its joints).
-    let (_, q, v) = stepper.state();
-    q0.copy_from_slice(q);
-    v0.copy_from_slice(v);
+    q0.copy_from_slice(&stepper.core().q);
+    v0.copy_from_slice(&stepper.core().v);
     let e0 = stepper.energy(0.0, &q0, &v0);
     let h = settings.time_step;
     let wants = observer.wants_samples();
@@ -80,19 +49,19 @@ pub(crate) fn run<S: VelocityStepper>(
     let mut next_sample = 1usize;
     let mut reason = None;
     loop {
-        let (t_before, q, _) = stepper.state();
+        let (t_before, q) = (stepper.core().t, &stepper.core().q);
         if t_before >= duration {
             break;
         }
         // The last step ends on `duration` (no sliver of a step after it).
         let left = duration - t_before;
-        let step = if left < 1.5 * h { left } else { h };
+        let h_step = if left < 1.5 * h { left } else { h };
         q_before.copy_from_slice(q);
-        if let Err(e) = stepper.step(step) {
+        if let Err(e) = step(&mut stepper, h_step) {
             reason = Some(format!("at t = {t_before}: {e}"));
             break;
         }
-        let (t, _, v) = stepper.state();
+        let (t, v) = (stepper.core().t, &stepper.core().v);
         if wants {
             // Samples within the step lie on `q (+) s v+`.
             loop {
@@ -102,14 +71,15 @@ pub(crate) fn run<S: VelocityStepper>(
                 }
                 q_at.copy_from_slice(&q_before);
                 stepper.advance(v, ts - t_before, &mut q_at);
-                stepper.contact_samples(step, &mut samples);
+                stepper.contact_samples(h_step, &mut samples);
                 observer.sample(ts, &q_at, v, &samples);
                 next_sample += 1;
             }
         }
         observer.progress(t, duration);
     }
-    let (t, q, v) = stepper.state();
+    let core = stepper.core();
+    let (t, q, v) = (core.t, &core.q[..], &core.v[..]);
     if wants && reason.is_none() {
         let last = (next_sample - 1) as f64 * settings.output_every;
         if last < t {
@@ -125,10 +95,9 @@ pub(crate) fn run<S: VelocityStepper>(
     }
     let wall_time = wall.elapsed();
     let energy_final = stepper.energy(t, q, v);
-    let mut outcome =
-        stepper
-            .totals()
-            .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time);
-    outcome.start_projection = stepper.take_start_projection();
+    let mut outcome = core
+        .totals
+        .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time);
+    outcome.start_projection = stepper.core_mut().start_projection.take();
     outcome
 }

@@ -4,11 +4,15 @@
 
 use std::time::Instant as Clock;
 
-use super::{OnUnsolved, StepError, StepReport, StepTotals};
+use super::{OnUnsolved, StepCore, StepError, StepReport};
+use crate::simulate::ContactSample;
 
-/// What a model does in each stage of a step; [`step`] runs them in
-/// order, times them, and judges the step.
-pub(crate) trait Stages {
+/// What a model does in each stage of a velocity-level step, and what the
+/// run loop asks of it; [`step`] runs the stages in order, times them and
+/// judges the step, and the run loop (`run.rs`) runs the steps. The planar
+/// ([`crate::TimeStepper`]) and spatial ([`crate::SpaceStepper`]) models
+/// implement it; so will the next model that steps at velocity level.
+pub trait Stages {
     /// Before the contacts: what their margin needs (in space, the free
     /// velocity), timed with assemble. Nothing by default.
     fn prepare(&mut self, _h: f64) -> Result<(), StepError> {
@@ -26,57 +30,77 @@ pub(crate) trait Stages {
     fn solve(&mut self) -> Result<StepReport, StepError>;
 
     /// The state back at the step's start, for a step not integrated
-    /// (after [`Stages::solve`]).
+    /// (after [`Stages::solve`]). Nothing by default.
     fn restore(&mut self) {}
 
-    /// 4. The new velocities and positions, and the time, checked finite.
+    /// 4. The new velocities and positions, and the time (checked finite
+    ///    by [`step`]).
     fn integrate(&mut self, h: f64) -> Result<(), StepError>;
 
     /// The contacts at the new positions, and 5. correct: overlap and
-    /// joint drift projected away; each part timed into `totals`, the
-    /// correction said in `last`.
+    /// joint drift projected away; each part timed into the totals, a
+    /// correction said in the last step's report.
     fn end_of_step(&mut self, h: f64) -> Result<(), StepError>;
 
-    /// The time now.
-    fn time(&self) -> f64;
+    /// The positions `s` into a step that started at `q` with the step's
+    /// velocities `v` (`q (+) s v`, on the orientations' manifold), into
+    /// `out`, which holds `q` on entry.
+    fn advance(&self, v: &[f64], s: f64, out: &mut [f64]);
 
-    /// What an unsolved step does.
-    fn on_unsolved(&self) -> OnUnsolved;
+    /// The energy at `(t, q, v)`.
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> f64;
 
-    /// The run's totals and the step's report, written by the stages.
-    fn books(&mut self) -> (&mut StepTotals, &mut StepReport);
+    /// The contact points' forces and modes over the last step of `h`
+    /// (none by default).
+    fn contact_samples(&self, _h: f64, out: &mut Vec<ContactSample>) {
+        out.clear();
+    }
+
+    /// The state, settings and totals every model has.
+    fn core(&self) -> &StepCore;
+
+    /// The same, to write.
+    fn core_mut(&mut self) -> &mut StepCore;
 }
 
 /// One step of `h` through `stages`: a step whose contact problem ends
 /// unsolved under [`OnUnsolved::Fail`] is not integrated (the state stays
 /// the step's start).
-pub(crate) fn step<S: Stages>(stages: &mut S, h: f64) -> Result<StepReport, StepError> {
+pub fn step<S: Stages + ?Sized>(stages: &mut S, h: f64) -> Result<StepReport, StepError> {
     let clock = Clock::now();
     stages.prepare(h)?;
-    stages.books().0.stages.assemble += clock.elapsed();
+    stages.core_mut().totals.stages.assemble += clock.elapsed();
     let clock = Clock::now();
     stages.collide(h)?;
-    stages.books().0.stages.collide += clock.elapsed();
+    stages.core_mut().totals.stages.collide += clock.elapsed();
     let clock = Clock::now();
     stages.assemble(h)?;
-    stages.books().0.stages.assemble += clock.elapsed();
+    stages.core_mut().totals.stages.assemble += clock.elapsed();
     let clock = Clock::now();
     let report = stages.solve()?;
-    let (totals, last) = stages.books();
-    totals.stages.solve += clock.elapsed();
-    *last = report;
-    let start = stages.time();
-    if !report.solved && stages.on_unsolved() == OnUnsolved::Fail {
+    let core = stages.core_mut();
+    core.totals.stages.solve += clock.elapsed();
+    core.last = report;
+    let start = core.t;
+    if !report.solved && core.settings.on_unsolved == OnUnsolved::Fail {
         stages.restore();
-        stages.books().0.judge(start, &report, OnUnsolved::Fail)?;
+        stages
+            .core_mut()
+            .totals
+            .judge(start, &report, OnUnsolved::Fail)?;
     }
     let clock = Clock::now();
     stages.integrate(h)?;
-    stages.books().0.stages.integrate += clock.elapsed();
+    let core = stages.core_mut();
+    core.totals.stages.integrate += clock.elapsed();
+    // Collision detection takes only finite poses.
+    if !core.q.iter().chain(&core.v).all(|x| x.is_finite()) {
+        return Err(StepError::NotFinite);
+    }
     stages.end_of_step(h)?;
-    let on_unsolved = stages.on_unsolved();
-    let (totals, last) = stages.books();
-    totals.steps += 1;
-    totals.judge(start, last, on_unsolved)?;
-    Ok(*last)
+    let core = stages.core_mut();
+    core.totals.steps += 1;
+    core.totals
+        .judge(start, &core.last, core.settings.on_unsolved)?;
+    Ok(core.last)
 }

@@ -78,8 +78,8 @@ pub fn compare_frictions(
     };
     let (mut since_exact, mut since_convex) = (0.0f64, 0.0f64);
     let mut next = 1usize;
-    while exact.t < duration {
-        let left = duration - exact.t;
+    while exact.core.t < duration {
+        let left = duration - exact.core.t;
         let step = if left < 1.5 * h { left } else { h };
         let a = exact.step(step)?;
         let b = convex.step(step)?;
@@ -87,24 +87,25 @@ pub fn compare_frictions(
         since_exact = since_exact.max(a.separation);
         since_convex = since_convex.max(b.separation);
         let difference = exact
+            .core
             .q
             .iter()
-            .zip(&convex.q)
+            .zip(&convex.core.q)
             .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
         out.max_position_difference = out.max_position_difference.max(difference);
         out.max_separation_exact = out.max_separation_exact.max(a.separation);
         out.max_separation_convex = out.max_separation_convex.max(b.separation);
         let sample = next as f64 * settings.output_every;
-        let end = exact.t >= duration;
-        if exact.t >= sample || end {
+        let end = exact.core.t >= duration;
+        if exact.core.t >= sample || end {
             out.rows.push(CompareRow {
-                t: exact.t,
+                t: exact.core.t,
                 position_difference: difference,
                 separation_exact: since_exact,
                 separation_convex: since_convex,
             });
             (since_exact, since_convex) = (0.0, 0.0);
-            while next as f64 * settings.output_every <= exact.t {
+            while next as f64 * settings.output_every <= exact.core.t {
                 next += 1;
             }
         }

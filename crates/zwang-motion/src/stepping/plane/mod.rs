@@ -46,8 +46,8 @@ pub(crate) mod joints;
 use crate::projection::Projector;
 use crate::simulate::{ContactSample, Observer, Outcome, StartProjection};
 use crate::stepping::{
-    self, pay_for, run, OnUnsolved, Stages, StepError, StepReport, StepSettings, StepTotals,
-    VelocityStepper, GAP_SLOP, START_CORRECTIONS,
+    self, pay_for, run, Stages, StepCore, StepError, StepReport, StepSettings, GAP_SLOP,
+    START_CORRECTIONS,
 };
 use assemble::Assemble;
 use collide::{Collide, StepContact};
@@ -58,16 +58,14 @@ use zwang_contact::{ContactSolver, Mode, PrimalSolver, SolverSettings};
 use zwang_geometry::Collision;
 use zwang_instant::Instant;
 use zwang_model::planar::PlanarModel;
-use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter};
+use zwang_model::{Bodies, ContactState, Contacts, Coordinates, InstantWriter, ModelError};
 
 /// A velocity-level time stepper of a planar model and its working
 /// memory.
 pub struct TimeStepper<'m> {
     model: &'m PlanarModel,
-    settings: StepSettings,
-    t: f64,
-    q: Vec<f64>,
-    v: Vec<f64>,
+    /// The state, the settings, the run's totals and the last step.
+    core: StepCore,
     /// The diagonal of `M^-1`.
     minv: Vec<f64>,
     /// Each body's coordinates (`first..end`) and bounding radius (0
@@ -99,11 +97,6 @@ pub struct TimeStepper<'m> {
     v_new: Vec<f64>,
     /// Whether `contacts` are those of the current positions.
     fresh: bool,
-    /// The last step's contact solve.
-    last: StepReport,
-    totals: StepTotals,
-    /// How the start was moved, if it was.
-    start_projection: Option<StartProjection>,
 }
 
 impl<'m> TimeStepper<'m> {
@@ -157,10 +150,8 @@ impl<'m> TimeStepper<'m> {
                 |c| Collision::new(c, &model.joined_pairs()),
             )?,
             model,
-            t: 0.0,
+            core: StepCore::new(q, v, settings),
             v_star: vec![0.0; n],
-            q,
-            v,
             minv,
             bodies,
             instant,
@@ -180,10 +171,6 @@ impl<'m> TimeStepper<'m> {
             u: Vec::new(),
             v_new: vec![0.0; n],
             fresh: false,
-            last: StepReport::default(),
-            totals: StepTotals::new(settings.tolerance),
-            start_projection: None,
-            settings,
         };
         stepper.start()?;
         Ok(stepper)
@@ -197,11 +184,11 @@ impl<'m> TimeStepper<'m> {
     /// the run's deepest.
     fn start(&mut self) -> Result<(), StepError> {
         let model = self.model;
-        let (q, v) = (self.q.clone(), self.v.clone());
-        let tol = self.settings.penetration_tolerance;
-        let margin = self.margin(self.settings.time_step);
+        let (q, v) = (self.core.q.clone(), self.core.v.clone());
+        let tol = self.core.settings.penetration_tolerance;
+        let margin = self.margin(self.core.settings.time_step);
         self.collide
-            .contacts(model, &self.q, margin, &mut self.contacts)?;
+            .contacts(model, &self.core.q, margin, &mut self.contacts)?;
         let (mut overlap, mut off_contact) = (0.0f64, 0.0f64);
         for c in &self.contacts {
             if c.shapes {
@@ -210,11 +197,11 @@ impl<'m> TimeStepper<'m> {
                 off_contact = off_contact.max(-c.gap);
             }
         }
-        self.totals.max_penetration = overlap;
+        self.core.totals.max_penetration = overlap;
         let mut off_joints = 0.0f64;
         for pass in 0..START_CORRECTIONS {
             if self.displacement(tol)? {
-                for (x, d) in self.q.iter_mut().zip(self.correct.dq()) {
+                for (x, d) in self.core.q.iter_mut().zip(self.correct.dq()) {
                     *x += d;
                 }
             } else if pass > 0 || self.projector.is_none() {
@@ -225,8 +212,8 @@ impl<'m> TimeStepper<'m> {
                     .positions(
                         model,
                         0.0,
-                        &mut self.q,
-                        &self.v,
+                        &mut self.core.q,
+                        &self.core.v,
                         &self.modes,
                         GAP_SLOP * tol,
                     )
@@ -236,9 +223,15 @@ impl<'m> TimeStepper<'m> {
                 }
             }
             self.collide
-                .contacts(model, &self.q, margin, &mut self.contacts)?;
+                .contacts(model, &self.core.q, margin, &mut self.contacts)?;
             if self.joints.is_some() {
-                model.update_instant(0.0, &self.q, &self.v, &self.modes, &mut self.instant)?;
+                model.update_instant(
+                    0.0,
+                    &self.core.q,
+                    &self.core.v,
+                    &self.modes,
+                    &mut self.instant,
+                )?;
             }
         }
         let violation = overlap.max(off_contact).max(off_joints);
@@ -250,7 +243,7 @@ impl<'m> TimeStepper<'m> {
                 .zip(b)
                 .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
         };
-        self.start_projection = Some(StartProjection {
+        self.core.start_projection = Some(StartProjection {
             violation,
             at: if violation == overlap {
                 "an overlap of two shapes".into()
@@ -261,21 +254,29 @@ impl<'m> TimeStepper<'m> {
             },
             speed_violation: 0.0,
             speed_at: String::new(),
-            position_change: change(&q, &self.q),
-            velocity_change: change(&v, &self.v),
+            position_change: change(&q, &self.core.q),
+            velocity_change: change(&v, &self.core.v),
             energy_given: model.energy(0.0, &q, &v),
         });
         Ok(())
     }
 
+    /// The instant at the current state (its force, and the joints'
+    /// rows).
+    fn write_instant(&mut self) -> Result<(), ModelError> {
+        let core = &self.core;
+        self.model
+            .update_instant(core.t, &core.q, &core.v, &self.modes, &mut self.instant)
+    }
+
     /// How the start was moved apart or onto its joints, if it was.
     pub fn start_projection(&self) -> Option<&StartProjection> {
-        self.start_projection.as_ref()
+        self.core.start_projection.as_ref()
     }
 
     /// Time, positions and velocities now.
     pub fn state(&self) -> (f64, &[f64], &[f64]) {
-        (self.t, &self.q, &self.v)
+        (self.core.t, &self.core.q, &self.core.v)
     }
 
     /// The distance the bodies may close within a step of `h` at the
@@ -284,7 +285,7 @@ impl<'m> TimeStepper<'m> {
     fn margin(&self, h: f64) -> f64 {
         // A body's linear speed and its turning at its bounding radius.
         let speed = self.bodies.iter().fold(0.0f64, |m, (dofs, r)| {
-            let v = &self.v[dofs.clone()];
+            let v = &self.core.v[dofs.clone()];
             let w = v.get(2).map_or(0.0, |w| w.abs());
             m.max(v[0].hypot(v[1]) + w * r)
         });
@@ -329,7 +330,7 @@ impl<'m> TimeStepper<'m> {
     fn local_problem(&mut self, h: f64, slop: f64) -> Result<(), StepError> {
         self.delassus()?;
         self.assemble
-            .free(&self.contacts, &self.v, &self.v_star, h, slop);
+            .free(&self.contacts, &self.core.v, &self.v_star, h, slop);
         Ok(())
     }
 
@@ -358,7 +359,7 @@ impl<'m> TimeStepper<'m> {
             energy,
             self.bodies.iter().map(|(dofs, _)| dofs.clone()),
             self.correct.dq(),
-            &mut self.v,
+            &mut self.core.v,
             |c, v| 0.5 * v * v / minv[c],
         );
     }
@@ -408,34 +409,46 @@ impl Stages for TimeStepper<'_> {
         let model = self.model;
         if !self.fresh {
             self.collide
-                .contacts(model, &self.q, self.margin(h), &mut self.contacts)?;
+                .contacts(model, &self.core.q, self.margin(h), &mut self.contacts)?;
         }
         Ok(())
     }
 
     fn assemble(&mut self, h: f64) -> Result<(), StepError> {
         let model = self.model;
-        model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+        self.write_instant()?;
         self.fresh = false;
         for ((vs, v), (f, mi)) in self
             .v_star
             .iter_mut()
-            .zip(&self.v)
+            .zip(&self.core.v)
             .zip(self.instant.force().iter().zip(&self.minv))
         {
             *vs = v + h * mi * f;
         }
         if let Some(joints) = self.joints.as_mut() {
             joints.refresh(&self.instant)?;
-            model.velocity_targets(self.t, &self.q, &self.v, &self.modes, &mut self.targets);
+            model.velocity_targets(
+                self.core.t,
+                &self.core.q,
+                &self.core.v,
+                &self.modes,
+                &mut self.targets,
+            );
             joints.project(&self.minv, &self.targets, &mut self.v_star)?;
         }
-        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        let slop = GAP_SLOP * self.core.settings.penetration_tolerance;
         // Without joints `M` stays diagonal: the primal solver's problem.
         let primal = self.joints.is_none();
         if primal {
-            self.assemble
-                .velocities(&self.contacts, &self.v, &self.v_star, &self.minv, h, slop);
+            self.assemble.velocities(
+                &self.contacts,
+                &self.core.v,
+                &self.v_star,
+                &self.minv,
+                h,
+                slop,
+            );
         } else {
             self.local_problem(h, slop)?;
         }
@@ -482,17 +495,13 @@ impl Stages for TimeStepper<'_> {
     }
 
     fn integrate(&mut self, h: f64) -> Result<(), StepError> {
-        self.v.copy_from_slice(&self.v_star);
+        self.core.v.copy_from_slice(&self.v_star);
         match &self.joints {
-            Some(joints) => joints.add_impulses(&self.r, &mut self.v),
-            None => integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.v),
+            Some(joints) => joints.add_impulses(&self.r, &mut self.core.v),
+            None => integrate::add_impulses(&self.contacts, &self.r, &self.minv, &mut self.core.v),
         }
-        integrate::positions(&mut self.q, &self.v, h);
-        self.t += h;
-        // Collision detection takes only finite poses.
-        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
-            return Err(StepError::NotFinite);
-        }
+        integrate::positions(&mut self.core.q, &self.core.v, h);
+        self.core.t += h;
         Ok(())
     }
 
@@ -503,26 +512,26 @@ impl Stages for TimeStepper<'_> {
         let clock = Clock::now();
         let margin = self.margin(h);
         self.collide
-            .contacts(model, &self.q, margin, &mut self.contacts)?;
-        self.totals.stages.collide += clock.elapsed();
+            .contacts(model, &self.core.q, margin, &mut self.contacts)?;
+        self.core.totals.stages.collide += clock.elapsed();
         let clock = Clock::now();
         if self.joints.is_some() {
-            model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+            self.write_instant()?;
         }
-        let tol = self.settings.penetration_tolerance;
+        let tol = self.core.settings.penetration_tolerance;
         let corrected = self.displacement(tol)?;
         if corrected {
-            self.totals.corrections += 1;
-            self.last.corrected = true;
+            self.core.totals.corrections += 1;
+            self.core.last.corrected = true;
             if let Some(report) = self.correct.report() {
-                self.last.account_for(&report);
+                self.core.last.account_for(&report);
             }
-            let before = model.energy(self.t, &self.q, &self.v);
+            let before = model.energy(self.core.t, &self.core.q, &self.core.v);
             let dq = self.correct.dq();
-            for (x, d) in self.q.iter_mut().zip(dq) {
+            for (x, d) in self.core.q.iter_mut().zip(dq) {
                 *x += d;
             }
-            let raised = model.energy(self.t, &self.q, &self.v) - before;
+            let raised = model.energy(self.core.t, &self.core.q, &self.core.v) - before;
             if raised > 0.0 {
                 self.pay_for(raised);
             }
@@ -530,53 +539,38 @@ impl Stages for TimeStepper<'_> {
         // The joints' drift, projected away (Gauss's metric).
         let mut moved = false;
         if let Some(p) = self.projector.as_mut() {
-            let tol = GAP_SLOP * self.settings.penetration_tolerance;
+            let tol = GAP_SLOP * self.core.settings.penetration_tolerance;
             let drift = p
-                .positions(model, self.t, &mut self.q, &self.v, &self.modes, tol)
+                .positions(
+                    model,
+                    self.core.t,
+                    &mut self.core.q,
+                    &self.core.v,
+                    &self.modes,
+                    tol,
+                )
                 .map_err(|e| StepError::Unsupported(e.to_string()))?;
-            self.totals.max_drift = self.totals.max_drift.max(drift);
+            self.core.totals.max_drift = self.core.totals.max_drift.max(drift);
             moved = drift > tol;
         }
         if corrected || moved {
             self.collide
-                .contacts(model, &self.q, margin, &mut self.contacts)?;
+                .contacts(model, &self.core.q, margin, &mut self.contacts)?;
             if self.joints.is_some() {
-                model.update_instant(self.t, &self.q, &self.v, &self.modes, &mut self.instant)?;
+                self.write_instant()?;
             }
         }
         self.fresh = true;
         for c in &self.contacts {
             let overlap = (-c.gap).max(0.0);
             if c.shapes {
-                self.totals.max_penetration = self.totals.max_penetration.max(overlap);
+                self.core.totals.max_penetration = self.core.totals.max_penetration.max(overlap);
             } else {
-                self.totals.max_drift = self.totals.max_drift.max(overlap);
+                self.core.totals.max_drift = self.core.totals.max_drift.max(overlap);
             }
         }
-        self.totals.stages.correct += clock.elapsed();
+        self.core.totals.stages.correct += clock.elapsed();
         Ok(())
-    }
-
-    fn time(&self) -> f64 {
-        self.t
-    }
-
-    fn on_unsolved(&self) -> OnUnsolved {
-        self.settings.on_unsolved
-    }
-
-    fn books(&mut self) -> (&mut StepTotals, &mut StepReport) {
-        (&mut self.totals, &mut self.last)
-    }
-}
-
-impl VelocityStepper for TimeStepper<'_> {
-    fn state(&self) -> (f64, &[f64], &[f64]) {
-        TimeStepper::state(self)
-    }
-
-    fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
-        TimeStepper::step(self, h)
     }
 
     fn advance(&self, v: &[f64], s: f64, out: &mut [f64]) {
@@ -591,12 +585,12 @@ impl VelocityStepper for TimeStepper<'_> {
         TimeStepper::contact_samples(self, h, out);
     }
 
-    fn totals(&self) -> &StepTotals {
-        &self.totals
+    fn core(&self) -> &StepCore {
+        &self.core
     }
 
-    fn take_start_projection(&mut self) -> Option<StartProjection> {
-        self.start_projection.take()
+    fn core_mut(&mut self) -> &mut StepCore {
+        &mut self.core
     }
 }
 

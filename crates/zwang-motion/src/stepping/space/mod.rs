@@ -42,8 +42,8 @@ use zwang_model::spatial::SpatialModel;
 
 use crate::simulate::{Observer, Outcome, StageTimes, StartProjection};
 use crate::stepping::{
-    self, gap_term, pay_for, run, OnUnsolved, Stages, StepError, StepReport, StepSettings,
-    StepTotals, VelocityStepper, GAP_SLOP, START_CORRECTIONS,
+    self, gap_term, pay_for, run, OnUnsolved, Stages, StepCore, StepError, StepReport,
+    StepSettings, GAP_SLOP, START_CORRECTIONS,
 };
 use crate::warm::Warm;
 use collide::{bounding_radius, Collide, SpaceContact};
@@ -106,11 +106,9 @@ fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
 /// cost that short steps feel (`docs/benchmarks.md`).
 pub struct SpaceStepper<'m> {
     model: &'m SpatialModel,
-    settings: StepSettings,
+    /// The state, the settings, the run's totals and the last step.
+    core: StepCore,
     solver_settings: SolverSettings,
-    t: f64,
-    q: Vec<f64>,
-    v: Vec<f64>,
     v_star: Vec<f64>,
     /// `M`'s diagonal, and each moving body's bounding radius.
     mass: Vec<f64>,
@@ -133,14 +131,8 @@ pub struct SpaceStepper<'m> {
     overlap: VelocityProblem,
     correct: PrimalSolver,
     dq: Vec<f64>,
-    /// Counts, times, the largest drift and the deepest overlap at a
-    /// step's end.
-    totals: StepTotals,
-    last: StepReport,
     /// The joints held (none without joints).
     joints: Option<SpaceJoints>,
-    /// How the start was moved, if it was.
-    start_projection: Option<StartProjection>,
 }
 
 /// An empty problem in velocities with three rows per contact and `M`.
@@ -188,6 +180,7 @@ impl<'m> SpaceStepper<'m> {
         let mut stepper = SpaceStepper {
             joints,
             model,
+            core: StepCore::new(q, v, settings),
             collide: Collide::new(
                 model.colliders(),
                 |c| bounding_radius(&c.shape),
@@ -195,13 +188,9 @@ impl<'m> SpaceStepper<'m> {
             )?,
             problem: problem_of(&mass),
             overlap: problem_of(&mass),
-            settings,
-            t: 0.0,
             v_star: vec![0.0; n],
             v_start: vec![0.0; n],
             dq: vec![0.0; n],
-            q,
-            v,
             mass,
             radii,
             contacts: Vec::new(),
@@ -212,10 +201,7 @@ impl<'m> SpaceStepper<'m> {
             u: Vec::new(),
             warm: Warm::default(),
             correct: PrimalSolver::new(),
-            totals: StepTotals::new(solver_settings.tolerance),
             solver_settings,
-            last: StepReport::default(),
-            start_projection: None,
         };
         stepper.start(given, off_joints)?;
         Ok(stepper)
@@ -228,20 +214,20 @@ impl<'m> SpaceStepper<'m> {
     /// ([`SpaceStepper::start_projection`]); its overlap counts in the
     /// run's deepest.
     fn start(&mut self, given: (Vec<f64>, Vec<f64>), off_joints: f64) -> Result<(), StepError> {
-        let tol = self.settings.penetration_tolerance;
-        let margin = self.margin(self.settings.time_step);
+        let tol = self.core.settings.penetration_tolerance;
+        let margin = self.margin(self.core.settings.time_step);
         self.recollide(margin);
         let overlap = self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap));
-        self.totals.max_penetration = overlap;
+        self.core.totals.max_penetration = overlap;
         // The rows are linear, the bodies turn: a deep overlap takes a few.
         for _ in 0..START_CORRECTIONS {
             if !self.contacts.iter().any(|c| c.gap < -tol) {
                 break;
             }
             self.displacement()?;
-            self.model.integrate(&mut self.q, &self.dq, 1.0);
+            self.model.integrate(&mut self.core.q, &self.dq, 1.0);
             if let Some(joints) = self.joints.as_mut() {
-                joints.correct(self.model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
+                joints.correct(self.model, &mut self.core.q, &self.mass, GAP_SLOP * tol)?;
             }
             self.recollide(margin);
         }
@@ -255,8 +241,8 @@ impl<'m> SpaceStepper<'m> {
                 .zip(b)
                 .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
         };
-        let velocity_change = change(&v, &self.v);
-        self.start_projection = Some(StartProjection {
+        let velocity_change = change(&v, &self.core.v);
+        self.core.start_projection = Some(StartProjection {
             violation: overlap.max(off_joints),
             at: if overlap >= off_joints {
                 "an overlap of two shapes".into()
@@ -269,7 +255,7 @@ impl<'m> SpaceStepper<'m> {
             } else {
                 String::new()
             },
-            position_change: change(&q, &self.q),
+            position_change: change(&q, &self.core.q),
             velocity_change,
             energy_given: self.model.energy(&q, &v),
         });
@@ -278,22 +264,22 @@ impl<'m> SpaceStepper<'m> {
 
     /// How the start was moved onto its joints or apart, if it was.
     pub fn start_projection(&self) -> Option<&StartProjection> {
-        self.start_projection.as_ref()
+        self.core.start_projection.as_ref()
     }
 
     /// `(t, q, v)` now.
     pub fn state(&self) -> (f64, &[f64], &[f64]) {
-        (self.t, &self.q, &self.v)
+        (self.core.t, &self.core.q, &self.core.v)
     }
 
     /// The time spent in each stage so far.
     pub fn stages(&self) -> StageTimes {
-        self.totals.stages
+        self.core.totals.stages
     }
 
     /// The deepest overlap of two shapes at the end of any step so far.
     pub fn max_penetration(&self) -> f64 {
-        self.totals.max_penetration
+        self.core.totals.max_penetration
     }
 
     /// The distance the bodies may close within a step of `h`: twice the
@@ -307,7 +293,7 @@ impl<'m> SpaceStepper<'m> {
                 s.max(lin + ang * self.radii[m])
             })
         };
-        2.0 * h * speed(&self.v).max(speed(&self.v_star)) + 1e-9
+        2.0 * h * speed(&self.core.v).max(speed(&self.v_star)) + 1e-9
     }
 
     /// One step of `h` (the last one of a run may be shorter), through
@@ -320,7 +306,7 @@ impl<'m> SpaceStepper<'m> {
     fn recollide(&mut self, margin: f64) {
         self.collide.contacts(
             self.model,
-            &self.q,
+            &self.core.q,
             margin,
             &mut self.contacts,
             &mut self.entries,
@@ -352,7 +338,7 @@ impl<'m> SpaceStepper<'m> {
         };
         if let Some(joints) = self.joints.as_mut() {
             // The joints' null space at these positions.
-            joints.refresh(self.model, &self.q, &self.mass)?;
+            joints.refresh(self.model, &self.core.q, &self.mass)?;
             return joints.solve(
                 p,
                 &self.mass,
@@ -376,7 +362,7 @@ impl<'m> SpaceStepper<'m> {
             energy,
             (0..self.radii.len()).map(|m| 6 * m..6 * m + 6),
             &self.dq,
-            &mut self.v,
+            &mut self.core.v,
             |c, v| 0.5 * mass[c] * v * v,
         );
     }
@@ -385,7 +371,7 @@ impl<'m> SpaceStepper<'m> {
 impl Stages for SpaceStepper<'_> {
     fn prepare(&mut self, h: f64) -> Result<(), StepError> {
         let model = self.model;
-        model.free_velocity(&self.q, &self.v, h, &mut self.v_star);
+        model.free_velocity(&self.core.q, &self.core.v, h, &mut self.v_star);
         Ok(())
     }
 
@@ -400,7 +386,7 @@ impl Stages for SpaceStepper<'_> {
 
     fn assemble(&mut self, h: f64) -> Result<(), StepError> {
         let model = self.model;
-        let slop = GAP_SLOP * self.settings.penetration_tolerance;
+        let slop = GAP_SLOP * self.core.settings.penetration_tolerance;
         let p = &mut self.problem;
         for ((f, m), v) in p.force.iter_mut().zip(&self.mass).zip(&self.v_star) {
             *f = m * v;
@@ -411,13 +397,16 @@ impl Stages for SpaceStepper<'_> {
         for c in &self.contacts {
             let entries = &self.entries[c.entries.0..c.entries.1];
             p.rows.push(entries.iter().copied());
-            let before: f64 = entries.iter().map(|(col, e)| e[0] * self.v[*col]).sum();
+            let before: f64 = entries
+                .iter()
+                .map(|(col, e)| e[0] * self.core.v[*col])
+                .sum();
             p.b.extend([gap_term(before, c.gap, c.restitution, h, slop), 0.0, 0.0]);
             p.mu.push(c.mu);
         }
         level_faces(&self.contacts, slop, h, &mut p.b);
         if let Some(joints) = self.joints.as_mut() {
-            joints.refresh(model, &self.q, &self.mass)?;
+            joints.refresh(model, &self.core.q, &self.mass)?;
         }
         Ok(())
     }
@@ -429,8 +418,8 @@ impl Stages for SpaceStepper<'_> {
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
-        if self.settings.on_unsolved == OnUnsolved::Fail {
-            self.v_start.copy_from_slice(&self.v);
+        if self.core.settings.on_unsolved == OnUnsolved::Fail {
+            self.v_start.copy_from_slice(&self.core.v);
         }
         let report = if let Some(joints) = self.joints.as_mut() {
             joints.solve(
@@ -438,11 +427,11 @@ impl Stages for SpaceStepper<'_> {
                 &self.mass,
                 &self.solver_settings,
                 &mut self.r,
-                &mut self.v,
+                &mut self.core.v,
                 &mut self.u,
             )?
         } else if k == 0 {
-            self.v.copy_from_slice(&self.v_star);
+            self.core.v.copy_from_slice(&self.v_star);
             None
         } else {
             Some(
@@ -451,7 +440,7 @@ impl Stages for SpaceStepper<'_> {
                         &self.problem,
                         &self.solver_settings,
                         &mut self.r,
-                        &mut self.v,
+                        &mut self.core.v,
                         &mut self.u,
                     )
                     .map_err(StepError::from_global)?,
@@ -463,16 +452,13 @@ impl Stages for SpaceStepper<'_> {
     }
 
     fn restore(&mut self) {
-        self.v.copy_from_slice(&self.v_start);
+        self.core.v.copy_from_slice(&self.v_start);
     }
 
     fn integrate(&mut self, h: f64) -> Result<(), StepError> {
         let model = self.model;
-        model.integrate(&mut self.q, &self.v, h);
-        self.t += h;
-        if !self.q.iter().chain(&self.v).all(|x| x.is_finite()) {
-            return Err(StepError::NotFinite);
-        }
+        model.integrate(&mut self.core.q, &self.core.v, h);
+        self.core.t += h;
         Ok(())
     }
 
@@ -484,58 +470,36 @@ impl Stages for SpaceStepper<'_> {
         let margin = self.margin(h);
         self.recollide(margin);
         self.fresh = true;
-        self.totals.stages.collide += clock.elapsed();
+        self.core.totals.stages.collide += clock.elapsed();
         let clock = Clock::now();
-        let tol = self.settings.penetration_tolerance;
+        let tol = self.core.settings.penetration_tolerance;
         if self.contacts.iter().any(|c| c.gap < -tol) {
             let report = self.displacement()?;
-            self.totals.corrections += 1;
-            self.last.corrected = true;
+            self.core.totals.corrections += 1;
+            self.core.last.corrected = true;
             if let Some(report) = report {
-                self.last.account_for(&report);
+                self.core.last.account_for(&report);
             }
-            let before = model.energy(&self.q, &self.v);
-            model.integrate(&mut self.q, &self.dq, 1.0);
-            let raised = model.energy(&self.q, &self.v) - before;
+            let before = model.energy(&self.core.q, &self.core.v);
+            model.integrate(&mut self.core.q, &self.dq, 1.0);
+            let raised = model.energy(&self.core.q, &self.core.v) - before;
             if raised > 0.0 {
                 self.pay_for(raised);
             }
             self.recollide(margin);
         }
         if let Some(joints) = self.joints.as_mut() {
-            let drift = joints.correct(model, &mut self.q, &self.mass, GAP_SLOP * tol)?;
-            self.totals.max_drift = self.totals.max_drift.max(drift);
+            let drift = joints.correct(model, &mut self.core.q, &self.mass, GAP_SLOP * tol)?;
+            self.core.totals.max_drift = self.core.totals.max_drift.max(drift);
             if drift > GAP_SLOP * tol {
                 self.recollide(margin);
             }
         }
         for c in &self.contacts {
-            self.totals.max_penetration = self.totals.max_penetration.max(-c.gap);
+            self.core.totals.max_penetration = self.core.totals.max_penetration.max(-c.gap);
         }
-        self.totals.stages.correct += clock.elapsed();
+        self.core.totals.stages.correct += clock.elapsed();
         Ok(())
-    }
-
-    fn time(&self) -> f64 {
-        self.t
-    }
-
-    fn on_unsolved(&self) -> OnUnsolved {
-        self.settings.on_unsolved
-    }
-
-    fn books(&mut self) -> (&mut StepTotals, &mut StepReport) {
-        (&mut self.totals, &mut self.last)
-    }
-}
-
-impl VelocityStepper for SpaceStepper<'_> {
-    fn state(&self) -> (f64, &[f64], &[f64]) {
-        SpaceStepper::state(self)
-    }
-
-    fn step(&mut self, h: f64) -> Result<StepReport, StepError> {
-        SpaceStepper::step(self, h)
     }
 
     fn advance(&self, v: &[f64], s: f64, out: &mut [f64]) {
@@ -546,12 +510,12 @@ impl VelocityStepper for SpaceStepper<'_> {
         self.model.energy(q, v)
     }
 
-    fn totals(&self) -> &StepTotals {
-        &self.totals
+    fn core(&self) -> &StepCore {
+        &self.core
     }
 
-    fn take_start_projection(&mut self) -> Option<StartProjection> {
-        self.start_projection.take()
+    fn core_mut(&mut self) -> &mut StepCore {
+        &mut self.core
     }
 }
 
