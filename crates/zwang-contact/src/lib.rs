@@ -45,7 +45,6 @@ pub mod problem;
 pub mod siconos;
 pub mod solver;
 mod sparse_lu;
-pub mod warm;
 
 pub use delassus::Delassus;
 pub use error::{convex_error, error_for, local_error};
@@ -59,5 +58,4 @@ pub use primal::{
 pub use problem::{LocalProblem, ProblemError};
 pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};
-pub use warm::WarmStarts;
 pub use zwang_core::{Mode, UnionFind};
