@@ -32,12 +32,12 @@
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
 mod delassus;
+mod dual;
 pub mod error;
 pub mod factored;
 pub mod fclib;
 pub mod generate;
 pub mod global;
-mod island;
 pub mod lemke;
 mod pattern;
 pub mod primal;
