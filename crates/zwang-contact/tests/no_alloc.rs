@@ -6,11 +6,11 @@
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use zwang_contact::generate::spatial::{Cube, World};
-use zwang_contact::generate::{box_on_incline, pyramid, stack, G};
 use zwang_contact::{
     ContactSolver, Friction, LocalProblem, PrimalSolver, SolverSettings, Status, VelocityProblem,
 };
+use zwang_problems::generate::spatial::{Cube, World};
+use zwang_problems::generate::{box_on_incline, pyramid, stack, G};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
