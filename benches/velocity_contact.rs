@@ -22,8 +22,8 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use zwang::contact::generate::{beside, box_on_incline, pyramid, stack, Scene};
 use zwang::contact::{ContactSolver, LocalProblem, SolverSettings, Status};
+use zwang::problems::generate::{beside, box_on_incline, pyramid, stack, Scene};
 
 fn mass_ratio_stack(n: usize) -> Scene {
     let masses: Vec<f64> = (0..n)

@@ -12,6 +12,10 @@
 //!   space) as independent references;
 //! - [`coulomb`]: Coulomb friction, the equivalence checker and the rigid
 //!   rod of Yao and Gao;
+//! - [`contact`]: the contact space, frictional contact problems on
+//!   impulses and their velocity-level solvers (the time stepper's);
+//! - [`problems`]: contact problems from other simulators' files (Siconos'
+//!   text, FCLIB's HDF5) and generated ones;
 //! - [`harness`]: every form on an instant or a folder of them, their
 //!   differences, the verdicts, Markdown and CSV tables;
 //! - [`model`]: mechanisms that write their instants in place (the planar
@@ -57,6 +61,7 @@ pub use zwang_instant as instant;
 pub use zwang_model as model;
 pub use zwang_motion as motion;
 pub use zwang_ode as ode;
+pub use zwang_problems as problems;
 pub use zwang_qp as qp;
 pub use zwang_scene as scene;
 

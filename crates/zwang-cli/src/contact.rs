@@ -7,13 +7,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zwang_contact::error::siconos_error;
-use zwang_contact::fclib::HDF5_SIGNATURE;
 use zwang_contact::{
-    factored::solve_local as solve_in_space, global_error, parse_global, parse_local, read_fclib,
-    ContactSolver, FclibProblem, Friction, GlobalProblem, LocalProblem, PrimalSolver, Solution,
-    SolverSettings, Status,
+    factored::solve_local as solve_in_space, global_error, ContactSolver, Friction, GlobalProblem,
+    LocalProblem, PrimalSolver, Solution, SolverSettings, Status,
 };
 use zwang_harness::json::pretty;
+use zwang_problems::fclib::HDF5_SIGNATURE;
+use zwang_problems::{parse_global, parse_local, read_fclib, FclibProblem};
 
 /// Solve a frictional contact problem from a Siconos text file or an
 /// FCLIB HDF5 file.

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use zwang_contact::error::siconos_error;
-use zwang_contact::{global_error, parse_global, parse_local, read_fclib, FclibProblem, Friction};
+use zwang_contact::{global_error, Friction};
+use zwang_problems::{parse_global, parse_local, read_fclib, FclibProblem};
 
 /// The shipped files, their form and contact count.
 const FILES: [(&str, &str, usize); 3] = [
@@ -420,7 +421,7 @@ fn siconos_files_are_solved_to_1e_8() {
 /// FCLIB's files in space, local and global form: the contract's keys,
 /// solved to 1e-8 (exact and convex law), the written answer consistent
 /// with the file (`u = W r + q`, `u = H^T v + w`) and its error the one
-/// reported. (`zwang-contact`'s `tests/fclib.rs` recomputes the error
+/// reported. (`zwang-problems`' `tests/fclib.rs` recomputes the error
 /// from the raw datasets.)
 #[test]
 fn fclib_files_are_solved_to_1e_8() {
@@ -489,11 +490,11 @@ fn a_problem_without_an_answer_is_not_solved() {
     );
 }
 
-/// The problems in space of zwang-contact's tests, as Siconos' text files
+/// The problems in space of zwang-problems' tests, as Siconos' text files
 /// (written by its `tests/data/siconos-3d/make.py`).
 fn space(name: &str) -> PathBuf {
     repo()
-        .join("crates/zwang-contact/tests/data/siconos-3d")
+        .join("crates/zwang-problems/tests/data/siconos-3d")
         .join(format!("{name}.dat"))
 }
 

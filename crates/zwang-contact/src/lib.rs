@@ -14,6 +14,8 @@
 //! well an answer satisfies it. It re-exports the contact [`Mode`] and the
 //! [`UnionFind`] from `zwang-core`, the leaf that the mechanisms, the
 //! stepper and the acceleration-level contact problem share them from.
+//! The files of other simulators (Siconos, FCLIB) and generated problems
+//! are read and built by `zwang-problems`.
 //!
 //! [`PrimalSolver`] solves it in velocities (`M v = f + J^T r`,
 //! `u = J v + b`, `W` never formed), in the plane and in space (three rows
@@ -32,32 +34,25 @@
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
 mod delassus;
+mod dual;
 pub mod error;
 pub mod factored;
-pub mod fclib;
-pub mod generate;
 pub mod global;
-mod island;
 pub mod lemke;
 mod pattern;
 pub mod primal;
 pub mod problem;
-pub mod siconos;
 pub mod solver;
 mod sparse_lu;
-pub mod warm;
 
 pub use delassus::Delassus;
 pub use error::{convex_error, error_for, local_error};
 pub use factored::FactorError;
-pub use fclib::{read_fclib, FclibError, FclibProblem};
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use primal::{
     parse_island, write_island, ContactRows, IslandText, IslandTextError, PrimalSolver,
     VelocityProblem,
 };
 pub use problem::{LocalProblem, ProblemError};
-pub use siconos::{parse_global, parse_local, SiconosError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};
-pub use warm::WarmStarts;
 pub use zwang_core::{Mode, UnionFind};

@@ -10,8 +10,8 @@
 
 use rayon::prelude::*;
 
+use crate::dual::Island;
 use crate::error::error_for;
-use crate::island::Island;
 use crate::{LocalProblem, ProblemError, UnionFind};
 
 /// Contacts from which the islands are solved on rayon's pool: below,
@@ -155,7 +155,7 @@ struct Pattern {
 pub struct ContactSolver {
     pattern: Option<Pattern>,
     islands: Vec<Island>,
-    reports: Vec<crate::island::IslandReport>,
+    reports: Vec<crate::dual::IslandReport>,
 }
 
 impl ContactSolver {
@@ -234,7 +234,7 @@ impl ContactSolver {
             settings.tolerance
         };
         let w_data = problem.w.data();
-        let solve = |island: &mut Island, report: &mut crate::island::IslandReport| {
+        let solve = |island: &mut Island, report: &mut crate::dual::IslandReport| {
             *report = island.solve(
                 w_data,
                 &problem.q,

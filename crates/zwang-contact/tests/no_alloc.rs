@@ -1,18 +1,16 @@
 //! Warm solves of a problem whose pattern did not change allocate nothing,
 //! friction included: the islands' factorizations are analysed once per
-//! pattern and every vector lives in the solver; nor do the warm starts
-//! stored and found again by contact id.
+//! pattern and every vector lives in the solver.
 //!
 //! The count is process-wide, so this file holds a single test.
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use zwang_contact::generate::spatial::{Cube, World};
-use zwang_contact::generate::{box_on_incline, pyramid, stack, G};
 use zwang_contact::{
     ContactSolver, Friction, LocalProblem, PrimalSolver, SolverSettings, Status, VelocityProblem,
-    WarmStarts,
 };
+use zwang_problems::generate::spatial::{Cube, World};
+use zwang_problems::generate::{box_on_incline, pyramid, stack, G};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -29,11 +27,6 @@ fn warm_allocations(problem: &mut LocalProblem, settings: &SolverSettings) -> us
         .solve_in_place(problem, settings, &mut r, &mut u)
         .unwrap();
     assert_eq!(report.status, Status::Solved);
-    let mut ids: Vec<u64> = (0..problem.contacts() as u64)
-        .map(|i| 1000 + 7 * i)
-        .collect();
-    let mut warm = WarmStarts::new();
-    warm.store(&ids, &r);
     (0..3)
         .map(|_| {
             let region = Region::new(GLOBAL);
@@ -42,12 +35,6 @@ fn warm_allocations(problem: &mut LocalProblem, settings: &SolverSettings) -> us
                 for v in problem.q.iter_mut().chain(problem.w.data_mut()) {
                     *v *= f;
                 }
-                // The contacts found again by id, in reverse order.
-                warm.store(&ids, &r);
-                ids.reverse();
-                warm.fill(&ids, &mut r);
-                ids.reverse();
-                warm.fill(&ids, &mut r);
                 let report = solver
                     .solve_in_place(problem, settings, &mut r, &mut u)
                     .unwrap();

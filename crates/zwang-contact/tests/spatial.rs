@@ -9,13 +9,13 @@ use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sprs::CsMat;
-use zwang_contact::generate::pyramid;
-use zwang_contact::generate::spatial::{Cube, World};
-use zwang_contact::generate::G;
 use zwang_contact::{
     error_for, parse_island, write_island, ContactRows, Friction, IslandText, IslandTextError,
     PrimalSolver, ProblemError, SolverSettings, Status, VelocityProblem,
 };
+use zwang_problems::generate::pyramid;
+use zwang_problems::generate::spatial::{Cube, World};
+use zwang_problems::generate::G;
 
 const DEGREES_20: f64 = 20.0 * std::f64::consts::PI / 180.0;
 

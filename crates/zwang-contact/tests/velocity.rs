@@ -7,11 +7,11 @@ mod common;
 use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use zwang_contact::generate::*;
 use zwang_contact::{
     ContactSolver, Friction, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution,
     SolverSettings, Status, VelocityProblem,
 };
+use zwang_problems::generate::*;
 
 /// The velocity-level solvers.
 enum Engine {

@@ -144,7 +144,7 @@ pub(super) struct Finish {
 }
 
 /// What the finish reads of an island: its problem, `M`'s mirrored
-/// entries (as [`super::island::symmetric_product`] takes them) and
+/// entries (as [`super::momentum::symmetric_product`] takes them) and
 /// diagonal, and the free contact velocity (the error's scale).
 pub(super) struct Given<'a> {
     pub problem: &'a VelocityProblem,
@@ -447,7 +447,7 @@ impl Finish {
         u: &[f64],
     ) -> f64 {
         let coulomb = error_for(friction, &given.problem.mu, given.free, r, u);
-        coulomb.max(super::island::dynamics_residual(
+        coulomb.max(super::momentum::dynamics_residual(
             given.problem,
             given.places,
             given.diagonal,
@@ -476,7 +476,7 @@ impl Finish {
         // F_v = (M v - f - J^T r) / M_jj.
         let fv = &mut self.f[..n];
         fv.fill(0.0);
-        super::island::symmetric_product(&problem.mass, places, v, fv);
+        super::momentum::symmetric_product(&problem.mass, places, v, fv);
         let mut scale = 0.0f64;
         for ((x, f), m) in fv.iter_mut().zip(&problem.force).zip(diagonal) {
             scale = scale.max(x.abs() / m).max(f.abs() / m);
@@ -675,7 +675,7 @@ impl Finish {
         let (dv, dr) = x.split_at(n);
         let fv = &mut out[..n];
         fv.fill(0.0);
-        super::island::symmetric_product(&problem.mass, given.places, dv, fv);
+        super::momentum::symmetric_product(&problem.mass, given.places, dv, fv);
         self.jr.fill(0.0);
         problem.rows.add_transpose(dr, &mut self.jr);
         for ((y, t), m) in fv.iter_mut().zip(&self.jr).zip(diagonal) {

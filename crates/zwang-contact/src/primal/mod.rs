@@ -36,11 +36,12 @@
 //! Where the outer iterations stall (a contact that must change state
 //! while its impulse is large, De Saxce's fixed point cycling, a
 //! tolerance below the penalty's round-off), the dual method finishes in
-//! the plane (`island.rs`) and proximal Newton iterations on `(v, r)` in
+//! the plane (`augmented_lagrangian.rs`) and proximal Newton iterations on `(v, r)` in
 //! space (`finish.rs`).
 
+mod augmented_lagrangian;
 mod finish;
-mod island;
+mod momentum;
 mod text;
 
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ use crate::error::{components, set_components};
 use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
-use island::Island;
+use augmented_lagrangian::Island;
 pub use text::{parse_island, write_island, IslandText, IslandTextError};
 
 /// `J`, stored by contact: `dimension` rows per contact, the normal then

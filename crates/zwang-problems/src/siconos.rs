@@ -37,10 +37,9 @@
 //! a non-finite number or a negative friction coefficient is a typed
 //! error naming the line, never a panic or a silently wrong problem.
 
-use crate::global::GlobalProblem;
-use crate::{LocalProblem, ProblemError};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
+use zwang_contact::{GlobalProblem, LocalProblem, ProblemError};
 
 /// What is wrong with a Siconos text file.
 #[derive(Debug, Clone, PartialEq, Error)]

@@ -1,4 +1,5 @@
-//! One island's working memory and the method that solves it.
+//! One island's working memory and the dual method that solves it (on
+//! `W`, for [`crate::ContactSolver`]).
 //!
 //! In the plane the cone `|r_T| <= mu r_N` is spanned by its two edges, so
 //! in edge coordinates `r = T x` it is `x >= 0`. Outer iterations are

@@ -7,7 +7,7 @@ pub mod spatial;
 
 use sprs::{CsMat, TriMat};
 
-use crate::{ContactRows, LocalProblem, VelocityProblem};
+use zwang_contact::{ContactRows, LocalProblem, VelocityProblem};
 
 /// Standard gravity.
 pub const G: f64 = 9.81;

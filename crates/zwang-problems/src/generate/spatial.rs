@@ -5,7 +5,7 @@
 
 use sprs::CsMat;
 
-use crate::{ContactRows, VelocityProblem};
+use zwang_contact::{ContactRows, VelocityProblem};
 
 /// `a x b`.
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {

@@ -39,12 +39,11 @@
 //! non-finite number or a negative friction coefficient is a typed error
 //! naming the dataset, never a panic.
 
-use crate::global::GlobalProblem;
-use crate::{LocalProblem, ProblemError};
 use hdf5_reader::error::Error as Hdf5Error;
 use hdf5_reader::{Datatype, Hdf5File};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
+use zwang_contact::{GlobalProblem, LocalProblem, ProblemError};
 
 /// The eight bytes every HDF5 file starts with (at offset 0 unless it has
 /// a user block).

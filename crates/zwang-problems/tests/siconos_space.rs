@@ -11,9 +11,9 @@
 use sprs::CsMat;
 use zwang_contact::factored::solve_local;
 use zwang_contact::{
-    local_error, parse_local, ContactSolver, LocalProblem, ProblemError, SiconosError,
-    SolverSettings, Status,
+    local_error, ContactSolver, LocalProblem, ProblemError, SolverSettings, Status,
 };
+use zwang_problems::{parse_local, SiconosError};
 
 const STORAGES: [&str; 5] = ["dense", "sbm", "triplet", "csc", "csr"];
 

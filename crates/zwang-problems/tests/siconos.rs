@@ -4,9 +4,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sprs::CsMat;
-use zwang_contact::{
-    global_error, local_error, parse_global, parse_local, Friction, ProblemError, SiconosError,
-};
+use zwang_contact::{global_error, local_error, Friction, ProblemError};
+use zwang_problems::{parse_global, parse_local, SiconosError};
 
 const SLIDER_CRANK: &str = "FC2D_SliderCrankLagrangian00000.dat";
 const GRANULAR: &str = "fc2d_granularflowonwall_00667_00000.dat";

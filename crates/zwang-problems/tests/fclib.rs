@@ -1,6 +1,6 @@
 //! FCLIB's HDF5 files: the shipped problems read and solved to Siconos'
 //! error 1e-8, the error recomputed here from the file's raw datasets (read
-//! with the HDF5 layer directly, not through `zwang_contact::fclib`) and a
+//! with the HDF5 layer directly, not through `zwang_problems::fclib`) and a
 //! cone projection of this file's own; damaged and foreign files as typed
 //! errors, never a panic.
 
@@ -8,10 +8,8 @@ use hdf5_reader::Hdf5File;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_contact::factored::solve_local;
-use zwang_contact::{
-    read_fclib, FclibError, FclibProblem, GlobalProblem, PrimalSolver, ProblemError, Report,
-    SolverSettings, Status,
-};
+use zwang_contact::{GlobalProblem, PrimalSolver, ProblemError, Report, SolverSettings, Status};
+use zwang_problems::{read_fclib, FclibError, FclibProblem};
 
 const BOX_STACKS: &str = "Box_Stacks-i0122-82-5.hdf5";
 const CAPSULES: &str = "Capsules-i125-1213.hdf5";

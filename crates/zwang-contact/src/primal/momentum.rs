@@ -1,0 +1,63 @@
+//! Newton's equations of an island, `M v = f + J^T r`, as both the outer
+//! iterations and the finish evaluate them: the product by `M` from its
+//! stored entries and the equations' residual, in their own module so
+//! that neither solver imports the other for them.
+
+use sprs::CsMat;
+
+use super::VelocityProblem;
+
+/// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`D` the
+/// inverse of `M`'s diagonal, `places` as [`symmetric_product`] takes
+/// them; `mv`, `jr` scratch of `v`'s length): Siconos' measure of a global
+/// answer's dynamics, in velocities so that a light body beside a heavy
+/// one counts as much.
+pub(super) fn dynamics_residual(
+    problem: &VelocityProblem,
+    places: &[usize],
+    diagonal: &[f64],
+    v: &[f64],
+    r: &[f64],
+    mv: &mut [f64],
+    jr: &mut [f64],
+) -> f64 {
+    let norm = |x: &[f64]| {
+        x.iter()
+            .zip(diagonal)
+            .map(|(a, d)| (a / d).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    mv.fill(0.0);
+    symmetric_product(&problem.mass, places, v, mv);
+    jr.fill(0.0);
+    problem.rows.add_transpose(r, jr);
+    let scale = norm(&problem.force).max(norm(mv)).max(norm(jr));
+    let residual = mv
+        .iter()
+        .zip(&problem.force)
+        .zip(jr.iter())
+        .zip(diagonal)
+        .map(|(((m, f), j), d)| ((m - f - j) / d).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    if scale > 0.0 {
+        residual / scale
+    } else {
+        residual
+    }
+}
+
+/// `y += M x` from `M`'s stored entries (`places` says which are below the
+/// diagonal with a mirror, and are skipped in favour of it).
+pub(super) fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
+    for ((&value, (r, c)), &place) in mass.iter().zip(places) {
+        if place == usize::MAX {
+            continue;
+        }
+        y[r] += value * x[c];
+        if r != c {
+            y[c] += value * x[r];
+        }
+    }
+}
