@@ -1,9 +1,34 @@
-//! Small dense kernels for the blocks of a block-diagonal mass matrix and
-//! for small Schur complements, where a sparse factorization costs more in
-//! bookkeeping than in arithmetic.
+//! The dense linear-algebra kernels of zwang, each written once, here:
+//! every crate that factors or solves a small dense system calls these
+//! instead of keeping its own copy.
 //!
-//! Matrices are square, stored row-major in a slice of length `n * n`; only
-//! the lower triangle is read and written.
+//! - [`cholesky_in_place`], [`cholesky_in_place_above`]: `A = L L^T` of a
+//!   symmetric positive definite matrix, refusing the first pivot not
+//!   above a floor with a [`BadPivot`];
+//! - [`semidefinite_cholesky_in_place`]: the same for a positive
+//!   semi-definite matrix, whose small pivots are dropped (redundant rows);
+//! - [`lower_solve_in_place`], [`upper_solve_in_place`],
+//!   [`cholesky_solve_in_place`], [`semidefinite_cholesky_solve_in_place`]:
+//!   the triangular solves with these factors.
+//!
+//! They serve the blocks of a block-diagonal mass matrix and small Schur
+//! complements, where a sparse factorization costs more in bookkeeping
+//! than in arithmetic. Matrices are square, stored row-major in a slice of
+//! length `n * n`; the Cholesky kernels read and write only the lower
+//! triangle. None allocates.
+
+use thiserror::Error;
+
+/// A factorization stopped at pivot `index`, whose value (before its
+/// square root, for Cholesky) was not above the floor or not finite.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+#[error("pivot {index} is {value:e}: the matrix is singular or not positive definite")]
+pub struct BadPivot {
+    /// Index of the failing pivot (its row).
+    pub index: usize,
+    /// Its value.
+    pub value: f64,
+}
 
 /// `x . y` over the shorter of the two (iterators: no bounds checks, and
 /// the compiler vectorizes them).
@@ -12,17 +37,23 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
-/// In-place Cholesky `A = L L^T` of the lower triangle of `a` (`n x n`).
-/// Returns the index of the first non-positive pivot on failure.
-pub fn cholesky_in_place(a: &mut [f64], n: usize) -> Result<(), usize> {
+/// In-place Cholesky `A = L L^T` of the lower triangle of `a` (`n x n`),
+/// refusing a pivot that is not positive and finite.
+pub fn cholesky_in_place(a: &mut [f64], n: usize) -> Result<(), BadPivot> {
+    cholesky_in_place_above(a, n, 0.0)
+}
+
+/// [`cholesky_in_place`] refusing a pivot at or below `floor` too (a
+/// matrix singular to working precision).
+pub fn cholesky_in_place_above(a: &mut [f64], n: usize, floor: f64) -> Result<(), BadPivot> {
     debug_assert_eq!(a.len(), n * n);
     for j in 0..n {
         let (head, tail) = a.split_at_mut((j + 1) * n);
         let rowj = &mut head[j * n..];
         let d = rowj[j] - dot(&rowj[..j], &rowj[..j]);
         // Also catches NaN (every comparison with NaN is false).
-        if d.is_nan() || d <= 0.0 || d.is_infinite() {
-            return Err(j);
+        if d.is_nan() || d <= floor || d.is_infinite() {
+            return Err(BadPivot { index: j, value: d });
         }
         let d = d.sqrt();
         rowj[j] = d;
@@ -66,6 +97,63 @@ pub fn cholesky_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     upper_solve_in_place(l, n, x);
 }
 
+/// In-place Cholesky of a positive semi-definite `a` (`n x n`): a pivot at
+/// or below `floor` (or not a number) belongs to a row dependent on the
+/// ones before; its column of the factor is set to zero, and
+/// [`semidefinite_cholesky_solve_in_place`] gives its unknown zero.
+///
+/// Its sums run in another order than [`cholesky_in_place`]'s (each
+/// product subtracted in turn): the spatial joints' answers depend on
+/// these last bits.
+pub fn semidefinite_cholesky_in_place(a: &mut [f64], n: usize, floor: f64) {
+    debug_assert_eq!(a.len(), n * n);
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for p in 0..j {
+            d -= a[j * n + p] * a[j * n + p];
+        }
+        if d.is_nan() || d <= floor {
+            for i in j..n {
+                a[i * n + j] = 0.0;
+            }
+            continue;
+        }
+        let d = d.sqrt();
+        a[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for p in 0..j {
+                s -= a[i * n + p] * a[j * n + p];
+            }
+            a[i * n + j] = s / d;
+        }
+    }
+}
+
+/// Solves `A x = b` in place with the factor of
+/// [`semidefinite_cholesky_in_place`], a dropped (zero) pivot's unknown
+/// zero.
+pub fn semidefinite_cholesky_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
+    for i in 0..n {
+        let d = l[i * n + i];
+        if d == 0.0 {
+            x[i] = 0.0;
+            continue;
+        }
+        let s: f64 = (0..i).map(|p| l[i * n + p] * x[p]).sum();
+        x[i] = (x[i] - s) / d;
+    }
+    for i in (0..n).rev() {
+        let d = l[i * n + i];
+        if d == 0.0 {
+            x[i] = 0.0;
+            continue;
+        }
+        let s: f64 = (i + 1..n).map(|p| l[p * n + i] * x[p]).sum();
+        x[i] = (x[i] - s) / d;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,10 +172,71 @@ mod tests {
         assert!((x[0] - 0.5).abs() < 1e-15 && x[1].abs() < 1e-15);
     }
 
-    /// [1 2; 2 1] has eigenvalues 3 and -1: the second pivot is 1 - 4 < 0.
+    /// The 3 x 3 `A = L L^T` with `L = [2 0 0; 1 3 0; -1 2 1]` (integers:
+    /// the factor is exact), and `A x = A [1, -1, 2]`.
     #[test]
-    fn indefinite_reports_the_pivot() {
+    fn three_by_three_factor_is_exact() {
+        let l = [2.0, 0.0, 0.0, 1.0, 3.0, 0.0, -1.0, 2.0, 1.0];
+        let mut a = [0.0; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                a[i * 3 + j] = (0..3).map(|k| l[i * 3 + k] * l[j * 3 + k]).sum();
+            }
+        }
+        let x = [1.0, -1.0, 2.0];
+        let mut b: Vec<f64> = (0..3)
+            .map(|i| (0..3).map(|j| a[i * 3 + j] * x[j]).sum())
+            .collect();
+        cholesky_in_place(&mut a, 3).unwrap();
+        for i in 0..3 {
+            for j in 0..=i {
+                assert_eq!(a[i * 3 + j], l[i * 3 + j]);
+            }
+        }
+        cholesky_solve_in_place(&a, 3, &mut b);
+        assert_eq!(b, x);
+    }
+
+    /// [1 2; 2 1] has eigenvalues 3 and -1: the second pivot is 1 - 4 < 0.
+    /// [1 1; 1 1] is singular: its second pivot is 0, refused as such, and
+    /// refused by a floor at a pivot just above it.
+    #[test]
+    fn bad_pivots_are_named() {
         let mut a = [1.0, 0.0, 2.0, 1.0];
-        assert_eq!(cholesky_in_place(&mut a, 2), Err(1));
+        assert_eq!(
+            cholesky_in_place(&mut a, 2),
+            Err(BadPivot {
+                index: 1,
+                value: -3.0
+            })
+        );
+        let mut a = [1.0, 0.0, 1.0, 1.0];
+        assert_eq!(
+            cholesky_in_place(&mut a, 2),
+            Err(BadPivot {
+                index: 1,
+                value: 0.0
+            })
+        );
+        let mut a = [1.0, 0.0, 1.0, 1.0 + 1e-12];
+        assert_eq!(
+            cholesky_in_place_above(&mut a, 2, 1e-10).unwrap_err().index,
+            1
+        );
+        let mut a = [f64::NAN, 0.0, 0.0, 1.0];
+        assert_eq!(cholesky_in_place(&mut a, 2).unwrap_err().index, 0);
+    }
+
+    /// [1 1 0; 1 1 0; 0 0 4] has a dependent second row: its pivot is
+    /// dropped, and `A x = [2, 2, 4]` gets `x = [2, 0, 1]` (the second
+    /// unknown zero).
+    #[test]
+    fn semidefinite_drops_the_dependent_row() {
+        let mut a = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0];
+        semidefinite_cholesky_in_place(&mut a, 3, 1e-13);
+        assert_eq!(a, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+        let mut x = [2.0, 2.0, 4.0];
+        semidefinite_cholesky_solve_in_place(&a, 3, &mut x);
+        assert_eq!(x, [2.0, 0.0, 1.0]);
     }
 }

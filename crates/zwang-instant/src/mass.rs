@@ -204,7 +204,7 @@ impl MassFactor {
                         continue;
                     }
                     let block = &mut b.values[range.clone()];
-                    dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
+                    dense::cholesky_in_place(block, size).map_err(|e| w[0] + e.index)?;
                     // Column c of the inverse is M_b^-1 e_c (symmetric, so
                     // it is also row c).
                     let inv = &mut b.inverse[range];
