@@ -9,7 +9,9 @@
 //!   semi-definite matrix, whose small pivots are dropped (redundant rows);
 //! - [`lower_solve_in_place`], [`upper_solve_in_place`],
 //!   [`cholesky_solve_in_place`], [`semidefinite_cholesky_solve_in_place`]:
-//!   the triangular solves with these factors.
+//!   the triangular solves with these factors;
+//! - [`lu_solve_in_place`]: Gaussian elimination with row equilibration
+//!   and partial pivoting, for square systems that are not symmetric.
 //!
 //! They serve the blocks of a block-diagonal mass matrix and small Schur
 //! complements, where a sparse factorization costs more in bookkeeping
@@ -154,6 +156,66 @@ pub fn semidefinite_cholesky_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) 
     }
 }
 
+/// Solves `a x = b` in place for a square `a` (row-major, `m x m`, `m` the
+/// length of `b`) by Gaussian elimination with row equilibration and
+/// partial pivoting: `a` is overwritten by the eliminated rows, `b` by `x`.
+/// Each row is first scaled to a largest entry of 1, so that the pivot
+/// test is independent of the rows' units; a pivot at or below `floor`
+/// (singular to working precision), or a row without a finite nonzero
+/// entry, is a [`BadPivot`] (its value then the row's largest entry).
+pub fn lu_solve_in_place(a: &mut [f64], b: &mut [f64], floor: f64) -> Result<(), BadPivot> {
+    let m = b.len();
+    debug_assert_eq!(a.len(), m * m);
+    for i in 0..m {
+        let scale = a[i * m..(i + 1) * m]
+            .iter()
+            .fold(0.0f64, |s, x| s.max(x.abs()));
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Err(BadPivot {
+                index: i,
+                value: scale,
+            });
+        }
+        for x in &mut a[i * m..(i + 1) * m] {
+            *x /= scale;
+        }
+        b[i] /= scale;
+    }
+    for c in 0..m {
+        let p = (c..m)
+            .max_by(|&i, &j| a[i * m + c].abs().total_cmp(&a[j * m + c].abs()))
+            .unwrap_or(c);
+        let pivot = a[p * m + c].abs();
+        if pivot.is_nan() || pivot <= floor {
+            return Err(BadPivot {
+                index: c,
+                value: pivot,
+            });
+        }
+        if p != c {
+            for k in 0..m {
+                a.swap(p * m + k, c * m + k);
+            }
+            b.swap(p, c);
+        }
+        for i in c + 1..m {
+            let f = a[i * m + c] / a[c * m + c];
+            if f != 0.0 {
+                for k in c..m {
+                    a[i * m + k] -= f * a[c * m + k];
+                }
+                b[i] -= f * b[c];
+            }
+        }
+    }
+    // Back substitution: `b[k]` for `k > i` already holds `x[k]`.
+    for i in (0..m).rev() {
+        let s: f64 = (i + 1..m).map(|k| a[i * m + k] * b[k]).sum();
+        b[i] = (b[i] - s) / a[i * m + i];
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +300,42 @@ mod tests {
         let mut x = [2.0, 2.0, 4.0];
         semidefinite_cholesky_solve_in_place(&a, 3, &mut x);
         assert_eq!(x, [2.0, 0.0, 1.0]);
+    }
+
+    /// A saddle-point system by hand: `[[2, 1], [1, 0]] x = [3, 1]` gives
+    /// `x = (1, 1)`; rows of very different units solve exactly; a zero
+    /// row, a dependent row and a NaN are refused with their pivot.
+    #[test]
+    fn lu_by_hand_and_singular() {
+        let lu =
+            |mut a: Vec<f64>, mut b: Vec<f64>| lu_solve_in_place(&mut a, &mut b, 1e-12).map(|()| b);
+        assert_eq!(
+            lu(vec![2.0, 1.0, 1.0, 0.0], vec![3.0, 1.0]),
+            Ok(vec![1.0, 1.0])
+        );
+        let x = lu(vec![1e-9, 0.0, 0.0, 1e9], vec![2e-9, 3e9]).unwrap();
+        assert!((x[0] - 2.0).abs() < 1e-15 && (x[1] - 3.0).abs() < 1e-15);
+        let zero_row = lu(vec![1.0, 2.0, 0.0, 0.0], vec![1.0, 0.0]);
+        assert_eq!(
+            zero_row,
+            Err(BadPivot {
+                index: 1,
+                value: 0.0
+            })
+        );
+        let dependent = lu(vec![1.0, 2.0, 2.0, 4.0], vec![1.0, 2.0]);
+        assert_eq!(
+            dependent,
+            Err(BadPivot {
+                index: 1,
+                value: 0.0
+            })
+        );
+        assert_eq!(
+            lu(vec![f64::NAN, 0.0, 0.0, 1.0], vec![1.0, 1.0])
+                .unwrap_err()
+                .index,
+            0
+        );
     }
 }
