@@ -53,13 +53,14 @@
 //! - parts without friction go to the QP ([`zwang_qp::AutoBackend`]), all
 //!   together.
 
-use crate::linalg::{psd_null_space, solve_rows, solve_square, LuScratch};
+use crate::linalg::{solve_rows, solve_square};
 use crate::space::{refactor, Held, Kept, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use std::mem::take;
 use zwang_contact::lemke::{lemke, Lcp};
 use zwang_contact::Mode;
+use zwang_instant::dense::{semidefinite_null_space, LuScratch};
 use zwang_instant::{
     matrix_from_triplets, Instant, InstantBuilder, MassFactor, RowRef, RowSet, ValueRecord,
 };
@@ -1651,7 +1652,8 @@ impl<'a> Space<'a> {
         }
         sym.clear();
         sym.extend((0..k * k).map(|e| 0.5 * (g[e] + g[(e % k) * k + e / k])));
-        let Some(nullity) = psd_null_space(sym, k, NULL_TOL, &mut null.0, &mut null.1) else {
+        let Some(nullity) = semidefinite_null_space(sym, k, NULL_TOL, &mut null.0, &mut null.1)
+        else {
             return false;
         };
         if nullity == 0 {

@@ -5,6 +5,7 @@
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
 use zwang_core::is_round_off;
+use zwang_instant::dense::{self, LuScratch, RankTolerances};
 
 /// Relative size below which a pivot, an eigenvalue or a singular value is
 /// treated as zero (rank decisions).
@@ -13,7 +14,7 @@ pub(crate) const RANK_TOL: f64 = 1e-12;
 /// `A x = b` for a square `A`: full-pivot LU when `A` has full rank,
 /// otherwise the minimum-norm least-squares solution from the SVD (the
 /// "minimum-norm multipliers" of redundant rows). Small systems are
-/// factored by [`small_solve`], which leaves to the SVD only the systems
+/// factored by [`dense::full_pivot_lu_solve`], which leaves to the SVD only the systems
 /// whose rank it cannot tell or that are not consistent. The second value is the
 /// relative residual `|A x - b| / max(|A| |x|, |b|)`, which is what tells an
 /// inconsistent system from a redundant but consistent one.
@@ -22,21 +23,6 @@ pub(crate) fn solve_square(a: &Mat<f64>, b: &[f64]) -> (Vec<f64>, f64) {
     let at = |i, j| a[(i, j)];
     let residual = solve_with(a.nrows(), at, b, &mut x, &mut LuScratch::default());
     (x, residual)
-}
-
-/// Working memory of [`solve_rows`], reused across the many small systems
-/// of one part.
-#[derive(Debug, Default)]
-pub(crate) struct LuScratch {
-    /// The factors, then the right-hand side solved in place.
-    lu: Vec<f64>,
-    /// Row then column permutation.
-    perms: Vec<usize>,
-    /// A rank-deficient system's null-space columns, their Gram matrix
-    /// and its right-hand side.
-    null: Vec<f64>,
-    gram: Vec<f64>,
-    w: Vec<f64>,
 }
 
 /// [`solve_square`] for `A` stored row-major in a slice of `n x n`, `n`
@@ -73,7 +59,7 @@ fn solve_with(
         return relative_residual(n, at, x, b);
     }
     if n <= SMALL {
-        if let Some(full_rank) = small_solve(n, at, b, x, scratch) {
+        if let Some(full_rank) = dense::full_pivot_lu_solve(n, at, b, x, scratch, RANK) {
             let residual = relative_residual(n, at, x, b);
             // A rank-deficient system is taken from the LU only when it is
             // consistent to round-off; otherwise the SVD's least squares.
@@ -100,7 +86,7 @@ fn solve_with(
     relative_residual(n, at, x, b)
 }
 
-/// Systems up to this size are factored here: faer's general LU and SVD
+/// Systems up to this size are factored by the dense LU: faer's general LU and SVD
 /// cost far more in setup than in arithmetic on the `k x k` systems of a
 /// few contacts.
 const SMALL: usize = 16;
@@ -115,155 +101,12 @@ const ROUND_OFF: f64 = 1e-11;
 const DROPPED_TOL: f64 = RANK_TOL;
 const KEPT_TOL: f64 = 1e-6;
 
-/// `A x = b` by a full-pivot LU written out for small `A`, the same
-/// decisions as [`solve_square`]'s: full rank when every pivot is above
-/// `RANK_TOL` times the largest. A clearly rank-deficient `A` gets the
-/// minimum-norm solution from the LU's null space (the SVD's answer when
-/// the system is consistent; the caller checks that). `None` when the
-/// rank is not clear (or the input is not finite): then the SVD decides.
-/// The flag says whether `A` had full rank.
-fn small_solve(
-    n: usize,
-    at: impl Fn(usize, usize) -> f64,
-    b: &[f64],
-    x: &mut Vec<f64>,
-    scratch: &mut LuScratch,
-) -> Option<bool> {
-    let LuScratch {
-        lu,
-        perms,
-        null: bcols,
-        gram: g,
-        w,
-    } = scratch;
-    lu.clear();
-    for i in 0..n {
-        lu.extend((0..n).map(|j| at(i, j)));
-    }
-    if !lu.iter().chain(b).all(|v| v.is_finite()) {
-        return None;
-    }
-    // P A Q = L U, row-major, L unit lower; `perm_r[k]`, `perm_c[k]` are the
-    // original row and column in position `k`.
-    perms.clear();
-    perms.extend((0..n).chain(0..n));
-    let (perm_r, perm_c) = perms.split_at_mut(n);
-    for k in 0..n {
-        let (mut pi, mut pj, mut best) = (k, k, -1.0);
-        for i in k..n {
-            for j in k..n {
-                let v = lu[i * n + j].abs();
-                if v > best {
-                    (pi, pj, best) = (i, j, v);
-                }
-            }
-        }
-        if pi != k {
-            for j in 0..n {
-                lu.swap(k * n + j, pi * n + j);
-            }
-            perm_r.swap(k, pi);
-        }
-        if pj != k {
-            for i in 0..n {
-                lu.swap(i * n + k, i * n + pj);
-            }
-            perm_c.swap(k, pj);
-        }
-        let p = lu[k * n + k];
-        if p == 0.0 {
-            // The rest is exactly zero: nothing to eliminate.
-            break;
-        }
-        for i in k + 1..n {
-            let l = lu[i * n + k] / p;
-            lu[i * n + k] = l;
-            if l != 0.0 {
-                for j in k + 1..n {
-                    lu[i * n + j] -= l * lu[k * n + j];
-                }
-            }
-        }
-    }
-    let pivot = |k: usize| lu[k * n + k].abs();
-    let pivot_max = pivot(0);
-    if pivot_max == 0.0 {
-        return None;
-    }
-    let full = (0..n).all(|k| pivot(k) > RANK_TOL * pivot_max);
-    let r = if full {
-        n
-    } else {
-        let r = (0..n)
-            .take_while(|&k| pivot(k) > KEPT_TOL * pivot_max)
-            .count();
-        // `A` less a matrix of rank `r` is the Schur complement `S` left
-        // after `r` pivots, whose largest entry is pivot `r` (full
-        // pivoting): `sigma_(r+1)(A) <= |S|_2 <= (n - r) pivot(r)`, and
-        // `sigma_max >= pivot_max`. Below the bound the SVD drops as many.
-        if (n - r) as f64 * pivot(r) > DROPPED_TOL * pivot_max {
-            return None;
-        }
-        r
-    };
-    // y = L^-1 P b, after the factors; solved in place into z (below).
-    lu.extend(perm_r.iter().map(|&i| b[i]));
-    let (lu, z) = lu.split_at_mut(n * n);
-    for i in 0..n {
-        let s: f64 = (0..i).map(|j| lu[i * n + j] * z[j]).sum();
-        z[i] -= s;
-    }
-    // U11 z1 = y1 - U12 z2 with z2 = 0: the basic solution; then, when
-    // rank-deficient, the null space N = [-U11^-1 U12; I] removed from it.
-    let upper_solve = |v: &mut [f64]| {
-        for i in (0..r).rev() {
-            let s: f64 = (i + 1..r).map(|j| lu[i * n + j] * v[j]).sum();
-            v[i] = (v[i] - s) / lu[i * n + i];
-        }
-    };
-    z[r..].fill(0.0);
-    upper_solve(z);
-    if r < n {
-        let d = n - r;
-        // Columns of B = U11^-1 U12, stored column by column.
-        bcols.clear();
-        bcols.resize(r * d, 0.0);
-        for c in 0..d {
-            let col = &mut bcols[c * r..(c + 1) * r];
-            for i in 0..r {
-                col[i] = lu[i * n + r + c];
-            }
-            upper_solve(col);
-        }
-        // (I + B^T B) w = B^T z1, then z = [z1 - B w; w].
-        g.clear();
-        g.resize(d * d, 0.0);
-        for p in 0..d {
-            for q in 0..d {
-                let dot: f64 = (0..r).map(|i| bcols[p * r + i] * bcols[q * r + i]).sum();
-                g[p * d + q] = dot + f64::from(u8::from(p == q));
-            }
-        }
-        w.clear();
-        w.extend((0..d).map(|p| (0..r).map(|i| bcols[p * r + i] * z[i]).sum::<f64>()));
-        if zwang_instant::dense::cholesky_in_place(g, d).is_err() {
-            return None;
-        }
-        zwang_instant::dense::cholesky_solve_in_place(g, d, w);
-        for p in 0..d {
-            for i in 0..r {
-                z[i] -= bcols[p * r + i] * w[p];
-            }
-            z[r + p] = w[p];
-        }
-    }
-    x.clear();
-    x.resize(n, 0.0);
-    for (k, &j) in perm_c.iter().enumerate() {
-        x[j] = z[k];
-    }
-    Some(full)
-}
+/// The rank decisions of the small systems' LU.
+const RANK: RankTolerances = RankTolerances {
+    full: RANK_TOL,
+    kept: KEPT_TOL,
+    dropped: DROPPED_TOL,
+};
 
 /// Minimum-norm least-squares solution through the SVD, with singular
 /// values below `RANK_TOL * s_max` dropped.
@@ -335,92 +178,6 @@ pub(crate) fn psd_pinv(a: &Mat<f64>) -> Mat<f64> {
         }
     }
     p
-}
-
-/// The null space of a symmetric positive semi-definite `n x n` matrix
-/// given row-major (overwritten), by Cholesky's method with diagonal
-/// pivoting, which reveals the rank of such a matrix (Higham, "Analysis of
-/// the Cholesky decomposition of a semi-definite matrix", 1990): `Some(d)`
-/// with `d` null vectors, each of unit length, in `null` (vector `i` is
-/// `null[i * n..][..n]`), or `None` when `A` is not positive semi-definite
-/// (or not finite). Pivots and the remaining Schur complement below `tol`
-/// times `A`'s largest entry are zero. `perm` and `null` are the caller's
-/// (a stepper's), so nothing is allocated once they have grown.
-pub(crate) fn psd_null_space(
-    a: &mut [f64],
-    n: usize,
-    tol: f64,
-    perm: &mut Vec<usize>,
-    null: &mut Vec<f64>,
-) -> Option<usize> {
-    null.clear();
-    if !a.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    let zero = tol * a.iter().map(|x| x.abs()).fold(0.0, f64::max);
-    perm.clear();
-    perm.extend(0..n);
-    // Row-major, permuted in place: the factor overwrites the lower part.
-    let mut rank = n;
-    for j in 0..n {
-        let p = (j..n)
-            .max_by(|&x, &y| a[x * n + x].total_cmp(&a[y * n + y]))
-            .unwrap_or(j);
-        if a[p * n + p] <= zero {
-            rank = j;
-            break;
-        }
-        if p != j {
-            perm.swap(j, p);
-            for c in 0..n {
-                a.swap(j * n + c, p * n + c);
-            }
-            for r in 0..n {
-                a.swap(r * n + j, r * n + p);
-            }
-        }
-        let d = a[j * n + j].sqrt();
-        a[j * n + j] = d;
-        for r in j + 1..n {
-            a[r * n + j] /= d;
-        }
-        for r in j + 1..n {
-            let lr = a[r * n + j];
-            // The whole trailing block, so that pivoting can swap it.
-            for c in j + 1..n {
-                a[r * n + c] -= lr * a[c * n + j];
-            }
-        }
-    }
-    // What is left is the Schur complement of the kept pivots: zero for a
-    // semi-definite `A` (its entries are bounded by its diagonal's), so an
-    // entry above round-off means an eigenvalue below zero.
-    for r in rank..n {
-        for c in rank..=r {
-            if a[r * n + c].abs() > zero {
-                return None;
-            }
-        }
-    }
-    // `P^T A P = L L^T` with `L = [L1; L2]`: `[x; e_i]` with
-    // `L1^T x = -L2^T e_i` spans the null space.
-    null.resize((n - rank) * n, 0.0);
-    for i in 0..n - rank {
-        let v = &mut null[i * n..(i + 1) * n];
-        v.fill(0.0);
-        let row = rank + i;
-        for t in (0..rank).rev() {
-            let mut s = -a[row * n + t];
-            for m in t + 1..rank {
-                s -= a[m * n + t] * v[perm[m]];
-            }
-            v[perm[t]] = s / a[t * n + t];
-        }
-        v[perm[row]] = 1.0;
-        let len = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        v.iter_mut().for_each(|x| *x /= len);
-    }
-    Some(n - rank)
 }
 
 /// Largest eigenvalue modulus of a square matrix (`0` for an empty one),
@@ -519,7 +276,9 @@ mod tests {
         let gram = Mat::from_fn(4, 4, |i, j| (0..3).map(|k| rows[i][k] * rows[j][k]).sum());
         let b: Vec<f64> = (0..4).map(|i| gram[(i, 0)] - 2.0 * gram[(i, 2)]).collect();
         let (mut x, mut scratch) = (Vec::new(), LuScratch::default());
-        let full = small_solve(4, |i, j| gram[(i, j)], &b, &mut x, &mut scratch).unwrap();
+        let full =
+            dense::full_pivot_lu_solve(4, |i, j| gram[(i, j)], &b, &mut x, &mut scratch, RANK)
+                .unwrap();
         assert!(!full);
         let svd = min_norm_solve(&gram, &Mat::from_fn(4, 1, |i, _| b[i]));
         for i in 0..4 {
@@ -527,7 +286,9 @@ mod tests {
         }
         let a = Mat::from_fn(3, 3, |i, j| rows[i][j] + f64::from(u8::from(i == j)));
         let rhs = [1.0, -2.0, 0.5];
-        let full = small_solve(3, |i, j| a[(i, j)], &rhs, &mut x, &mut scratch).unwrap();
+        let full =
+            dense::full_pivot_lu_solve(3, |i, j| a[(i, j)], &rhs, &mut x, &mut scratch, RANK)
+                .unwrap();
         let faer_x = a
             .full_piv_lu()
             .solve(&Mat::from_fn(3, 1, |i, _| [1.0, -2.0, 0.5][i]));
@@ -545,7 +306,8 @@ mod tests {
         let gram = Mat::from_fn(12, 12, |a, b| (0..3).map(|c| j(a, c) * j(b, c)).sum());
         let b: Vec<f64> = (0..12).map(|i| gram[(i, 0)] - 3.0 * gram[(i, 7)]).collect();
         let (mut x, mut scratch) = (Vec::new(), LuScratch::default());
-        let full = small_solve(12, |i, j| gram[(i, j)], &b, &mut x, &mut scratch);
+        let full =
+            dense::full_pivot_lu_solve(12, |i, j| gram[(i, j)], &b, &mut x, &mut scratch, RANK);
         assert_eq!(full, Some(false));
         let svd = min_norm_solve(&gram, &Mat::from_fn(12, 1, |i, _| b[i]));
         for i in 0..12 {
@@ -558,7 +320,7 @@ mod tests {
     /// matrix has full rank).
     fn checked_null(a: &[f64], n: usize) -> Option<usize> {
         let (mut perm, mut null) = (Vec::new(), Vec::new());
-        let d = psd_null_space(&mut a.to_vec(), n, 1e-10, &mut perm, &mut null)?;
+        let d = dense::semidefinite_null_space(&mut a.to_vec(), n, 1e-10, &mut perm, &mut null)?;
         let scale = a.iter().map(|x| x.abs()).fold(0.0, f64::max);
         for v in null.chunks(n) {
             for i in 0..n {

@@ -5,6 +5,7 @@
 
 use crate::{ConstraintKind, GeneralizedError, System};
 use num_dual::HyperDual64 as H;
+use zwang_instant::dense;
 
 /// `M qdd + h = Q + A^T lambda`, `A qdd = b` at one state `(t, q, qd)`:
 /// everything an instant needs, dense (row-major), in `f64`.
@@ -75,7 +76,7 @@ impl Equations {
         let mut l = vec![0.0; self.n * self.n];
         cholesky(&self.mass, self.n, &mut l)?;
         let mut a = self.force();
-        cholesky_solve(&l, self.n, &mut a);
+        dense::cholesky_solve_in_place(&l, self.n, &mut a);
         Ok(a)
     }
 }
@@ -295,48 +296,15 @@ pub(crate) fn velocity_targets<S: System>(
     }
 }
 
-/// `a = L L^T` (`a` symmetric positive definite, `n x n` row-major; the
-/// lower triangle of `l` is written). A pivot at or below `8 n eps` times
-/// the largest diagonal entry is singular.
+/// `a = L L^T` (`a` symmetric positive definite, `n x n` row-major; `l`
+/// gets `a` with the factor in its lower triangle). A pivot at or below
+/// `8 n eps` times the largest diagonal entry is singular.
 pub(crate) fn cholesky(a: &[f64], n: usize, l: &mut [f64]) -> Result<(), GeneralizedError> {
     let scale = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
     let tol = 8.0 * n as f64 * f64::EPSILON * scale;
-    for j in 0..n {
-        let mut d = a[j * n + j];
-        for k in 0..j {
-            d -= l[j * n + k] * l[j * n + k];
-        }
-        // A NaN pivot is singular too.
-        if d.is_nan() || d <= tol {
-            return Err(GeneralizedError::SingularMass { index: j, pivot: d });
-        }
-        let d = d.sqrt();
-        l[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k];
-            }
-            l[i * n + j] = s / d;
-        }
-    }
-    Ok(())
-}
-
-/// Solves `L L^T x = b` in place.
-pub(crate) fn cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[i * n + k] * b[k];
-        }
-        b[i] = s / l[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for k in i + 1..n {
-            s -= l[k * n + i] * b[k];
-        }
-        b[i] = s / l[i * n + i];
-    }
+    l.copy_from_slice(a);
+    dense::cholesky_in_place_above(l, n, tol).map_err(|e| GeneralizedError::SingularMass {
+        index: e.index,
+        pivot: e.value,
+    })
 }

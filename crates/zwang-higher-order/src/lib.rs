@@ -96,7 +96,6 @@
 pub mod any_order;
 mod error;
 mod jet;
-mod linalg;
 mod ode;
 mod plane;
 mod solve;

@@ -5,10 +5,9 @@
 
 use crate::error::HigherOrderError;
 use crate::jet::{with_depth, Jet, MAX_DEPTH};
-use crate::linalg;
 use crate::system::{OrderSystem, Third, ThirdOrderSystem};
 use num_dual::{Dual, HyperDual64};
-use zwang_instant::{matrix_from_triplets, Instant};
+use zwang_instant::{dense, matrix_from_triplets, Instant};
 
 /// The highest order of constraints integrated: the time derivatives come
 /// by nested dual numbers of depth `m - 2`, a type, so the orders are a
@@ -444,13 +443,12 @@ fn upper<S: OrderSystem, J: Jet>(
     for k in 1..m - 2 {
         let r = rate::<S, J>(system, t, levels, lambda, k);
         finite(format_args!("equations: time derivative {k}"), &r)?;
-        let x =
-            linalg::solve(k_matrix.to_vec(), r.iter().map(|v| -v).collect()).ok_or_else(|| {
-                HigherOrderError::SingularAcceleration {
-                    t,
-                    lambda: lambda[0].to_vec(),
-                }
-            })?;
+        let x = lu_solve(k_matrix.to_vec(), r.iter().map(|v| -v).collect()).ok_or_else(|| {
+            HigherOrderError::SingularAcceleration {
+                t,
+                lambda: lambda[0].to_vec(),
+            }
+        })?;
         levels.push(x);
     }
     let r = rate::<S, J>(system, t, levels, lambda, m - 2);
@@ -512,13 +510,12 @@ pub(crate) fn evaluate<S: OrderSystem>(
                 residual: relative,
             });
         }
-        let step =
-            linalg::solve(jacobian, residual.iter().map(|r| -r).collect()).ok_or_else(|| {
-                HigherOrderError::SingularAcceleration {
-                    t,
-                    lambda: lambda[0].to_vec(),
-                }
-            })?;
+        let step = lu_solve(jacobian, residual.iter().map(|r| -r).collect()).ok_or_else(|| {
+            HigherOrderError::SingularAcceleration {
+                t,
+                lambda: lambda[0].to_vec(),
+            }
+        })?;
         for (x, d) in levels[2].iter_mut().zip(&step) {
             *x += d;
         }
@@ -550,7 +547,7 @@ pub(crate) fn evaluate<S: OrderSystem>(
         a[(n + b) * size..(n + b) * size + n].copy_from_slice(&rows[b]);
         rhs[n + b] = -phi0[b];
     }
-    let x = linalg::solve(a, rhs).ok_or_else(|| HigherOrderError::SingularSystem {
+    let x = lu_solve(a, rhs).ok_or_else(|| HigherOrderError::SingularSystem {
         t,
         rows: rows.clone(),
         order: m,
@@ -566,4 +563,17 @@ pub(crate) fn evaluate<S: OrderSystem>(
         rows,
         phi0,
     })
+}
+
+/// A pivot below this fraction of its equilibrated row counts as zero:
+/// the matrix is singular to working precision.
+const PIVOT_TOL: f64 = 1e-12;
+
+/// Solves `a x = b` for a square `a` (row-major, `m x m`, `m` the length
+/// of `b`; the `n x n` and `(n + g) x (n + g)` systems of one state) with
+/// [`dense::lu_solve_in_place`]; `None` when `a` is singular to working
+/// precision or the solution is not finite.
+fn lu_solve(mut a: Vec<f64>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    dense::lu_solve_in_place(&mut a, &mut b, PIVOT_TOL).ok()?;
+    b.iter().all(|v| v.is_finite()).then_some(b)
 }

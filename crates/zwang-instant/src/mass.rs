@@ -200,11 +200,11 @@ impl MassFactor {
                         // Rigid bodies: closed-form inverses, checked by
                         // their leading minors (the Cholesky pivots).
                         let (block, inv) = (&b.values[range.clone()], &mut b.inverse[range]);
-                        small_inverse(block, size, inv).map_err(|i| w[0] + i)?;
+                        dense::small_spd_inverse(block, size, inv).map_err(|e| w[0] + e.index)?;
                         continue;
                     }
                     let block = &mut b.values[range.clone()];
-                    dense::cholesky_in_place(block, size).map_err(|i| w[0] + i)?;
+                    dense::cholesky_in_place(block, size).map_err(|e| w[0] + e.index)?;
                     // Column c of the inverse is M_b^-1 e_c (symmetric, so
                     // it is also row c).
                     let inv = &mut b.inverse[range];
@@ -304,66 +304,6 @@ impl MassFactor {
             Storage::Blocks(_) => None,
         }
     }
-}
-
-/// The inverse of a symmetric positive definite `size x size` block,
-/// `size <= 3`, row-major, by the adjugate. Positive definiteness is
-/// checked by the leading principal minors (Sylvester's criterion; the
-/// `k`-th minor is positive exactly when the `k`-th Cholesky pivot is), and
-/// the index of the first that is not positive (or not a number) is the
-/// error.
-fn small_inverse(m: &[f64], size: usize, inv: &mut [f64]) -> Result<(), usize> {
-    let positive = |x: f64| x > 0.0 && x.is_finite();
-    match size {
-        1 => {
-            if !positive(m[0]) {
-                return Err(0);
-            }
-            inv[0] = 1.0 / m[0];
-        }
-        2 => {
-            let (a, b, c) = (m[0], m[1], m[3]);
-            let det = a * c - b * b;
-            if !positive(a) {
-                return Err(0);
-            }
-            if !positive(det) {
-                return Err(1);
-            }
-            let r = 1.0 / det;
-            inv.copy_from_slice(&[c * r, -b * r, -b * r, a * r]);
-        }
-        _ => {
-            let (a, b, c) = (m[0], m[1], m[2]);
-            let (d, e) = (m[4], m[5]);
-            let f = m[8];
-            if !positive(a) {
-                return Err(0);
-            }
-            if !positive(a * d - b * b) {
-                return Err(1);
-            }
-            let (c00, c01, c02) = (d * f - e * e, c * e - b * f, b * e - c * d);
-            let det = a * c00 + b * c01 + c * c02;
-            if !positive(det) {
-                return Err(2);
-            }
-            let r = 1.0 / det;
-            let (c11, c12, c22) = (a * f - c * c, b * c - a * e, a * d - b * b);
-            inv.copy_from_slice(&[
-                c00 * r,
-                c01 * r,
-                c02 * r,
-                c01 * r,
-                c11 * r,
-                c12 * r,
-                c02 * r,
-                c12 * r,
-                c22 * r,
-            ]);
-        }
-    }
-    Ok(())
 }
 
 /// The raw compressed arrays of a matrix (`indptr`, `indices`, `data`).

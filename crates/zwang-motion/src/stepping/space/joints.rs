@@ -28,6 +28,7 @@ use sprs::CsMat;
 use zwang_contact::{
     ContactRows, PrimalSolver, Report, SolverSettings, UnionFind, VelocityProblem,
 };
+use zwang_instant::dense;
 use zwang_model::spatial::{JointRows, SpatialModel};
 
 use crate::stepping::StepError;
@@ -521,7 +522,7 @@ impl Block {
         cholesky(&mut self.schur, k);
         self.betas.clear();
         self.betas.extend(self.rows.iter().map(|&r| rows.errors[r]));
-        cholesky_solve(&self.schur, k, &mut self.betas);
+        dense::semidefinite_cholesky_solve_in_place(&self.schur, k, &mut self.betas);
         for (&row, &lambda) in self.rows.iter().zip(&self.betas) {
             for &(c, x) in rows.row(row) {
                 dq[c] -= x * lambda / mass[c];
@@ -532,51 +533,9 @@ impl Block {
 
 /// The Cholesky factor of the symmetric `a` (`n x n`) in its lower
 /// triangle, in place; a pivot that is not clearly positive (a redundant
-/// row) is set to zero, its unknown then left at zero by
-/// [`cholesky_solve`].
+/// row) is dropped, its unknown then left at zero by
+/// [`dense::semidefinite_cholesky_solve_in_place`].
 fn cholesky(a: &mut [f64], n: usize) {
     let scale = (0..n).map(|i| a[i * n + i].abs()).fold(0.0, f64::max);
-    for j in 0..n {
-        let mut d = a[j * n + j];
-        for p in 0..j {
-            d -= a[j * n + p] * a[j * n + p];
-        }
-        if d.is_nan() || d <= 1e-13 * scale {
-            for i in j..n {
-                a[i * n + j] = 0.0;
-            }
-            continue;
-        }
-        let d = d.sqrt();
-        a[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for p in 0..j {
-                s -= a[i * n + p] * a[j * n + p];
-            }
-            a[i * n + j] = s / d;
-        }
-    }
-}
-
-/// `x <- A^-1 x` from [`cholesky`]'s factor (zero pivots: zero unknowns).
-fn cholesky_solve(l: &[f64], n: usize, x: &mut [f64]) {
-    for i in 0..n {
-        let d = l[i * n + i];
-        if d == 0.0 {
-            x[i] = 0.0;
-            continue;
-        }
-        let s: f64 = (0..i).map(|p| l[i * n + p] * x[p]).sum();
-        x[i] = (x[i] - s) / d;
-    }
-    for i in (0..n).rev() {
-        let d = l[i * n + i];
-        if d == 0.0 {
-            x[i] = 0.0;
-            continue;
-        }
-        let s: f64 = (i + 1..n).map(|p| l[p * n + i] * x[p]).sum();
-        x[i] = (x[i] - s) / d;
-    }
+    dense::semidefinite_cholesky_in_place(a, n, 1e-13 * scale);
 }
