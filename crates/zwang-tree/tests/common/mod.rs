@@ -52,7 +52,7 @@ fn inertia(rng: &mut ChaCha8Rng) -> [[f64; 3]; 3] {
 
 /// A random tree of `n` bodies: body 0 free, the others on a random
 /// earlier body (now and then on the world), with one or two of hinge,
-/// slide and ball (now and then none: welded), random frames, anchors,
+/// slide and ball (at most one ball; now and then none: welded), random frames, anchors,
 /// masses, inertias and armatures.
 pub fn random_tree(rng: &mut ChaCha8Rng, n: usize) -> Tree {
     let mut bodies = Vec::new();
@@ -72,9 +72,16 @@ pub fn random_tree(rng: &mut ChaCha8Rng, n: usize) -> Tree {
             body.joints.push(Joint::free("free0"));
         } else {
             let count = [0, 1, 1, 2][rng.gen_range(0..4)];
+            let mut kinds = 3;
             for j in 0..count {
                 let name = format!("j{b}_{j}");
-                let joint = match rng.gen_range(0..3) {
+                // One ball a body: two balls about different anchors
+                // move it in five ways with six dofs (a singular M).
+                let kind = rng.gen_range(0..kinds);
+                if kind == 2 {
+                    kinds = 2;
+                }
+                let joint = match kind {
                     0 => Joint::hinge(name, unit3(rng), point(rng, 0.3)),
                     1 => Joint::slide(name, unit3(rng)),
                     _ => Joint::ball(name, point(rng, 0.3)),
