@@ -34,7 +34,10 @@ pub enum JointKind {
     },
     /// A rotation about `anchor` (a point of the body frame): four
     /// coordinates (a unit quaternion `[w, x, y, z]`), three dofs (the
-    /// angular velocity in the joint's turned frame, as MuJoCo's).
+    /// angular velocity in the joint's turned frame, the frame its
+    /// quaternion is integrated in). MuJoCo takes the body's final axes
+    /// instead; the two agree unless a rotation follows the ball in the
+    /// same body.
     Ball {
         /// The centre of rotation, body frame.
         anchor: [f64; 3],
