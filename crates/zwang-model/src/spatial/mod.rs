@@ -15,11 +15,13 @@
 
 pub mod joints;
 mod mechanism;
-pub mod rotation;
 mod springs;
 
 pub use joints::{JointRows, SpatialJoint, SpatialJointKind};
 pub use springs::{SpatialSpring, SpatialSpringKind};
+/// Rotations as unit quaternions and matrices (they live in `zwang-core`,
+/// which the kinematic trees share).
+pub use zwang_core::rotation;
 
 use faer::Mat;
 use zwang_geometry::spatial::{Collider, Pose, Shape};

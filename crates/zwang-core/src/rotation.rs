@@ -2,6 +2,7 @@
 //! few operations the bodies need, written once.
 
 /// `a b` (first `b`, then `a`).
+#[inline]
 pub fn mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     [
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
@@ -12,17 +13,20 @@ pub fn mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 }
 
 /// The inverse of a unit quaternion.
+#[inline]
 pub fn conjugate(q: [f64; 4]) -> [f64; 4] {
     [q[0], -q[1], -q[2], -q[3]]
 }
 
 /// `q` scaled to unit length (`None` for a zero or non-finite one).
+#[inline]
 pub fn normalized(q: [f64; 4]) -> Option<[f64; 4]> {
     let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     (norm.is_finite() && norm > 0.0).then(|| q.map(|x| x / norm))
 }
 
 /// The rotation matrix of a unit quaternion (rows).
+#[inline]
 pub fn matrix(q: [f64; 4]) -> [[f64; 3]; 3] {
     let [w, x, y, z] = q;
     [
@@ -45,11 +49,13 @@ pub fn matrix(q: [f64; 4]) -> [[f64; 3]; 3] {
 }
 
 /// `R v`.
+#[inline]
 pub fn apply(r: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
     r.map(|row| row[0] * v[0] + row[1] * v[1] + row[2] * v[2])
 }
 
 /// `R^T v`.
+#[inline]
 pub fn apply_transpose(r: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
     [0, 1, 2].map(|j| r[0][j] * v[0] + r[1][j] * v[1] + r[2][j] * v[2])
 }
@@ -111,6 +117,7 @@ pub fn from_matrix(r: &[[f64; 3]; 3]) -> [f64; 4] {
 }
 
 /// The rotation by the vector `theta` (axis times angle): `exp(theta / 2)`.
+#[inline]
 pub fn exp(theta: [f64; 3]) -> [f64; 4] {
     let angle = (theta[0] * theta[0] + theta[1] * theta[1] + theta[2] * theta[2]).sqrt();
     let half = 0.5 * angle;
@@ -124,6 +131,7 @@ pub fn exp(theta: [f64; 3]) -> [f64; 4] {
 }
 
 /// `a x b`.
+#[inline]
 pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
@@ -133,6 +141,7 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 /// `a . b`.
+#[inline]
 pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
