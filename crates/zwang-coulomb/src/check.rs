@@ -3,7 +3,7 @@
 
 use crate::contact::{solve_parts, Answers, ContactSettings};
 use crate::linalg::{normalized_det, psd_pinv, spectral_radius, RANK_TOL};
-use crate::space::{Held, Kept, Operators};
+use crate::space::{Held, HeldFactors, Operators};
 use crate::split::{is_whole, Cutter};
 use crate::system::{Contacts, SIGN_TOL};
 use faer::Mat;
@@ -579,7 +579,7 @@ fn check_part(
     let contacts = Contacts::new(instant);
     let tangents: Vec<&[f64]> = instant.sliding().iter().map(|c| &c.tangent[..]).collect();
     let held_any = !other.is_empty();
-    let mut kept = Kept::default();
+    let mut kept = HeldFactors::default();
     let mut ops = Held::new(instant, other, &mut kept)
         .operators(&contacts.normals, &tangents, false)
         .expect("not strict");

@@ -54,7 +54,7 @@
 //!   together.
 
 use crate::linalg::{solve_rows, solve_square};
-use crate::space::{refactor, Held, Kept, Operators};
+use crate::space::{refactor, Held, HeldFactors, Operators};
 use crate::split::{is_whole, merge, parts, Cutter, Part};
 use faer::Mat;
 use std::mem::take;
@@ -303,7 +303,7 @@ struct Cut {
     part: Part,
     sub: CutState,
     /// The factor of its `M` and its held system.
-    kept: Kept,
+    kept: HeldFactors,
     /// The part's last answer (its buffers written in place).
     answer: PartAnswer,
 }
@@ -400,7 +400,7 @@ impl VariationalSolver {
             let cut = |part: Part| Cut {
                 part,
                 sub: CutState::Failed,
-                kept: Kept::default(),
+                kept: HeldFactors::default(),
                 answer: PartAnswer::default(),
             };
             self.plain = (!plain.is_empty()).then(|| cut(merge(&plain)));
@@ -975,7 +975,7 @@ struct Candidate {
 fn solve_part(
     instant: &Instant,
     settings: &ContactSettings,
-    kept: &mut Kept,
+    kept: &mut HeldFactors,
     ws: &mut Scratch,
     ans: &mut PartAnswer,
 ) {
@@ -1063,7 +1063,7 @@ enum Best {
 }
 
 impl<'a> Space<'a> {
-    fn new(instant: &'a Instant, kept: &'a mut Kept, bufs: &mut SpaceBufs) -> Space<'a> {
+    fn new(instant: &'a Instant, kept: &'a mut HeldFactors, bufs: &mut SpaceBufs) -> Space<'a> {
         let (m_eq, m_in) = (instant.equalities().len(), instant.inequalities().len());
         let mut cs = take(&mut bufs.cs);
         let mut kind = take(&mut bufs.kind);

@@ -19,7 +19,7 @@ pub(crate) struct Held<'a> {
     /// The held rows (equalities or inequalities, all held as equalities).
     rows: Vec<RowRef>,
     /// The factor of `M` and the held system, kept by the caller.
-    kept: &'a mut Kept,
+    kept: &'a mut HeldFactors,
     mass_ready: bool,
     /// Solver iterations spent, for the answer's count.
     pub iterations: usize,
@@ -31,7 +31,7 @@ pub(crate) struct Held<'a> {
 /// rows stay, so that its symbolic analysis (and, while `M` and the rows
 /// keep their values, its factors) serve every response of every solve.
 #[derive(Debug, Default)]
-pub(crate) struct Kept {
+pub(crate) struct HeldFactors {
     pub mass: Option<MassFactor>,
     system: Option<HeldSystem>,
 }
@@ -166,8 +166,8 @@ impl Default for Operators {
 
 impl<'a> Held<'a> {
     /// The held system of `rows`, with what `kept` holds from the last
-    /// solve (a fresh [`Kept`] makes everything).
-    pub fn new(instant: &'a Instant, rows: Vec<RowRef>, kept: &'a mut Kept) -> Self {
+    /// solve (a fresh [`HeldFactors`] makes everything).
+    pub fn new(instant: &'a Instant, rows: Vec<RowRef>, kept: &'a mut HeldFactors) -> Self {
         if !rows.is_empty() {
             let fresh = match kept.system.as_mut() {
                 Some(system) => !system.refresh(instant, &rows),

@@ -24,7 +24,7 @@ pub(crate) struct Key {
 
 /// One contact of the last step.
 #[derive(Debug, Clone, Copy)]
-struct Kept {
+struct LastContact {
     key: Key,
     r: [f64; 3],
 }
@@ -33,9 +33,9 @@ struct Kept {
 #[derive(Debug, Default)]
 pub(crate) struct Warm {
     /// Sorted by id.
-    by_id: Vec<Kept>,
+    by_id: Vec<LastContact>,
     /// Sorted by pair.
-    by_pair: Vec<Kept>,
+    by_pair: Vec<LastContact>,
 }
 
 impl Warm {
@@ -86,7 +86,7 @@ impl Warm {
             .extend(keys.zip(r.chunks_exact(d)).map(|(key, ri)| {
                 let mut impulse = [0.0; 3];
                 impulse[..d].copy_from_slice(ri);
-                Kept { key, r: impulse }
+                LastContact { key, r: impulse }
             }));
         self.by_pair.clear();
         self.by_pair.extend_from_slice(&self.by_id);

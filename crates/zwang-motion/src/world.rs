@@ -12,7 +12,7 @@ const MATCH_FRACTION: f64 = 0.05;
 
 /// The collision world of a model and the stage's working memory: a
 /// dimension's collision detection `C`, its poses `P` and points `T`.
-pub(crate) struct Collide<C, P, T> {
+pub(crate) struct ContactFinder<C, P, T> {
     /// `None` when the model has no shape.
     pub(crate) collision: Option<C>,
     pub(crate) surfaces: Surfaces,
@@ -26,7 +26,7 @@ pub(crate) struct Surfaces {
     sizes: Vec<f64>,
 }
 
-impl<C, P, T> Collide<C, P, T> {
+impl<C, P, T> ContactFinder<C, P, T> {
     /// The world of a model's colliders and their `[friction,
     /// restitution]` (as the model gives them), each collider's bounding
     /// radius by `size`, detected by `detect` (`None` without colliders).
@@ -44,7 +44,7 @@ impl<C, P, T> Collide<C, P, T> {
                 message: e.message,
             })?)
         };
-        Ok(Collide {
+        Ok(ContactFinder {
             collision,
             surfaces: Surfaces {
                 coefficients,

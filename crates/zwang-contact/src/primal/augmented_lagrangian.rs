@@ -6,7 +6,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
-use super::finish::{self, Finish, Given};
+use super::finish::{self, Finish, IslandView};
 use super::momentum::{dynamics_residual, symmetric_product};
 use super::VelocityProblem;
 use crate::error::{
@@ -540,7 +540,7 @@ impl Island {
             // iterations in `(v, r)` finish. A walk found endless that
             // they do not end is a problem without an answer.
             let finish = self.finish.get_or_insert_with(|| Finish::build(problem));
-            let given = Given {
+            let given = IslandView {
                 problem,
                 places: &self.newton.mass,
                 diagonal: &self.newton.mass_diagonal,

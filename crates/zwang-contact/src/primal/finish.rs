@@ -146,7 +146,7 @@ pub(super) struct Finish {
 /// What the finish reads of an island: its problem, `M`'s mirrored
 /// entries (as [`super::momentum::symmetric_product`] takes them) and
 /// diagonal, and the free contact velocity (the error's scale).
-pub(super) struct Given<'a> {
+pub(super) struct IslandView<'a> {
     pub problem: &'a VelocityProblem,
     pub places: &'a [usize],
     pub diagonal: &'a [f64],
@@ -254,7 +254,7 @@ impl Finish {
     /// Newton steps taken.
     pub fn solve(
         &mut self,
-        given: &Given,
+        given: &IslandView,
         settings: &SolverSettings,
         v: &mut [f64],
         r: &mut [f64],
@@ -302,7 +302,7 @@ impl Finish {
     #[allow(clippy::too_many_arguments)]
     fn prox(
         &mut self,
-        given: &Given,
+        given: &IslandView,
         friction: Friction,
         tolerance: f64,
         v: &mut [f64],
@@ -358,7 +358,7 @@ impl Finish {
     /// singular Jacobian, no descent from the start).
     fn newton(
         &mut self,
-        given: &Given,
+        given: &IslandView,
         exact: bool,
         tolerance: f64,
         v: &mut [f64],
@@ -440,7 +440,7 @@ impl Finish {
     /// dynamics residual in velocities.
     fn measure(
         &mut self,
-        given: &Given,
+        given: &IslandView,
         friction: Friction,
         v: &[f64],
         r: &[f64],
@@ -463,7 +463,7 @@ impl Finish {
     /// `|F|^2 / 2` and the scale of the velocities it balances.
     fn residual(
         &mut self,
-        given: &Given,
+        given: &IslandView,
         exact: bool,
         v: &[f64],
         r: &[f64],
@@ -540,7 +540,7 @@ impl Finish {
     /// `1 / sigma_i` where a contact sticks (a penalty as stiff as the
     /// proximal weight is weak), and loses as many digits: refined on
     /// `J_F`'s own rows, which do not, until their residual is round-off.
-    fn newton_step(&mut self, given: &Given) -> bool {
+    fn newton_step(&mut self, given: &IslandView) -> bool {
         let (problem, diagonal) = (given.problem, given.diagonal);
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let rows = &problem.rows;
@@ -617,7 +617,7 @@ impl Finish {
 
     /// `out = -J_F^-1 rhs` with the factor and the blocks of the last
     /// [`Finish::newton_step`].
-    fn solve_reduced(&mut self, given: &Given, rhs: &[f64], out: &mut [f64]) {
+    fn solve_reduced(&mut self, given: &IslandView, rhs: &[f64], out: &mut [f64]) {
         let (problem, diagonal) = (given.problem, given.diagonal);
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let rows = &problem.rows;
@@ -669,7 +669,7 @@ impl Finish {
     }
 
     /// `out = J_F x` (the Jacobian applied, not formed).
-    fn apply(&mut self, given: &Given, x: &[f64], out: &mut [f64]) {
+    fn apply(&mut self, given: &IslandView, x: &[f64], out: &mut [f64]) {
         let (problem, diagonal) = (given.problem, given.diagonal);
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let (dv, dr) = x.split_at(n);
@@ -738,7 +738,7 @@ mod tests {
             .map(|(_, (r, c))| if r > c { usize::MAX } else { 0 })
             .collect();
         let diagonal: Vec<f64> = (0..n).map(|i| *p.mass.get(i, i).unwrap()).collect();
-        let given = Given {
+        let given = IslandView {
             problem: &p,
             places: &places,
             diagonal: &diagonal,

@@ -273,7 +273,7 @@ fn write_unsolved(
 /// An island as the partition found it, before its solver: where its
 /// velocities, contacts and `M`'s entries sit in the whole problem, and its
 /// problem indexed from zero.
-struct Fresh {
+struct FoundIsland {
     coords: Vec<usize>,
     contacts: Vec<usize>,
     mass_entries: Vec<usize>,
@@ -281,14 +281,14 @@ struct Fresh {
 }
 
 /// An island of a new pattern: a kept solver, or one to build.
-enum Either {
-    Kept(Part),
-    Fresh(Fresh),
+enum Placement {
+    Reused(Part),
+    New(FoundIsland),
 }
 
 impl Part {
     /// Builds the solver of `fresh`.
-    fn new(fresh: Fresh) -> Part {
+    fn new(fresh: FoundIsland) -> Part {
         let d = fresh.problem.rows.dimension;
         let (m, c) = (fresh.coords.len(), fresh.contacts.len());
         Part {
@@ -307,7 +307,7 @@ impl Part {
 
     /// Whether `fresh` is this island's pattern: the same velocities, `M`'s
     /// pattern and contacts' columns (its numbers are copied at each solve).
-    fn same_pattern(&self, fresh: &Fresh) -> bool {
+    fn same_pattern(&self, fresh: &FoundIsland) -> bool {
         let (a, b) = (&self.problem, &fresh.problem);
         self.coords == fresh.coords
             && a.rows.dimension == b.rows.dimension
@@ -587,7 +587,7 @@ impl PrimalSolver {
             entries[labels[a]].push((local[b], local[a], e));
         }
         let d = rows.dimension;
-        let fresh: Vec<Fresh> = coords
+        let fresh: Vec<FoundIsland> = coords
             .into_iter()
             .zip(contacts)
             .zip(entries)
@@ -627,7 +627,7 @@ impl PrimalSolver {
                         .collect(),
                     mu: contacts.iter().map(|&i| problem.mu[i]).collect(),
                 };
-                Fresh {
+                FoundIsland {
                     coords,
                     contacts,
                     mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
@@ -652,7 +652,7 @@ impl PrimalSolver {
                 }
             }
         }
-        let kept: Vec<Either> = fresh
+        let kept: Vec<Placement> = fresh
             .into_iter()
             .map(|f| {
                 let j = f.coords.first().map_or(usize::MAX, |&c| by_first[c]);
@@ -661,15 +661,15 @@ impl PrimalSolver {
                         let mut part = slot.take().expect("checked");
                         part.contacts = f.contacts;
                         part.mass_entries = f.mass_entries;
-                        Either::Kept(part)
+                        Placement::Reused(part)
                     }
-                    _ => Either::Fresh(f),
+                    _ => Placement::New(f),
                 }
             })
             .collect();
-        let new = |found: Either| match found {
-            Either::Kept(part) => part,
-            Either::Fresh(fresh) => Part::new(fresh),
+        let new = |found: Placement| match found {
+            Placement::Reused(part) => part,
+            Placement::New(fresh) => Part::new(fresh),
         };
         self.parts = if parallel {
             kept.into_par_iter().map(new).collect()

@@ -69,9 +69,9 @@ pub(super) fn bounding_radius(shape: &Shape) -> f64 {
 }
 
 /// The collision world of a model in the plane.
-pub(super) type Collide = crate::world::Collide<Collision, Pose, ContactPoint>;
+pub(super) type ContactFinder = crate::world::ContactFinder<Collision, Pose, ContactPoint>;
 
-impl Collide {
+impl ContactFinder {
     /// The contacts at `q` with a gap of at most `margin`, into `out`.
     pub(super) fn contacts(
         &mut self,

@@ -50,7 +50,7 @@ use crate::stepping::{
     START_CORRECTIONS,
 };
 use assemble::Assemble;
-use collide::{Collide, StepContact};
+use collide::{ContactFinder, StepContact};
 use correct::Correct;
 use joints::Joints;
 use std::time::Instant as Clock;
@@ -81,7 +81,7 @@ pub struct TimeStepper<'m> {
     targets: Vec<f64>,
     modes: Vec<ContactState>,
     v_star: Vec<f64>,
-    collide: Collide,
+    collide: ContactFinder,
     assemble: Assemble,
     correct: Correct,
     solver: ContactSolver,
@@ -144,7 +144,7 @@ impl<'m> TimeStepper<'m> {
             ..SolverSettings::default()
         };
         let mut stepper = TimeStepper {
-            collide: Collide::new(
+            collide: ContactFinder::new(
                 model.colliders(),
                 |c| collide::bounding_radius(&c.shape),
                 |c| Collision::new(c, &model.joined_pairs()),

@@ -45,9 +45,9 @@ pub(super) fn bounding_radius(shape: &Shape) -> f64 {
 }
 
 /// The collision world of a model in space.
-pub(super) type Collide = crate::world::Collide<Collision, Pose, ContactPoint>;
+pub(super) type ContactFinder = crate::world::ContactFinder<Collision, Pose, ContactPoint>;
 
-impl Collide {
+impl ContactFinder {
     /// The contacts at `q` with a gap of at most `margin` into `out`, their
     /// rows into `rows` (`(column, [n, t1, t2])`, by contact).
     pub(super) fn contacts(

@@ -46,7 +46,7 @@ use crate::stepping::{
     StepSettings, GAP_SLOP, START_CORRECTIONS,
 };
 use crate::warm::Warm;
-use collide::{bounding_radius, Collide, SpaceContact};
+use collide::{bounding_radius, ContactFinder, SpaceContact};
 use joints::SpaceJoints;
 
 /// Points of one pair from which its gap terms are levelled (see
@@ -113,7 +113,7 @@ pub struct SpaceStepper<'m> {
     /// `M`'s diagonal, and each moving body's bounding radius.
     mass: Vec<f64>,
     radii: Vec<f64>,
-    collide: Collide,
+    collide: ContactFinder,
     contacts: Vec<SpaceContact>,
     entries: Vec<(usize, [f64; 3])>,
     /// Whether `contacts` are those of the current positions.
@@ -181,7 +181,7 @@ impl<'m> SpaceStepper<'m> {
             joints,
             model,
             core: StepCore::new(q, v, settings),
-            collide: Collide::new(
+            collide: ContactFinder::new(
                 model.colliders(),
                 |c| bounding_radius(&c.shape),
                 |c| Collision::new(c, &model.joined_pairs()),
