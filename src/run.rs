@@ -4,7 +4,6 @@
 //! the scene format and motion meet, so that `zwang-motion` does not
 //! depend on the scene format.
 
-use zwang_contact::Friction;
 use zwang_model::planar::PlanarModel;
 use zwang_model::spatial::SpatialModel;
 use zwang_model::ModelError;
@@ -12,7 +11,7 @@ use zwang_motion::{
     simulate, simulate_islands, simulate_space, simulate_steps, simulate_vakonomic, Observer,
     Outcome, Settings, StepSettings,
 };
-use zwang_scene::{Equations, FrictionLaw, Method, Scene, SolverSettings, SpatialScene, Stepping};
+use zwang_scene::{Equations, Scene, SolverSettings, SpatialScene, Stepping};
 
 /// The stepper settings a scene asks for (`[solver]`, `output_every`).
 pub fn settings_of(scene: &Scene) -> Settings {
@@ -29,10 +28,7 @@ pub fn space_event_settings_of(scene: &SpatialScene) -> Settings {
 /// dimension.
 fn event_settings(solver: &SolverSettings, output_every: f64) -> Settings {
     let mut s = Settings::default();
-    s.ode.method = match solver.method {
-        Method::Dop853 => zwang_ode::Method::Dop853,
-        Method::Dopri5 => zwang_ode::Method::Dopri5,
-    };
+    s.ode.method = solver.method;
     s.ode.rtol = solver.tolerance;
     s.ode.atol = solver.absolute_tolerance;
     s.max_steps = solver.max_steps;
@@ -56,16 +52,10 @@ pub fn space_step_settings_of(scene: &SpatialScene) -> StepSettings {
 fn step_settings(solver: &SolverSettings, output_every: f64) -> StepSettings {
     StepSettings {
         time_step: solver.time_step,
-        friction: match solver.friction {
-            FrictionLaw::Exact => Friction::Exact,
-            FrictionLaw::Convex => Friction::Convex,
-        },
+        friction: solver.friction,
         output_every,
         max_steps: solver.max_steps,
-        on_unsolved: match solver.on_unsolved {
-            zwang_scene::OnUnsolved::Warn => zwang_motion::OnUnsolved::Warn,
-            zwang_scene::OnUnsolved::Fail => zwang_motion::OnUnsolved::Fail,
-        },
+        on_unsolved: solver.on_unsolved,
         tolerance: solver.contact_tolerance,
         ..StepSettings::default()
     }

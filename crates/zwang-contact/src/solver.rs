@@ -20,17 +20,7 @@ use crate::{LocalProblem, ProblemError, UnionFind};
 /// jobs, which a time stepper's steady state would pay every 63 steps.
 pub(crate) const PARALLEL_FROM: usize = 256;
 
-/// Which friction law the solver enforces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Friction {
-    /// Coulomb's law with De Saxce's modified velocity (sliding contacts
-    /// keep `u_N = 0`).
-    #[default]
-    Exact,
-    /// The cone complementarity relaxation (`u in K*`, no `mu |u_T|`
-    /// term): a convex problem, what MuJoCo, Drake and Chrono solve.
-    Convex,
-}
+pub use zwang_core::Friction;
 
 /// Settings of [`ContactSolver::solve`].
 #[derive(Debug, Clone, PartialEq)]

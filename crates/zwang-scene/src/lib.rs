@@ -83,7 +83,7 @@ pub use space::{
     SPATIAL_GRAVITY,
 };
 pub use types::{
-    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, FrictionLaw, Joint,
+    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, Friction, Joint,
     JointKind, Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 /// The shapes of spatial scenes (`sphere`, `box`, `capsule`, `cylinder`,

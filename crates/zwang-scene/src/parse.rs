@@ -16,7 +16,7 @@ use zwang_model::ModelError;
 
 use crate::error::SceneError;
 use crate::types::{
-    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, FrictionLaw, Joint,
+    Body, BodyKind, BodyRef, Contact, Equations, FixedBody, Force, Frame, Friction, Joint,
     JointKind, Method, OnUnsolved, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 
@@ -1636,10 +1636,7 @@ fn read_time_step_keys(t: &Tab, duration: f64, settings: SolverSettings) -> Resu
     let friction = choice(
         t,
         "friction",
-        &[
-            ("exact", FrictionLaw::Exact),
-            ("convex", FrictionLaw::Convex),
-        ],
+        &[("exact", Friction::Exact), ("convex", Friction::Convex)],
     )?
     .unwrap_or(settings.friction);
     let on_unsolved = choice(

@@ -57,25 +57,10 @@ pub use zwang_model::planar::{
     Surface,
 };
 
-/// The integrators of `zwang simulate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Method {
-    /// Dormand-Prince 8(5,3) (`"dop853"`, the default).
-    #[default]
-    Dop853,
-    /// Dormand-Prince 5(4) (`"dopri5"`).
-    Dopri5,
-}
-
-impl Method {
-    /// The name used in the scene file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Dop853 => "dop853",
-            Method::Dopri5 => "dopri5",
-        }
-    }
-}
+pub use zwang_core::{Friction, OnUnsolved};
+/// The integrators of `zwang simulate` (`"dop853"`, the default, and
+/// `"dopri5"`).
+pub use zwang_ode::Method;
 
 /// How a scene is integrated in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -89,29 +74,6 @@ pub enum Stepping {
     /// step of [`SolverSettings::time_step`], contact changes inside the
     /// steps. The default for scenes with shapes.
     TimeStep,
-}
-
-/// The friction law of the time stepper's contact problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum FrictionLaw {
-    /// Coulomb's law as it is (`"exact"`, the default).
-    #[default]
-    Exact,
-    /// The convex relaxation (`"convex"`: cone complementarity, what
-    /// MuJoCo and Drake solve).
-    Convex,
-}
-
-/// What the time stepper does with a step whose contact problem ends
-/// above its tolerance (`[solver] on_unsolved`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum OnUnsolved {
-    /// `"warn"` (the default): the step goes on with the best answer
-    /// found, counted in the report and warned of.
-    #[default]
-    Warn,
-    /// `"fail"`: the run ends before the step, `failed`.
-    Fail,
 }
 
 /// Which equations of motion an event-driven planar scene integrates
@@ -138,8 +100,8 @@ pub struct SolverSettings {
     /// duration; default 0.002).
     pub time_step: f64,
     /// `friction`, for [`Stepping::TimeStep`] (default
-    /// [`FrictionLaw::Exact`]).
-    pub friction: FrictionLaw,
+    /// [`Friction::Exact`]).
+    pub friction: Friction,
     /// `on_unsolved`, for [`Stepping::TimeStep`] (default
     /// [`OnUnsolved::Warn`]).
     pub on_unsolved: OnUnsolved,
@@ -174,7 +136,7 @@ impl Default for SolverSettings {
         SolverSettings {
             stepping: Stepping::Event,
             time_step: 0.002,
-            friction: FrictionLaw::Exact,
+            friction: Friction::Exact,
             on_unsolved: OnUnsolved::Warn,
             contact_tolerance: 1e-10,
             method: Method::Dop853,

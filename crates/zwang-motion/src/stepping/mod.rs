@@ -30,6 +30,8 @@ use crate::simulate::{Outcome, StageTimes, StartProjection, Stats, Status};
 use zwang_contact::{Friction, SolverSettings};
 use zwang_model::{ContactState, ModelError};
 
+pub use zwang_core::OnUnsolved;
+
 /// Gaps below this fraction of [`StepSettings::penetration_tolerance`]
 /// count as touching in the gap term (see `assemble`).
 pub(crate) const GAP_SLOP: f64 = 1e-3;
@@ -61,20 +63,6 @@ pub struct StepSettings {
     /// What a step whose contact problem ends above `tolerance` does.
     /// Default [`OnUnsolved::Warn`].
     pub on_unsolved: OnUnsolved,
-}
-
-/// What the time stepper does with a step whose contact problem (or
-/// overlap correction) ended above the tolerance. Either way the step is
-/// counted in the run's [`crate::Unsolved`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnUnsolved {
-    /// Integrate the best answer found and go on (`"warn"`): the run's
-    /// report counts the step, and the CLI warns.
-    #[default]
-    Warn,
-    /// End the run before the step (`"fail"`): the state is the step's
-    /// start, the status `failed`, the reason the error.
-    Fail,
 }
 
 impl Default for StepSettings {
