@@ -13,6 +13,9 @@
 //!   coordinates (nothing planar in it), in four roles: [`Coordinates`]
 //!   (the state), [`InstantWriter`] (the instant and the joints),
 //!   [`Contacts`] and [`Bodies`] (for reports).
+//! - [`articulated`]: a kinematic tree in joint coordinates with geoms,
+//!   joint physics, tendons, actuators and equalities (what an MJCF file
+//!   holds), as data for the tree stepper.
 //! - [`planar`]: particles and rigid bodies in the plane, in maximal
 //!   coordinates (`q = (x, y, theta)` per rigid body, `(x, y)` per
 //!   particle, block-diagonal `M`); pin, distance, slider, slot and weld
@@ -43,6 +46,7 @@
 //! assert_eq!(instant.equalities().len(), 1);
 //! ```
 
+pub mod articulated;
 mod mechanism;
 pub mod planar;
 pub mod spatial;
