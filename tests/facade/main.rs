@@ -4,6 +4,7 @@
 mod forms_support;
 mod motion_support;
 
+mod articulated;
 mod contact_scenes;
 mod frames;
 mod frictional_impacts;

@@ -10,6 +10,11 @@
 //! order (MuJoCo's `jnt` order), dofs and coordinates are the tree's
 //! `qvel` and `qpos` entries.
 
+mod forces;
+mod mechanism;
+
+pub use forces::JointAddress;
+pub use mechanism::ArticulatedMechanism;
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_tree::Tree;
 
