@@ -72,6 +72,7 @@ pub use zwang_scene as scene;
 pub use zwang_tree as tree;
 
 pub mod answer;
+pub mod articulated;
 pub mod run;
 pub mod sweep;
 

@@ -189,6 +189,40 @@ fn body_com() -> [f64; 3] {
 }
 
 #[test]
+fn a_pendulum_falling_onto_its_hinge_limit_lands_and_rests_on_it() {
+    // Released at pi/2, it swings down until its range's low end 0.5 stops
+    // it (a plastic impact), then gravity holds it there.
+    let mut model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
+    model.joints[0].range = Some([0.5, 3.0]);
+    let (q, v, e0, e1) = run(model, vec![PI / 2.0], vec![0.0], vec![], 2.0);
+    assert!((q[0] - 0.5).abs() < 1e-9, "q {}", q[0]);
+    assert!(v[0].abs() < 1e-9, "v {}", v[0]);
+    // All the kinetic energy at the limit is lost: what is left is the
+    // potential energy at 0.5, -m g l cos 0.5.
+    assert!(e0.abs() < 1e-12, "initial energy {e0}");
+    assert!((e1 + G * 0.5_f64.cos()).abs() < 1e-9, "final energy {e1}");
+}
+
+#[test]
+fn a_slide_pushed_off_its_limit_by_a_spring_leaves_it() {
+    // Resting on the low end 0 of its range with a spring pulling it up
+    // towards 0.3: it leaves at once and oscillates about 0.3 with
+    // amplitude 0.3 (no damping), never below 0.
+    let mut block = Body::new("block", None);
+    block.mass = 1.0;
+    block.inertia = [[0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]];
+    block.joints.push(Joint::slide("x", [1.0, 0.0, 0.0]));
+    let mut model = articulated(vec![block], [0.0, 0.0, -G]);
+    model.joints[0].range = Some([0.0, 1.0]);
+    model.joints[0].stiffness = 4.0;
+    model.joints[0].springref = 0.3;
+    // Half a period (pi / 2 s at omega 2): at the top, 0.6.
+    let (q, v, _, _) = run(model, vec![0.0], vec![0.0], vec![], PI / 2.0);
+    assert!((q[0] - 0.6).abs() < 1e-9, "q {}", q[0]);
+    assert!(v[0].abs() < 1e-8, "v {}", v[0]);
+}
+
+#[test]
 fn what_the_event_driven_method_does_not_take_is_refused() {
     let mut model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
     model.joints[0].frictionloss = 0.1;

@@ -4,15 +4,17 @@
 //! v)` with the joints' and tendons' springs, damping and actuators
 //! explicit, and the quaternions' rate `q' = q (0, w) / 2`.
 //!
-//! What it does not take yet is refused when it is made, never dropped:
-//! equality constraints, dry friction at joints, spatial tendons. Joint
-//! and tendon limits and geoms' contacts are the time stepper's: the
-//! event-driven method moves the tree as if they were not there, and a
-//! report says how far a limit was passed ([`ArticulatedMechanism::limit_violation`]).
+//! The limits of hinge and slide joints are frictionless contacts of the
+//! method, two per limited joint (`q - low >= 0`, `high - q >= 0`): the
+//! method lands on them (plastically), holds them while they push, and
+//! leaves them when they would pull. What it does not take yet is refused
+//! when it is made, never dropped: equality constraints, dry friction at
+//! joints, spatial tendons, tendon limits. Geoms' contacts are the time
+//! stepper's.
 
 use std::sync::{Mutex, MutexGuard};
 
-use sprs::CsMat;
+use sprs::{CsMat, TriMat};
 use zwang_core::rotation::mul;
 use zwang_instant::Instant;
 use zwang_tree::{JointKind, Workspace};
@@ -20,7 +22,7 @@ use zwang_tree::{JointKind, Workspace};
 use super::forces::JointAddress;
 use super::Articulated;
 use crate::mechanism::{
-    Bodies, BodyState, ContactState, Contacts, Coordinates, InstantWriter, Layout,
+    Bodies, BodyState, ContactRows, ContactState, Contacts, Coordinates, InstantWriter, Layout,
 };
 use crate::ModelError;
 
@@ -49,7 +51,21 @@ pub struct ArticulatedMechanism {
     indptr: Vec<usize>,
     indices: Vec<usize>,
     layout_of: Vec<usize>,
+    /// The joint limits as contacts, in order.
+    limits: Vec<Limit>,
     scratch: Mutex<Scratch>,
+}
+
+/// One end of a joint's range: `sign (q - bound) >= 0` on the joint's
+/// coordinate `qpos` and dof `dof`.
+#[derive(Debug, Clone)]
+struct Limit {
+    name: String,
+    qpos: usize,
+    dof: usize,
+    bound: f64,
+    /// `+1` at the low end, `-1` at the high one.
+    sign: f64,
 }
 
 impl ArticulatedMechanism {
@@ -88,11 +104,43 @@ impl ArticulatedMechanism {
                 "equality constraints are not supported by the event-driven method yet".into(),
             ));
         }
+        if let Some(t) = model.tendons.iter().find(|t| t.range.is_some()) {
+            return Err(invalid(
+                &format!("tendon[{}].range", t.name),
+                "tendon limits are not supported by the event-driven method yet".into(),
+            ));
+        }
         if let Some(p) = model.joints.iter().find(|p| p.frictionloss != 0.0) {
             return Err(invalid(
                 &format!("joint[{}].frictionloss", p.name),
                 "dry friction at joints is not supported by the event-driven method yet".into(),
             ));
+        }
+        let addresses = model.joint_addresses();
+        let mut limits = Vec::new();
+        for (p, a) in model.joints.iter().zip(&addresses) {
+            let Some([low, high]) = p.range else { continue };
+            match a.kind {
+                JointKind::Hinge { .. } | JointKind::Slide { .. } => {}
+                _ => {
+                    return Err(invalid(
+                        &format!("joint[{}].range", p.name),
+                        "limits of ball joints are not supported by the event-driven method yet"
+                            .into(),
+                    ))
+                }
+            }
+            for (end, bound, sign) in [("low", low, 1.0), ("high", high, -1.0)] {
+                if bound.is_finite() {
+                    limits.push(Limit {
+                        name: format!("joint[{}].range {end}", p.name),
+                        qpos: a.qpos,
+                        dof: a.dof,
+                        bound,
+                        sign,
+                    });
+                }
+            }
         }
         let (indptr, indices, layout_of) = full_pattern(tree);
         let scratch = Scratch {
@@ -101,8 +149,9 @@ impl ArticulatedMechanism {
             bias: vec![0.0; tree.nv()],
         };
         Ok(ArticulatedMechanism {
-            addresses: model.joint_addresses(),
+            addresses,
             model,
+            limits,
             qpos,
             qvel,
             ctrl,
@@ -206,9 +255,22 @@ fn invalid(key: &str, message: String) -> ModelError {
     }
 }
 
-/// Refuses contact modes: the mechanism has no contacts.
-fn no_contacts(modes: &[ContactState]) -> Result<(), ModelError> {
-    crate::mechanism::no_contacts(modes, "an articulated model under event-driven stepping")
+impl ArticulatedMechanism {
+    /// Refuses modes that are not one per limit.
+    fn check_modes(&self, modes: &[ContactState]) -> Result<(), ModelError> {
+        if modes.len() == self.limits.len() {
+            Ok(())
+        } else {
+            Err(invalid(
+                "modes",
+                format!(
+                    "{} contact modes for {} joint limits",
+                    modes.len(),
+                    self.limits.len()
+                ),
+            ))
+        }
+    }
 }
 
 impl Coordinates for ArticulatedMechanism {
@@ -257,7 +319,7 @@ impl InstantWriter for ArticulatedMechanism {
         v: &[f64],
         modes: &[ContactState],
     ) -> Result<(Instant, Layout), ModelError> {
-        no_contacts(modes)?;
+        self.check_modes(modes)?;
         let n = self.model.tree.nv();
         let mut diagonal = vec![0.0; self.indices.len()];
         for r in 0..n {
@@ -266,12 +328,26 @@ impl InstantWriter for ArticulatedMechanism {
             }
         }
         let mass = CsMat::new((n, n), self.indptr.clone(), self.indices.clone(), diagonal);
-        let mut instant = Instant::builder(mass, vec![0.0; n]).build()?;
-        self.update_instant(t, q, v, modes, &mut instant)?;
-        let layout = Layout {
+        let mut layout = Layout {
             joint_rows: 0,
-            contacts: Vec::new(),
+            contacts: vec![ContactRows::default(); self.limits.len()],
         };
+        let closed = modes.iter().filter(|m| m.is_closed()).count();
+        let mut rows = TriMat::new((closed, n));
+        let mut count = 0;
+        for (k, limit) in self.limits.iter().enumerate() {
+            if modes[k].is_closed() {
+                rows.add_triplet(count, limit.dof, limit.sign);
+                layout.contacts[k].normal = Some(count);
+                count += 1;
+            }
+        }
+        let mut builder = Instant::builder(mass, vec![0.0; n]);
+        if count > 0 {
+            builder = builder.inequalities(rows.to_csr(), vec![0.0; count]);
+        }
+        let mut instant = builder.build()?;
+        self.update_instant(t, q, v, modes, &mut instant)?;
         Ok((instant, layout))
     }
     fn update_instant(
@@ -282,7 +358,7 @@ impl InstantWriter for ArticulatedMechanism {
         modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError> {
-        no_contacts(modes)?;
+        self.check_modes(modes)?;
         let mut result = Ok(());
         instant.edit_force(|force| result = self.evaluate(q, v, force))?;
         result?;
@@ -293,18 +369,37 @@ impl InstantWriter for ArticulatedMechanism {
     fn violations(
         &self,
         _t: f64,
-        _q: &[f64],
-        _modes: &[ContactState],
+        q: &[f64],
+        modes: &[ContactState],
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {
         eq.fill(0.0);
-        ineq.fill(0.0);
+        let closed =
+            (0..self.limits.len()).filter(|&k| modes.get(k).is_some_and(|m| m.is_closed()));
+        for (row, k) in ineq.iter_mut().zip(closed) {
+            *row = self.gap(k, q);
+        }
     }
 }
 
-/// No contacts: geoms collide under time stepping only.
-impl Contacts for ArticulatedMechanism {}
+/// The joint limits, frictionless and plastic.
+impl Contacts for ArticulatedMechanism {
+    fn contacts(&self) -> usize {
+        self.limits.len()
+    }
+    fn contact_name(&self, k: usize) -> &str {
+        &self.limits[k].name
+    }
+    fn gap(&self, k: usize, q: &[f64]) -> f64 {
+        let l = &self.limits[k];
+        l.sign * (q[l.qpos] - l.bound)
+    }
+    fn contact_velocity(&self, k: usize, _q: &[f64], v: &[f64]) -> (f64, f64) {
+        let l = &self.limits[k];
+        (l.sign * v[l.dof], 0.0)
+    }
+}
 
 /// The tree's bodies: each frame's origin and its velocity, world axes.
 impl Bodies for ArticulatedMechanism {
