@@ -248,3 +248,207 @@ pub fn run_event(
         wall_time: clock.elapsed().as_secs_f64(),
     })
 }
+
+/// How a [`Simulation`] moves its model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Method {
+    /// Velocity-level time stepping at the model's time step.
+    TimeStep,
+    /// The event-driven method at this relative tolerance.
+    Event(f64),
+}
+
+/// A model being run under the caller's control: its state and controls
+/// can be read and set between calls, one time step or a stretch of time
+/// at a time (the Python package's `Simulation`, and Rust's).
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    model: Articulated,
+    ignored: Vec<String>,
+    method: Method,
+    start: Start,
+    /// The state now (`start.time` is the time now).
+    now: Start,
+    /// What the run so far did.
+    report: ArticulatedReport,
+}
+
+impl Simulation {
+    /// A simulation of `model` (its MJCF file's `ignored` attributes for
+    /// the report) at `qpos0`, at rest, controls zero.
+    pub fn new(model: Articulated, ignored: Vec<String>, method: Method) -> Result<Self, String> {
+        if let Method::Event(tol) = method {
+            if !(tol.is_finite() && tol > 0.0) {
+                return Err("tolerance: must be a finite number > 0".into());
+            }
+        }
+        let start = start_of(&model, None)?;
+        let mut sim = Simulation {
+            report: empty_report(&model, &start, &ignored),
+            now: start.clone(),
+            start,
+            model,
+            ignored,
+            method,
+        };
+        sim.reset(None)?;
+        Ok(sim)
+    }
+
+    /// Back to a keyframe (by name or index) or to `qpos0` at rest; the
+    /// report starts over.
+    pub fn reset(&mut self, keyframe: Option<&str>) -> Result<(), String> {
+        self.start = start_of(&self.model, keyframe)?;
+        self.now = self.start.clone();
+        self.report = empty_report(&self.model, &self.start, &self.ignored);
+        Ok(())
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Articulated {
+        &self.model
+    }
+
+    /// The coordinates now.
+    pub fn qpos(&self) -> &[f64] {
+        &self.now.qpos
+    }
+
+    /// The velocities now.
+    pub fn qvel(&self) -> &[f64] {
+        &self.now.qvel
+    }
+
+    /// The controls, held until set again.
+    pub fn ctrl(&self) -> &[f64] {
+        &self.now.ctrl
+    }
+
+    /// The time now, s.
+    pub fn time(&self) -> f64 {
+        self.now.time
+    }
+
+    /// Sets the coordinates (length `nq`, finite).
+    pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<(), String> {
+        check("qpos", qpos, self.model.tree.nq())?;
+        self.now.qpos.copy_from_slice(qpos);
+        Ok(())
+    }
+
+    /// Sets the velocities (length `nv`, finite).
+    pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<(), String> {
+        check("qvel", qvel, self.model.tree.nv())?;
+        self.now.qvel.copy_from_slice(qvel);
+        Ok(())
+    }
+
+    /// Sets the controls (one per actuator, finite).
+    pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<(), String> {
+        check("ctrl", ctrl, self.model.actuators.len())?;
+        self.now.ctrl.copy_from_slice(ctrl);
+        Ok(())
+    }
+
+    /// A body's world state now, by name.
+    pub fn body(&self, name: &str) -> Result<BodyReport, String> {
+        bodies(&self.model, &self.now.qpos, &self.now.qvel)
+            .into_iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| format!("body: `{name}`: no such body"))
+    }
+
+    /// The report of the run so far (since the last reset).
+    pub fn report(&self) -> &ArticulatedReport {
+        &self.report
+    }
+
+    /// One time step of the model's time step (time stepping only).
+    pub fn step(&mut self) -> Result<(), String> {
+        match self.method {
+            Method::TimeStep => self.advance(self.model.timestep),
+            Method::Event(_) => {
+                Err("step: one time step is for stepping=\"timestep\"; use advance".into())
+            }
+        }
+    }
+
+    /// Moves the model `duration` s on with the controls held.
+    pub fn advance(&mut self, duration: f64) -> Result<(), String> {
+        if !(duration.is_finite() && duration > 0.0) {
+            return Err("advance: the duration must be a finite number > 0".into());
+        }
+        let part = match self.method {
+            Method::Event(tol) => run_event(&self.model, &self.now, duration, tol, &self.ignored)?,
+            Method::TimeStep => {
+                return Err(
+                    "stepping=\"timestep\": not built yet for MJCF models; use stepping=\"event\""
+                        .into(),
+                )
+            }
+        };
+        self.absorb(part);
+        Ok(())
+    }
+
+    /// Adds a stretch's report to the run's and moves the state on.
+    fn absorb(&mut self, part: ArticulatedReport) {
+        let r = &mut self.report;
+        r.status.clone_from(&part.status);
+        r.reason.clone_from(&part.reason);
+        r.time = part.time;
+        r.steps += part.steps;
+        r.energy[1] = part.energy[1];
+        r.max_penetration = r.max_penetration.max(part.max_penetration);
+        r.max_limit_violation = r.max_limit_violation.max(part.max_limit_violation);
+        r.unsolved_steps += part.unsolved_steps;
+        if let Some((error, time)) = part.worst_unsolved {
+            if r.worst_unsolved.is_none_or(|(worst, _)| error > worst) {
+                r.worst_unsolved = Some((error, time));
+            }
+        }
+        r.wall_time += part.wall_time;
+        r.qpos.clone_from(&part.qpos);
+        r.qvel.clone_from(&part.qvel);
+        self.now.qpos = part.qpos;
+        self.now.qvel = part.qvel;
+        self.now.time = part.time;
+    }
+}
+
+/// The report of a run that has not moved yet.
+fn empty_report(model: &Articulated, start: &Start, ignored: &[String]) -> ArticulatedReport {
+    let energy = model
+        .energy(
+            &mut model.tree.workspace(),
+            &model.joint_addresses(),
+            &start.qpos,
+            &start.qvel,
+        )
+        .unwrap_or(f64::NAN);
+    ArticulatedReport {
+        status: "finished".into(),
+        reason: None,
+        time: start.time,
+        steps: 0,
+        qpos: start.qpos.clone(),
+        qvel: start.qvel.clone(),
+        energy: [energy, energy],
+        max_penetration: 0.0,
+        max_limit_violation: 0.0,
+        unsolved_steps: 0,
+        worst_unsolved: None,
+        ignored: ignored.to_vec(),
+        wall_time: 0.0,
+    }
+}
+
+fn check(what: &str, x: &[f64], n: usize) -> Result<(), String> {
+    if x.len() != n {
+        return Err(format!("{what}: {} numbers, expected {n}", x.len()));
+    }
+    match x.iter().position(|x| !x.is_finite()) {
+        Some(i) => Err(format!("{what}[{i}]: not finite")),
+        None => Ok(()),
+    }
+}

@@ -235,3 +235,63 @@ fn what_the_event_driven_method_does_not_take_is_refused() {
     let e = ArticulatedMechanism::new(model, vec![0.0, 1.0], vec![0.0], vec![]).unwrap_err();
     assert_eq!(e.to_string(), "qpos: 2 numbers, expected 1");
 }
+
+#[test]
+fn a_simulation_advanced_in_pieces_with_a_control_loop_matches_closed_forms() {
+    use zwang::articulated::{Method, Simulation};
+    // The geared wheel: the control set between pieces changes the torque.
+    let mut wheel = Body::new("wheel", None);
+    wheel.mass = 1.0;
+    wheel.inertia = [[0.2, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.3]];
+    wheel
+        .joints
+        .push(Joint::hinge("spin", [0.0, 0.0, 1.0], [0.0; 3]));
+    let mut model = articulated(vec![wheel], [0.0, 0.0, -G]);
+    model.actuators.push(Actuator {
+        name: "motor".into(),
+        transmission: Transmission::Joint(0),
+        gear: 1.0,
+        gain: 1.0,
+        bias: [0.0; 3],
+        ctrlrange: None,
+        forcerange: None,
+    });
+    let mut sim = Simulation::new(model, vec!["geom.solref".into()], Method::Event(1e-12)).unwrap();
+    sim.set_ctrl(&[0.3]).unwrap();
+    sim.advance(0.5).unwrap();
+    sim.advance(0.5).unwrap();
+    // 1 s at 0.3 / 0.3 = 1 rad/s^2: v = 1, q = 0.5.
+    assert!((sim.qvel()[0] - 1.0).abs() < 1e-10 && (sim.qpos()[0] - 0.5).abs() < 1e-10);
+    sim.set_ctrl(&[-0.6]).unwrap();
+    sim.advance(0.5).unwrap();
+    // Then -2 rad/s^2 for 0.5 s: v = 0, q = 0.5 + 0.5 * 1 - 0.25 = 0.75.
+    assert!(sim.qvel()[0].abs() < 1e-10 && (sim.qpos()[0] - 0.75).abs() < 1e-10);
+    assert!((sim.time() - 1.5).abs() < 1e-15);
+    let wheel = sim.body("wheel").unwrap();
+    let turned = 0.75_f64;
+    assert!((wheel.orientation[0] - (turned / 2.0).cos()).abs() < 1e-9);
+    assert!((wheel.orientation[3] - (turned / 2.0).sin()).abs() < 1e-9);
+    let report = sim.report();
+    assert_eq!(report.status, "finished");
+    assert_eq!(report.ignored, ["geom.solref"]);
+    // Energy: the kinetic energy is back to 0 (the motor did the work
+    // and took it back).
+    assert!(report.energy[1].abs() < 1e-9, "{:?}", report.energy);
+    // Step is for time stepping; bad arrays and names are refused.
+    assert!(sim.step().is_err());
+    assert_eq!(
+        sim.set_ctrl(&[1.0, 2.0]).unwrap_err(),
+        "ctrl: 2 numbers, expected 1"
+    );
+    assert_eq!(
+        sim.set_qvel(&[f64::NAN]).unwrap_err(),
+        "qvel[0]: not finite"
+    );
+    assert!(sim.body("rim").is_err());
+    assert!(sim.reset(Some("home")).is_err());
+    sim.reset(None).unwrap();
+    assert_eq!(
+        (sim.time(), sim.qpos()[0], sim.report().steps),
+        (0.0, 0.0, 0)
+    );
+}

@@ -4,7 +4,7 @@
 //! damping implicitly and asks for the rest; the event-driven method
 //! takes all of it explicitly), and the energy they store.
 
-use zwang_tree::JointKind;
+use zwang_tree::{JointKind, TreeError, Workspace};
 
 use super::{Articulated, TendonPath, Transmission};
 use crate::ModelError;
@@ -170,6 +170,21 @@ impl Articulated {
                 }
             }
         }
+    }
+
+    /// The energy: kinetic, gravity's and the springs', at `(qpos, qvel)`,
+    /// in the working memory `ws` of the tree.
+    pub fn energy(
+        &self,
+        ws: &mut Workspace,
+        addresses: &[JointAddress],
+        qpos: &[f64],
+        qvel: &[f64],
+    ) -> Result<f64, TreeError> {
+        self.tree.positions(ws, qpos)?;
+        self.tree.velocities(ws, qvel)?;
+        let motion = self.tree.kinetic_energy(ws)? + self.tree.potential_energy(ws)?;
+        Ok(motion + self.spring_energy(addresses, qpos))
     }
 
     /// The energy stored in joint and tendon springs at `qpos`.

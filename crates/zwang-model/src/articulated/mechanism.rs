@@ -439,15 +439,9 @@ impl Bodies for ArticulatedMechanism {
         }
     }
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
-        let tree = &self.model.tree;
         let mut guard = self.lock();
-        let ws = &mut guard.ws;
-        let energy = tree
-            .positions(ws, q)
-            .and_then(|()| tree.velocities(ws, v))
-            .and_then(|()| Ok(tree.kinetic_energy(ws)? + tree.potential_energy(ws)?));
-        energy.map_or(f64::NAN, |e| {
-            e + self.model.spring_energy(&self.addresses, q)
-        })
+        self.model
+            .energy(&mut guard.ws, &self.addresses, q, v)
+            .unwrap_or(f64::NAN)
     }
 }
