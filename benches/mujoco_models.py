@@ -9,7 +9,13 @@ dm_control wheel, with common/). For each model: MuJoCo's nq, nv, nbody,
 ngeom, nu, qpos0, each body's mass, its inertia about its centre of mass in
 the body's axes (MuJoCo's principal moments body_inertia turned by
 body_iquat: R diag(I) R^T, row-major), body_ipos, and the dense mass matrix
-at qpos0 (mj_fullM after mj_forward), row-major.
+at qpos0 (mj_fullM after mj_forward), row-major; and what the reader
+must carry over as MuJoCo compiled it: body frames, joints (type,
+addresses, frame, limits, springs, damping, armature, dry friction), geoms
+(type, size, frame, friction, condim, collision bits), actuators
+(transmission, gear, gain, bias, control and force ranges), tendons
+(limits, springs, damping), equalities, keyframes, the time step, gravity
+and the disabled flags.
 """
 
 import json
@@ -61,6 +67,56 @@ def main(suite):
             ],
             "body_ipos": m.body_ipos.tolist(),
             "mass_matrix": full.reshape(-1).tolist(),
+            "body_pos": m.body_pos.tolist(),
+            "body_quat": m.body_quat.tolist(),
+            "jnt_type": m.jnt_type.tolist(),
+            "jnt_qposadr": m.jnt_qposadr.tolist(),
+            "jnt_dofadr": m.jnt_dofadr.tolist(),
+            "jnt_bodyid": m.jnt_bodyid.tolist(),
+            "jnt_pos": m.jnt_pos.tolist(),
+            "jnt_axis": m.jnt_axis.tolist(),
+            "jnt_limited": m.jnt_limited.tolist(),
+            "jnt_range": m.jnt_range.tolist(),
+            "jnt_stiffness": m.jnt_stiffness.tolist(),
+            "qpos_spring": m.qpos_spring.tolist(),
+            "dof_damping": m.dof_damping.tolist(),
+            "dof_armature": m.dof_armature.tolist(),
+            "dof_frictionloss": m.dof_frictionloss.tolist(),
+            "geom_type": m.geom_type.tolist(),
+            "geom_bodyid": m.geom_bodyid.tolist(),
+            "geom_size": m.geom_size.tolist(),
+            "geom_pos": m.geom_pos.tolist(),
+            "geom_quat": m.geom_quat.tolist(),
+            "geom_friction": m.geom_friction[:, 0].tolist(),
+            "geom_condim": m.geom_condim.tolist(),
+            "geom_contype": m.geom_contype.tolist(),
+            "geom_conaffinity": m.geom_conaffinity.tolist(),
+            "actuator_trntype": m.actuator_trntype.tolist(),
+            "actuator_trnid": m.actuator_trnid[:, 0].tolist(),
+            "actuator_gear": m.actuator_gear[:, 0].tolist(),
+            "actuator_gain": m.actuator_gainprm[:, 0].tolist(),
+            "actuator_biastype": m.actuator_biastype.tolist(),
+            "actuator_bias": m.actuator_biasprm[:, :3].tolist(),
+            "actuator_ctrllimited": m.actuator_ctrllimited.tolist(),
+            "actuator_ctrlrange": m.actuator_ctrlrange.tolist(),
+            "actuator_forcelimited": m.actuator_forcelimited.tolist(),
+            "actuator_forcerange": m.actuator_forcerange.tolist(),
+            "ntendon": m.ntendon,
+            "tendon_limited": m.tendon_limited.tolist(),
+            "tendon_range": m.tendon_range.tolist(),
+            "tendon_stiffness": m.tendon_stiffness.tolist(),
+            "tendon_damping": m.tendon_damping.tolist(),
+            "neq": m.neq,
+            "eq_type": m.eq_type.tolist(),
+            "nkey": m.nkey,
+            "key_qpos": m.key_qpos.tolist(),
+            "key_qvel": m.key_qvel.tolist(),
+            "key_ctrl": m.key_ctrl.tolist(),
+            "timestep": m.opt.timestep,
+            "gravity": m.opt.gravity.tolist(),
+            "disable_constraint": bool(m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CONSTRAINT),
+            "disable_contact": bool(m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CONTACT),
+            "disable_gravity": bool(m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY),
         }
     json.dump(out, sys.stdout, indent=None, separators=(",", ":"))
     sys.stdout.write("\n")

@@ -174,7 +174,6 @@ pub(crate) struct Reader {
     flags: Flags,
     bodies: Vec<Body>,
     body_names: Vec<String>,
-    body_paths: Vec<String>,
     body_lookup: HashMap<String, usize>,
     joints: Vec<JointPhysics>,
     joint_info: Vec<JointInfo>,
@@ -232,7 +231,6 @@ impl Reader {
             },
             bodies: Vec::new(),
             body_names: Vec::new(),
-            body_paths: Vec::new(),
             body_lookup: HashMap::new(),
             joints: Vec::new(),
             joint_info: Vec::new(),
@@ -738,7 +736,6 @@ impl Reader {
         self.bodies.push(body);
         self.body_names
             .push(name.unwrap_or_else(|| format!("body[{id}]")));
-        self.body_paths.push(p.to_string());
         let mut joints = Vec::new();
         let mut pieces = Vec::new();
         let mut inertial = None;
@@ -1111,14 +1108,19 @@ impl Reader {
                     format!("a {kind} has no fromto"),
                 ));
             }
-            let d = [f[3] - f[0], f[4] - f[1], f[5] - f[2]];
+            if pos != [0.0; 3] {
+                return Err(MjcfError::attr(p, "fromto", "and pos cannot both be given"));
+            }
+            // MuJoCo's frame: z from the second point towards the first.
+            let d = [f[0] - f[3], f[1] - f[4], f[2] - f[5]];
             let z = unit(d).ok_or_else(|| MjcfError::attr(p, "fromto", "the two ends coincide"))?;
             let half = 0.5 * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             pos = [0, 1, 2].map(|k| 0.5 * (f[k] + f[k + 3]));
             orientation = z_to(z);
             match kind {
                 "capsule" | "cylinder" => size[1] = half,
-                _ => size[2] = half,
+                // A box's or an ellipsoid's x and y half-sizes are both size[0].
+                _ => size = [size[0], size[0], half],
             }
         }
         let need = |n: usize| -> Result<()> {

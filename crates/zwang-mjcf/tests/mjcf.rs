@@ -73,7 +73,8 @@ fn shapes_have_their_closed_form_masses_and_inertias() {
         (0..3).all(|k| close(i[k], want[k], tol)),
         "{i:?} vs {want:?}"
     );
-    // A capsule from -0.4 to 0.4 along x: its axis is the body's x.
+    // A capsule from -0.4 to 0.4 along x: its axis is the body's x, its
+    // z axis pointing from the second point to the first (MuJoCo's).
     let b = body(&m, "rod");
     let (mass_at_1, perp, axial) = capsule(1.0, 0.05, 0.8);
     let (perp, axial) = (perp * 2.0 / mass_at_1, axial * 2.0 / mass_at_1);
@@ -85,7 +86,7 @@ fn shapes_have_their_closed_form_masses_and_inertias() {
     assert!(b.inertia[0][1].abs() < 1e-15 && b.inertia[0][2].abs() < 1e-15);
     let g = m.model.geoms.iter().find(|g| g.name == "rod").unwrap();
     let z = zwang_core::rotation::matrix(g.pose.orientation);
-    assert!((z[0][2] - 1.0).abs() < 1e-15, "{z:?}");
+    assert!((z[0][2] + 1.0).abs() < 1e-15, "{z:?}");
     assert_eq!(
         g.shape,
         Shape::Capsule {
@@ -645,6 +646,7 @@ fn dm_control_suite_against_mujoco() {
             &dense,
             &numbers(&want["mass_matrix"]),
         );
+        carried_over(name, &m, want);
     }
     for refused in ["quadruped", "swimmer", "fish"] {
         let e = read(&dir.join(format!("{refused}.xml")))
@@ -656,4 +658,275 @@ fn dm_control_suite_against_mujoco() {
         );
         eprintln!("{refused}: {e}");
     }
+}
+
+/// What MuJoCo compiled from the file and the reader must carry over:
+/// frames, joints, geoms, actuators, tendons, equalities, keyframes and
+/// options, each number within 1e-12 (relative to 1 at least).
+fn carried_over(name: &str, m: &MjcfModel, want: &serde_json::Value) {
+    use zwang_model::articulated::TendonPath;
+    use zwang_tree::JointKind;
+    let a = &m.model;
+    let tree = &a.tree;
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let row = |v: &serde_json::Value| -> Vec<f64> { v.as_array().unwrap().iter().map(f).collect() };
+    let int = |v: &serde_json::Value| v.as_i64().or_else(|| v.as_bool().map(i64::from)).unwrap();
+    let at = |key: &str, i: usize| &want[key].as_array().unwrap()[i];
+    let same = |what: String, got: &[f64], want: &[f64]| {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                close(*g, *w, 1e-12),
+                "{name}: {what}: {got:?} against MuJoCo's {want:?}"
+            );
+        }
+    };
+    let same_turn = |what: String, got: [f64; 4], want: &[f64]| {
+        let sign = if got.iter().zip(want).map(|(g, w)| g * w).sum::<f64>() < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        same(what, &got.map(|x| sign * x), want);
+    };
+    for (b, body) in tree.bodies().iter().enumerate() {
+        same(
+            format!("body {b} pos"),
+            &body.position,
+            &row(at("body_pos", b + 1)),
+        );
+        same_turn(
+            format!("body {b} quat"),
+            body.orientation,
+            &row(at("body_quat", b + 1)),
+        );
+    }
+    let off = |limited: bool| -> bool { !limited || want["disable_constraint"].as_bool().unwrap() };
+    let mut j = 0;
+    for (b, body) in tree.bodies().iter().enumerate() {
+        for joint in &body.joints {
+            let what = |s: &str| format!("joint {} {s}", joint.name);
+            let physics = &a.joints[j];
+            assert_eq!(tree.joint_body(j), Some(b));
+            assert_eq!(
+                tree.joint_qpos(j),
+                Some(int(at("jnt_qposadr", j)) as usize),
+                "{}",
+                what("qposadr")
+            );
+            let dof = int(at("jnt_dofadr", j)) as usize;
+            assert_eq!(tree.joint_dof(j), Some(dof), "{}", what("dofadr"));
+            assert_eq!(int(at("jnt_bodyid", j)) as usize, b + 1);
+            let (kind, pos, axis) = match joint.kind {
+                JointKind::Free => (0, None, None),
+                JointKind::Ball { anchor } => (1, Some(anchor), None),
+                JointKind::Slide { axis } => (2, None, Some(axis)),
+                JointKind::Hinge { axis, anchor } => (3, Some(anchor), Some(axis)),
+            };
+            assert_eq!(kind, int(at("jnt_type", j)), "{}", what("type"));
+            if let Some(p) = pos {
+                same(what("pos"), &p, &row(at("jnt_pos", j)));
+            }
+            if let Some(x) = axis {
+                same(what("axis"), &x, &row(at("jnt_axis", j)));
+            }
+            let limited = int(at("jnt_limited", j)) == 1;
+            match physics.range {
+                None => assert!(off(limited), "{name}: {}", what("limited")),
+                Some(r) => {
+                    assert!(!off(limited), "{name}: {}", what("limited"));
+                    same(what("range"), &r, &row(at("jnt_range", j)));
+                }
+            }
+            same(
+                what("stiffness"),
+                &[physics.stiffness],
+                &[f(at("jnt_stiffness", j))],
+            );
+            if kind >= 2 {
+                let qadr = tree.joint_qpos(j).unwrap();
+                same(
+                    what("springref"),
+                    &[physics.springref],
+                    &[f(at("qpos_spring", qadr))],
+                );
+            }
+            same(
+                what("damping"),
+                &[physics.damping],
+                &[f(at("dof_damping", dof))],
+            );
+            same(
+                what("armature"),
+                &[joint.armature],
+                &[f(at("dof_armature", dof))],
+            );
+            same(
+                what("frictionloss"),
+                &[physics.frictionloss],
+                &[f(at("dof_frictionloss", dof))],
+            );
+            j += 1;
+        }
+    }
+    assert_eq!(j, want["jnt_type"].as_array().unwrap().len());
+    for (g, geom) in a.geoms.iter().enumerate() {
+        let what = |s: &str| format!("geom {} {s}", geom.name);
+        assert_eq!(
+            geom.body.map_or(0, |b| b + 1) as i64,
+            int(at("geom_bodyid", g)),
+            "{}",
+            what("body")
+        );
+        let (kind, size) = match &geom.shape {
+            Shape::Halfspace { .. } => (0, None),
+            Shape::Sphere { radius } => (2, Some(vec![*radius])),
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => (3, Some(vec![*radius, *half_length])),
+            Shape::Convex { .. } => (4, None),
+            Shape::Cylinder {
+                half_length,
+                radius,
+            } => (5, Some(vec![*radius, *half_length])),
+            Shape::Box { half_extents } => (6, Some(half_extents.to_vec())),
+        };
+        assert_eq!(kind, int(at("geom_type", g)), "{}", what("type"));
+        if let Some(size) = size {
+            same(what("size"), &size, &row(at("geom_size", g))[..size.len()]);
+        }
+        same(what("pos"), &geom.pose.position, &row(at("geom_pos", g)));
+        same_turn(
+            what("quat"),
+            geom.pose.orientation,
+            &row(at("geom_quat", g)),
+        );
+        same(
+            what("friction"),
+            &[geom.friction],
+            &[f(at("geom_friction", g))],
+        );
+        assert_eq!(
+            geom.condim as i64,
+            int(at("geom_condim", g)),
+            "{}",
+            what("condim")
+        );
+        assert_eq!(
+            geom.contype as i64,
+            int(at("geom_contype", g)),
+            "{}",
+            what("contype")
+        );
+        assert_eq!(
+            geom.conaffinity as i64,
+            int(at("geom_conaffinity", g)),
+            "{}",
+            what("conaffinity")
+        );
+    }
+    for (u, act) in a.actuators.iter().enumerate() {
+        let what = |s: &str| format!("actuator {} {s}", act.name);
+        let (kind, id) = match act.transmission {
+            Transmission::Joint(j) => (0, j),
+            Transmission::Tendon(t) => (3, t),
+        };
+        assert_eq!(
+            kind,
+            int(at("actuator_trntype", u)),
+            "{}",
+            what("transmission")
+        );
+        assert_eq!(
+            id as i64,
+            int(at("actuator_trnid", u)),
+            "{}",
+            what("transmission")
+        );
+        same(what("gear"), &[act.gear], &[f(at("actuator_gear", u))]);
+        same(what("gain"), &[act.gain], &[f(at("actuator_gain", u))]);
+        let bias = if int(at("actuator_biastype", u)) == 0 {
+            vec![0.0; 3]
+        } else {
+            row(at("actuator_bias", u))
+        };
+        same(what("bias"), &act.bias, &bias);
+        for (range, limited, key) in [
+            (act.ctrlrange, "actuator_ctrllimited", "actuator_ctrlrange"),
+            (
+                act.forcerange,
+                "actuator_forcelimited",
+                "actuator_forcerange",
+            ),
+        ] {
+            match range {
+                None => assert_eq!(int(at(limited, u)), 0, "{}", what(limited)),
+                Some(r) => {
+                    assert_eq!(int(at(limited, u)), 1, "{}", what(limited));
+                    same(what(key), &r, &row(at(key, u)));
+                }
+            }
+        }
+    }
+    assert_eq!(a.tendons.len() as i64, int(&want["ntendon"]));
+    for (t, tendon) in a.tendons.iter().enumerate() {
+        let what = |s: &str| format!("tendon {} {s}", tendon.name);
+        let limited = int(at("tendon_limited", t)) == 1;
+        match tendon.range {
+            None => assert!(off(limited), "{name}: {}", what("limited")),
+            Some(r) => same(what("range"), &r, &row(at("tendon_range", t))),
+        }
+        same(
+            what("stiffness"),
+            &[tendon.stiffness],
+            &[f(at("tendon_stiffness", t))],
+        );
+        same(
+            what("damping"),
+            &[tendon.damping],
+            &[f(at("tendon_damping", t))],
+        );
+        assert!(matches!(
+            tendon.path,
+            TendonPath::Fixed(_) | TendonPath::Spatial(_)
+        ));
+    }
+    let kinds: Vec<i64> = a
+        .equalities
+        .iter()
+        .map(|e| match e {
+            Equality::Connect { .. } => 0,
+            Equality::Weld { .. } => 1,
+            Equality::Joint { .. } => 2,
+            Equality::Tendon { .. } => 3,
+        })
+        .collect();
+    let want_kinds: Vec<i64> = want["eq_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(int)
+        .collect();
+    if want["disable_constraint"].as_bool().unwrap() {
+        assert!(kinds.is_empty());
+    } else {
+        assert_eq!(kinds, want_kinds, "{name}: equalities");
+    }
+    assert_eq!(a.keyframes.len() as i64, int(&want["nkey"]));
+    for (k, key) in a.keyframes.iter().enumerate() {
+        same(format!("key {k} qpos"), &key.qpos, &row(at("key_qpos", k)));
+        same(format!("key {k} qvel"), &key.qvel, &row(at("key_qvel", k)));
+        same(format!("key {k} ctrl"), &key.ctrl, &row(at("key_ctrl", k)));
+    }
+    same("timestep".into(), &[a.timestep], &[f(&want["timestep"])]);
+    let gravity = if want["disable_gravity"].as_bool().unwrap() {
+        vec![0.0; 3]
+    } else {
+        row(&want["gravity"])
+    };
+    same("gravity".into(), &tree.gravity(), &gravity);
+    let contact = !(want["disable_contact"].as_bool().unwrap()
+        || want["disable_constraint"].as_bool().unwrap());
+    assert_eq!(a.contact, contact, "{name}: contact");
 }
