@@ -4,13 +4,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use zwang_core::rotation::{apply_transpose, conjugate, matrix, mul};
+use zwang_core::rotation::{apply_transpose, conjugate, matrix, mul, normalized};
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_model::articulated::{
     Actuator, Articulated, Equality, Geom, JointPhysics, Keyframe, Site, Tendon, TendonPath,
     Transmission,
 };
-use zwang_tree::{Body, Joint, Tree};
+use zwang_tree::{Body, Joint, JointKind, Tree};
 
 use crate::attrs::{self, Kind};
 use crate::error::{MjcfError, Result};
@@ -289,6 +289,28 @@ impl Reader {
             .collect();
         for e in tops.iter().filter(|e| e.tag == "tendon") {
             self.tendon_section(e)?;
+        }
+        // A spring's rest length, when not given, is the tendon's length
+        // at the joints' spring references (MuJoCo's qpos_spring).
+        let mut qpos_spring = tree.qpos0().to_vec();
+        for (info, joint) in self.joint_info.iter().zip(&self.joints) {
+            if info.scalar {
+                qpos_spring[info.qadr] = joint.springref;
+            }
+        }
+        tree.positions(&mut ws, &qpos_spring)
+            .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
+        let spring_poses: Vec<([f64; 3], [f64; 4])> = (0..tree.nbody())
+            .map(|b| {
+                tree.pose(&ws, b)
+                    .unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]))
+            })
+            .collect();
+        for t in 0..self.tendons.len() {
+            if self.tendons[t].springlength.is_none() {
+                let length = self.tendon_length(t, &qpos_spring, &spring_poses);
+                self.tendons[t].springlength = Some(length);
+            }
         }
         let mut actuators = Vec::new();
         for e in tops.iter().filter(|e| e.tag == "actuator") {
@@ -1854,8 +1876,7 @@ impl Reader {
                         let q = [r[3], r[4], r[5], r[6]];
                         (q != [0.0; 4]).then(|| Pose {
                             position: [r[0], r[1], r[2]],
-                            orientation: zwang_core::rotation::normalized(q)
-                                .unwrap_or([1.0, 0.0, 0.0, 0.0]),
+                            orientation: normalized(q).unwrap_or([1.0, 0.0, 0.0, 0.0]),
                         })
                     }
                     None => None,
@@ -1912,7 +1933,7 @@ impl Reader {
                     .map(|n| self.tendon_named(n, p, "tendon2"))
                     .transpose()?;
                 let c = poly(self)?;
-                let l0 = |t: usize| self.tendon_length0(t, tree, poses);
+                let l0 = |t: usize| self.tendon_length(t, tree.qpos0(), poses);
                 let (polycoef, second) = match t2 {
                     Some(t2) => (shifted(c, l0(t1), l0(t2)), t2),
                     None => ([l0(t1) + c[0], 0.0, 0.0, 0.0, 0.0], t1),
@@ -1925,12 +1946,12 @@ impl Reader {
         }))
     }
 
-    /// A tendon's length at `qpos0`.
-    fn tendon_length0(&self, t: usize, tree: &Tree, poses: &[([f64; 3], [f64; 4])]) -> f64 {
+    /// A tendon's length at `qpos`, where the bodies are at `poses`.
+    fn tendon_length(&self, t: usize, qpos: &[f64], poses: &[([f64; 3], [f64; 4])]) -> f64 {
         match &self.tendons[t].path {
             TendonPath::Fixed(terms) => terms
                 .iter()
-                .map(|&(j, c)| c * tree.qpos0()[self.joint_info[j].qadr])
+                .map(|&(j, c)| c * qpos[self.joint_info[j].qadr])
                 .sum(),
             TendonPath::Spatial(sites) => {
                 let at = |s: usize| {
@@ -2001,13 +2022,41 @@ impl Reader {
         for attr in ["act", "mpos", "mquat"] {
             read(attr, 0, &[])?;
         }
+        // Quaternions are kept normalized, as MuJoCo compiles them.
+        let mut qpos = read("qpos", tree.nq(), tree.qpos0())?;
+        let mut j = 0;
+        for body in tree.bodies() {
+            for joint in &body.joints {
+                let at = tree.joint_qpos(j).unwrap_or(0);
+                j += 1;
+                let start = match joint.kind {
+                    JointKind::Ball { .. } => at,
+                    JointKind::Free => at + 3,
+                    _ => continue,
+                };
+                let q = [
+                    qpos[start],
+                    qpos[start + 1],
+                    qpos[start + 2],
+                    qpos[start + 3],
+                ];
+                let unit = normalized(q).ok_or_else(|| {
+                    MjcfError::attr(
+                        p,
+                        "qpos",
+                        format!("joint {:?} has a zero quaternion", joint.name),
+                    )
+                })?;
+                qpos[start..start + 4].copy_from_slice(&unit);
+            }
+        }
         Ok(Keyframe {
             name: e.get("name").unwrap_or("").to_string(),
             time: match e.get("time") {
                 Some(t) => numbers::<1>(t, p, "time")?[0],
                 None => 0.0,
             },
-            qpos: read("qpos", tree.nq(), tree.qpos0())?,
+            qpos,
             qvel: read("qvel", tree.nv(), &vec![0.0; tree.nv()])?,
             ctrl: read("ctrl", nu, &vec![0.0; nu])?,
         })
