@@ -28,6 +28,9 @@ const GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 const DENSITY: f64 = 1000.0;
 /// Geoms lighter than this add nothing to their body (MuJoCo's `mjEPS`).
 const TINY_MASS: f64 = 1e-14;
+/// The least mass and principal moment of a body with joints (MuJoCo's
+/// `mjMINVAL`), unless a body welded below it has them.
+const MIN_VALUE: f64 = 1e-15;
 /// The deepest nesting of bodies or classes read.
 const MAX_DEPTH: usize = 200;
 
@@ -174,6 +177,9 @@ pub(crate) struct Reader {
     flags: Flags,
     bodies: Vec<Body>,
     body_names: Vec<String>,
+    /// Whether each body's mass and principal moments reach MuJoCo's
+    /// `mjMINVAL`.
+    body_weighs: Vec<bool>,
     body_lookup: HashMap<String, usize>,
     joints: Vec<JointPhysics>,
     joint_info: Vec<JointInfo>,
@@ -231,6 +237,7 @@ impl Reader {
             },
             bodies: Vec::new(),
             body_names: Vec::new(),
+            body_weighs: Vec::new(),
             body_lookup: HashMap::new(),
             joints: Vec::new(),
             joint_info: Vec::new(),
@@ -269,6 +276,7 @@ impl Reader {
         for e in tops.iter().filter(|e| e.tag == "worldbody") {
             self.world(e)?;
         }
+        self.check_moving_masses()?;
         let mut tree_bodies = std::mem::take(&mut self.bodies);
         self.finish_masses(&mut tree_bodies)?;
         let gravity = if self.flags.gravity {
@@ -758,6 +766,7 @@ impl Reader {
         self.bodies.push(body);
         self.body_names
             .push(name.unwrap_or_else(|| format!("body[{id}]")));
+        self.body_weighs.push(false);
         let mut joints = Vec::new();
         let mut pieces = Vec::new();
         let mut inertial = None;
@@ -835,6 +844,7 @@ impl Reader {
         body.mass = mass;
         body.com = com;
         body.inertia = from_eigen(moments, &axes);
+        self.body_weighs[index] = mass >= MIN_VALUE && moments.iter().all(|&m| m >= MIN_VALUE);
         for c in e.children.iter().filter(|c| c.tag == "body") {
             self.body(c, Some(index), &childclass, moving, depth + 1)?;
         }
@@ -1313,6 +1323,34 @@ impl Reader {
             position,
         });
         Ok(())
+    }
+
+    /// MuJoCo's rule: a body with joints has a mass and principal moments
+    /// of at least `mjMINVAL`, or a body welded below it (through bodies
+    /// without joints) has.
+    fn check_moving_masses(&self) -> Result<()> {
+        let n = self.bodies.len();
+        let mut children = vec![Vec::new(); n];
+        for (b, body) in self.bodies.iter().enumerate() {
+            if let Some(p) = body.parent {
+                children[p].push(b);
+            }
+        }
+        // Children come after their parents: one pass from the leaves.
+        let mut weighs = self.body_weighs.clone();
+        for b in (0..n).rev() {
+            let welded = children[b]
+                .iter()
+                .any(|&c| self.bodies[c].joints.is_empty() && weighs[c]);
+            weighs[b] = weighs[b] || welded;
+        }
+        match (0..n).find(|&b| !self.bodies[b].joints.is_empty() && !weighs[b]) {
+            Some(b) => Err(MjcfError::new(
+                &self.bodies[b].name,
+                "a body with joints needs a mass and moments of inertia > 0 (its own, or a body welded to it)",
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Settotalmass: every body's mass and inertia scaled so that they sum

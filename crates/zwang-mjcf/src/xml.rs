@@ -331,3 +331,58 @@ pub(crate) fn integer(text: &str, path: &str, attr: &str) -> Result<u32> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deep nesting is one line, not a stack overflow; self-closing tags,
+    /// comments and quoted `>` do not nest.
+    #[test]
+    fn deep_nesting_is_refused() {
+        let n = 100_000;
+        let text = format!(
+            "<mujoco><worldbody>{}{}</worldbody></mujoco>",
+            "<body>".repeat(n),
+            "</body>".repeat(n)
+        );
+        let err = crate::parse(&text, None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "mjcf: mujoco: elements nested more than 1000 deep are not supported"
+        );
+        let text = format!(
+            "<mujoco><worldbody>{}{}</worldbody></mujoco>",
+            "<body>".repeat(300),
+            "</body>".repeat(300)
+        );
+        let err = crate::parse(&text, None).unwrap_err().to_string();
+        assert!(err.ends_with("bodies nested more than 200 deep"), "{err}");
+        let flat = format!(
+            "<mujoco>{}</mujoco>",
+            "<a x=\"></b>\"/><!-- <c> --><?p <d>?>".repeat(5000)
+        );
+        assert!(!nests_deeper_than(&flat, 2));
+    }
+
+    #[test]
+    fn paths_name_elements_by_name_or_index() {
+        let root = load(
+            r#"<mujoco><worldbody><body name="a"><geom/><geom/><site/></body><body/></worldbody></mujoco>"#,
+            None,
+            None,
+        )
+        .unwrap();
+        let body = &root.children[0].children[0];
+        let paths: Vec<&str> = body.children.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "worldbody/body[a]/geom[0]",
+                "worldbody/body[a]/geom[1]",
+                "worldbody/body[a]/site"
+            ]
+        );
+        assert_eq!(root.children[0].children[1].path, "worldbody/body[1]");
+    }
+}

@@ -441,6 +441,10 @@ fn refusals_and_errors_are_one_line_naming_the_element() {
             "mjcf: worldbody/body[b]/joint.range: is given without limited while compiler autolimits is false",
         ),
         (
+            world(r#"<body name="b"><joint/><body name="c"><joint/><geom size="1"/></body></body>"#),
+            "mjcf: worldbody/body[b]: a body with joints needs a mass and moments of inertia > 0 (its own, or a body welded to it)",
+        ),
+        (
             r#"<mujoco><worldbody></mujoco>"#.to_string(),
             "",
         ),
@@ -452,6 +456,19 @@ fn refusals_and_errors_are_one_line_naming_the_element() {
             assert_eq!(got, want);
         }
     }
+}
+
+/// A body with joints and no mass of its own is read when a body welded
+/// to it (no joints between) has mass, as MuJoCo reads it.
+#[test]
+fn a_massless_moving_body_may_carry_a_welded_one() {
+    let m = parse(
+        r#"<mujoco><worldbody><body name="b"><joint/><body name="c"><geom size="1"/>
+           </body></body></worldbody></mujoco>"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(m.model.tree.bodies()[0].mass, 0.0);
 }
 
 /// Soft-contact and solver parameters are listed once each, sorted; what
