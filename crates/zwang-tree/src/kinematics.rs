@@ -111,7 +111,7 @@ impl Tree {
                         let anchor_w = add(pos, apply(&rot, anchor));
                         let axis_w = apply(&rot, axis);
                         ws.cdof[da] = motion(axis_w, cross(anchor_w, axis_w));
-                        let half = 0.5 * qpos[qa];
+                        let half = 0.5 * (qpos[qa] - joint.reference);
                         let s = half.sin();
                         quat = mul(quat, [half.cos(), s * axis[0], s * axis[1], s * axis[2]]);
                         pos = sub(anchor_w, apply(&matrix(quat), anchor));
@@ -119,7 +119,7 @@ impl Tree {
                     JointKind::Slide { axis } => {
                         let axis_w = apply(&rot, axis);
                         ws.cdof[da] = motion([0.0; 3], axis_w);
-                        pos = add(pos, scale(axis_w, qpos[qa]));
+                        pos = add(pos, scale(axis_w, qpos[qa] - joint.reference));
                     }
                     JointKind::Ball { anchor } => {
                         let anchor_w = add(pos, apply(&rot, anchor));

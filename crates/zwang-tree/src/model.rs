@@ -79,6 +79,10 @@ pub struct Joint {
     pub kind: JointKind,
     /// Added to `M`'s diagonal at each of its dofs (non-negative).
     pub armature: f64,
+    /// Hinge and slide: the coordinate at which the body is at its given
+    /// frame (MuJoCo's `ref`, the joint's `qpos0`); the joint turns or
+    /// moves the body by `q - reference`. Ignored by ball and free joints.
+    pub reference: f64,
 }
 
 impl Joint {
@@ -108,11 +112,18 @@ impl Joint {
         self
     }
 
+    /// The same joint with this reference coordinate (hinge and slide).
+    pub fn with_reference(mut self, reference: f64) -> Joint {
+        self.reference = reference;
+        self
+    }
+
     fn of(name: impl Into<String>, kind: JointKind) -> Joint {
         Joint {
             name: name.into(),
             kind,
             armature: 0.0,
+            reference: 0.0,
         }
     }
 }
@@ -167,6 +178,7 @@ pub(crate) struct JointSlot {
     pub kind: JointKind,
     pub qadr: usize,
     pub dadr: usize,
+    pub reference: f64,
 }
 
 /// A validated kinematic tree in joint coordinates.
@@ -227,9 +239,12 @@ impl Tree {
                     kind: joint.kind,
                     qadr: qpos0.len(),
                     dadr: dof_parent.len(),
+                    reference: joint.reference,
                 };
                 match joint.kind {
-                    JointKind::Hinge { .. } | JointKind::Slide { .. } => qpos0.push(0.0),
+                    JointKind::Hinge { .. } | JointKind::Slide { .. } => {
+                        qpos0.push(joint.reference)
+                    }
                     JointKind::Ball { .. } => qpos0.extend([1.0, 0.0, 0.0, 0.0]),
                     JointKind::Free => {
                         qpos0.extend(body.position);
@@ -303,9 +318,9 @@ impl Tree {
         self.gravity
     }
 
-    /// The coordinates at which every body is at its given frame: zero
-    /// angles and displacements, identity quaternions, and each free body's
-    /// given pose.
+    /// The coordinates at which every body is at its given frame: each
+    /// hinge's and slide's reference (zero unless given), identity
+    /// quaternions, and each free body's given pose.
     pub fn qpos0(&self) -> &[f64] {
         &self.qpos0
     }
@@ -314,6 +329,33 @@ impl Tree {
     /// its body, else the last dof above its body; `None` at a root.
     pub fn dof_parent(&self) -> &[Option<usize>] {
         &self.dof_parent
+    }
+
+    /// The number of joints (over the bodies' joint lists, in order).
+    pub fn njoint(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// Where joint `joint`'s coordinates start in `qpos` (MuJoCo's
+    /// `jnt_qposadr`); `None` past the last joint.
+    pub fn joint_qpos(&self, joint: usize) -> Option<usize> {
+        self.joints.get(joint).map(|j| j.qadr)
+    }
+
+    /// Where joint `joint`'s dofs start in `qvel` (MuJoCo's
+    /// `jnt_dofadr`); `None` past the last joint.
+    pub fn joint_dof(&self, joint: usize) -> Option<usize> {
+        self.joints.get(joint).map(|j| j.dadr)
+    }
+
+    /// The body joint `joint` moves; `None` past the last joint.
+    pub fn joint_body(&self, joint: usize) -> Option<usize> {
+        self.joints.get(joint).map(|j| j.body)
+    }
+
+    /// The joints of body `body` (a range of joint indices).
+    pub fn body_joints(&self, body: usize) -> Range<usize> {
+        self.body_joints[body].clone()
     }
 
     /// The dofs of body `body` (a range of `qvel`).
@@ -442,6 +484,9 @@ fn check_body(index: usize, body: &mut Body) -> Result<(), TreeError> {
                 joint: joint.name.clone(),
                 armature: joint.armature,
             });
+        }
+        if !joint.reference.is_finite() {
+            return Err(axis_error("reference"));
         }
         match &mut joint.kind {
             JointKind::Hinge { axis, anchor } => {

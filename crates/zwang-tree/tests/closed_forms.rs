@@ -107,3 +107,38 @@ fn double_pendulum_of_two_rods() {
         }
     }
 }
+
+/// A hinge and a slide with references: `qpos0` holds them, the bodies sit
+/// at their given frames there, and a hinge turned by `q - ref` moves a
+/// point as the rotation by that angle about the axis says.
+#[test]
+fn references_set_qpos0_and_measure_from_it() {
+    let mut arm = Body::new("arm", None);
+    arm.position = [1.0, 0.0, 0.5];
+    arm.mass = 1.0;
+    arm.inertia = [[0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]];
+    arm.joints
+        .push(Joint::hinge("pin", [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]).with_reference(0.7));
+    let mut slider = Body::new("slider", Some(0));
+    slider.position = [0.5, 0.0, 0.0];
+    slider.mass = 1.0;
+    slider.inertia = arm.inertia;
+    slider
+        .joints
+        .push(Joint::slide("rail", [1.0, 0.0, 0.0]).with_reference(-0.2));
+    let tree = Tree::new(vec![arm, slider], [0.0, 0.0, -G]).unwrap();
+    assert_eq!(tree.qpos0(), &[0.7, -0.2]);
+    assert_eq!((tree.joint_qpos(1), tree.joint_dof(1)), (Some(1), Some(1)));
+    assert_eq!(tree.joint_qpos(2), None);
+    let mut ws = tree.workspace();
+    tree.positions(&mut ws, tree.qpos0()).unwrap();
+    let (p, q) = tree.pose(&ws, 1).unwrap();
+    assert_eq!(p, [1.5, 0.0, 0.5]);
+    assert_eq!(q, [1.0, 0.0, 0.0, 0.0]);
+    // Turned by 0.3 past the reference and slid 0.1 past its own: the
+    // slider's origin is 1.6 from the axis at (0, 0, 0.5), at angle 0.3.
+    tree.positions(&mut ws, &[1.0, -0.1]).unwrap();
+    let (p, _) = tree.pose(&ws, 1).unwrap();
+    let want = [1.6 * 0.3f64.cos(), 1.6 * 0.3f64.sin(), 0.5];
+    assert!((0..3).all(|i| (p[i] - want[i]).abs() < 1e-15), "{p:?}");
+}
