@@ -106,11 +106,12 @@ pub enum Transmission {
     Tendon(usize),
 }
 
-/// An actuator: force `gain * ctrl + bias[0] + bias[1] * length + bias[2]
-/// * velocity` (MuJoCo's fixed gain and affine bias; a `motor` has gain 1
-/// and no bias, a `position` gain `kp` and bias `[0, -kp, 0]`, a
-/// `velocity` gain `kv` and bias `[0, 0, -kv]`), times `gear`, applied
-/// through its transmission.
+/// An actuator: force
+/// `gain * ctrl + bias[0] + bias[1] * length + bias[2] * velocity`
+/// (MuJoCo's fixed gain and affine bias; a `motor` has gain 1 and no
+/// bias, a `position` gain `kp` and bias `[0, -kp, 0]`, a `velocity` gain
+/// `kv` and bias `[0, 0, -kv]`), times `gear`, applied through its
+/// transmission.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Actuator {
     /// Its name.
