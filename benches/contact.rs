@@ -4,7 +4,7 @@
 //! combinations, or Lemke's method beyond `MAX_ENUMERATED_MODES` of them):
 //!
 //! - `contact/sliding_plate/{active_set,enumeration_lemke}/k`: the plate
-//!   of `crates/zwang-coulomb/tests/contacts.rs` (`sliding_plate`), pushed
+//!   of `crates/zwang-coulomb/tests/coulomb/contacts.rs` (`sliding_plate`), pushed
 //!   and sliding on `k` friction entries (`2^k` combinations: enumerated
 //!   up to `k = 12`);
 //! - `contact/resting_plate/{active_set,enumeration_lemke}/k`: the same

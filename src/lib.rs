@@ -42,7 +42,12 @@
 //! - [`generalized`]: systems in generalized coordinates given by their
 //!   kinetic and potential energies and constraints as Rust functions, by
 //!   automatic differentiation (`M`, velocity terms, rows; the Appell,
-//!   Lagrange and Nielsen forms; a mechanism for the stepper).
+//!   Lagrange and Nielsen forms; a mechanism for the stepper);
+//! - [`tree`]: kinematic trees in joint coordinates (MuJoCo's `qpos` and
+//!   `qvel`): the mass matrix by the composite-rigid-body algorithm, the
+//!   bias forces by recursive Newton-Euler, the factor in the tree's
+//!   sparsity; [`model::articulated`] hangs geoms, joint physics,
+//!   tendons and actuators on a tree.
 //!
 //! The command line `zwang` (crate `zwang-cli`, `cargo run --release` from
 //! the root of the repository) is built from the same crates; this facade
@@ -64,8 +69,10 @@ pub use zwang_ode as ode;
 pub use zwang_problems as problems;
 pub use zwang_qp as qp;
 pub use zwang_scene as scene;
+pub use zwang_tree as tree;
 
 pub mod answer;
+pub mod articulated;
 pub mod run;
 pub mod sweep;
 

@@ -10,6 +10,11 @@
 //! order (MuJoCo's `jnt` order), dofs and coordinates are the tree's
 //! `qvel` and `qpos` entries.
 
+mod forces;
+mod mechanism;
+
+pub use forces::JointAddress;
+pub use mechanism::ArticulatedMechanism;
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_tree::Tree;
 
@@ -106,12 +111,11 @@ pub enum Transmission {
     Tendon(usize),
 }
 
-/// An actuator: force
-/// `gain * ctrl + bias[0] + bias[1] * length + bias[2] * velocity`
-/// (MuJoCo's fixed gain and affine bias; a `motor` has gain 1 and no
-/// bias, a `position` gain `kp` and bias `[0, -kp, 0]`, a `velocity` gain
-/// `kv` and bias `[0, 0, -kv]`), times `gear`, applied through its
-/// transmission.
+/// An actuator: force `gain * ctrl + bias[0] + bias[1] * length +
+/// bias[2] * velocity` (MuJoCo's fixed gain and affine bias; a `motor` has gain 1
+/// and no bias, a `position` gain `kp` and bias `[0, -kp, 0]`, a
+/// `velocity` gain `kv` and bias `[0, 0, -kv]`), times `gear`, applied
+/// through its transmission.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Actuator {
     /// Its name.

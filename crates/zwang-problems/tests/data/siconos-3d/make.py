@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small problems in space of `tests/siconos_space.rs` as
+"""Writes the small problems in space of `tests/problems/siconos_space.rs` as
 Siconos' text files, `W` in each of its three storages.
 
     python3 make.py            # writes the .dat files next to this script

@@ -16,8 +16,8 @@ use zwang::generalized::catalog::nonholonomic::{
 use zwang::generalized::{catalog, AnySystem, Generalized, System};
 use zwang::motion::{simulate, ContactSample, Observer, Settings, Status};
 
-mod forms_support;
-mod motion_support;
+use crate::forms_support;
+use crate::motion_support;
 use forms_support::{off, solve_all};
 use motion_support::{max_diff, rk4};
 

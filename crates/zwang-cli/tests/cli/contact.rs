@@ -421,7 +421,7 @@ fn siconos_files_are_solved_to_1e_8() {
 /// FCLIB's files in space, local and global form: the contract's keys,
 /// solved to 1e-8 (exact and convex law), the written answer consistent
 /// with the file (`u = W r + q`, `u = H^T v + w`) and its error the one
-/// reported. (`zwang-problems`' `tests/fclib.rs` recomputes the error
+/// reported. (`zwang-problems`' `tests/problems/fclib.rs` recomputes the error
 /// from the raw datasets.)
 #[test]
 fn fclib_files_are_solved_to_1e_8() {

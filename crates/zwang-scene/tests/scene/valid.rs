@@ -5,7 +5,7 @@ use zwang_scene::{
     JointKind, Method, Scene, Shape, Sinusoid, SolverSettings, Stepping, Surface,
 };
 
-mod common;
+use crate::common;
 use common::{FRAMED, FULL, SHAPES};
 
 /// Within a few rounding errors (a norm computed with `hypot` or with

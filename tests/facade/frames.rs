@@ -14,7 +14,7 @@
 //! - A particle at absolute rest seen from a turning frame: a circle
 //!   backwards.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{run, run_model, samples, scene};
 use rand::{Rng, SeedableRng};

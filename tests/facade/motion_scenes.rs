@@ -4,7 +4,7 @@
 //! the scenes with closed forms end where those say; two runs write the
 //! same CSV, byte for byte.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{rk4_until, run, samples, scene, scene_path, Run};
 use zwang::coulomb::Mode;

@@ -4,7 +4,7 @@
 //! order in its step, and no impact of any shipped event-driven scene
 //! gains energy.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{max_diff, run, scene, Run};
 use zwang::model::Bodies;

@@ -8,12 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
-mod elliptic;
-// The motion tests' helpers at the repository's root (a fixed-step
-// Runge-Kutta integrator and a difference of vectors), shared, not copied.
-#[path = "../../../tests/motion_support/mod.rs"]
-mod motion_support;
+use crate::common;
+use crate::elliptic;
+use crate::motion_support;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 use elliptic::{complete_k, jacobi, Pendulum};
 use motion_support::{max_diff, rk4_step};

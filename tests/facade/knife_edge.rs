@@ -4,7 +4,7 @@
 //! 1911) and a blade on an inclined plane (Ju. I. Neimark and N. A.
 //! Fufaev, "Dynamics of Nonholonomic Systems", 1967).
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{max_diff, rk4, run_model, samples, scene, tight};
 use std::f64::consts::FRAC_PI_2;

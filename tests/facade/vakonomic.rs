@@ -5,7 +5,7 @@
 //! Caishan, "The fundamental equations in analytical mechanics for
 //! nonholonomic systems" (2016).
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{rk4, scene, tight};
 use zwang::model::planar::{Body, Joint, PlanarModel};

@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_scene::{parse_scene, BodyRef, Force, JointKind, Scene, Shape, Stepping, Surface};
 
-mod common;
+use crate::common;
 
 /// Values that sit on or beyond the edges of the rules.
 const VALUES: &[&str] = &[

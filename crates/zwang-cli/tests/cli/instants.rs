@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
+use crate::common;
 use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
 
 /// Each file of `tests/data/malformed` and the key its error must name.

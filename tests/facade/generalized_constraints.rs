@@ -12,7 +12,7 @@ use zwang::generalized::{ConstraintKind, Generalized, Scalar, System};
 use zwang::instant::Instant;
 use zwang::motion::{simulate, InstantWriter, NoObserver, Settings, Status};
 
-mod forms_support;
+use crate::forms_support;
 use forms_support::{off, solve_all};
 
 const STATES: usize = 200;

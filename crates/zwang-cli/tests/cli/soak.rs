@@ -2,7 +2,7 @@
 //! (`examples/scenes/*.toml`, `tests/data/scenes/*.toml`) run through the
 //! `zwang` binary as a user would, `zwang simulate MUTANT --json`, parse
 //! and simulation together (the parser alone is fuzzed by
-//! `crates/zwang-scene/tests/mutations.rs`).
+//! `crates/zwang-scene/tests/scene/mutations.rs`).
 //!
 //! Every run is killed after a wall-clock limit and runs under a limit of
 //! its virtual memory (`ulimit -v` of a Unix `sh`), and must end in one of:
@@ -31,10 +31,10 @@
 //!   that hangs adds its 20 s), durations capped at 2 s,
 //!   `output_every >= 1e-4`, `[solver] max_steps = 20000` unless the
 //!   mutant sets it, 20 s and 2 GB per run:
-//!   `cargo test --release -p zwang-cli --test soak`;
+//!   `cargo test --release -p zwang-cli --test cli soak::`;
 //! - `ZWANG_SOAK=long`: 20 000 other mutants (seeds from 1 000 000),
 //!   durations up to 100 s, any `output_every`, 120 s per run:
-//!   `ZWANG_SOAK=long cargo test --release -p zwang-cli --test soak -- --nocapture`.
+//!   `ZWANG_SOAK=long cargo test --release -p zwang-cli --test cli soak:: -- --nocapture`.
 //!
 //! Mutant `S` of a tier is made from the seed `S` alone:
 //! `ZWANG_SOAK_SEED=S` (with the tier's `ZWANG_SOAK`) runs only that one.
@@ -55,7 +55,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod common;
+use crate::common;
 use common::{repo, zwang_bin};
 
 /// The limits and sizes of a tier.
@@ -848,7 +848,7 @@ fn record(tier: &Tier, m: &Mutant, r: &Run, why: &str) -> String {
         format!("ZWANG_SOAK={} ", tier.name)
     };
     let report = format!(
-        "seed {} ({env}ZWANG_SOAK_SEED={} cargo test --release --test soak)\nscene {}\nmutations: {}\nwrong: {why}\nexit {:?}\nstdout: {}\nstderr: {}\nmutant: {}\n",
+        "seed {} ({env}ZWANG_SOAK_SEED={} cargo test --release -p zwang-cli --test cli soak::)\nscene {}\nmutations: {}\nwrong: {why}\nexit {:?}\nstdout: {}\nstderr: {}\nmutant: {}\n",
         m.seed,
         m.seed,
         m.scene,

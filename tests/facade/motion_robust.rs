@@ -3,7 +3,7 @@
 //! shipped scenes as a hostile user would (issue "Motion you can trust"),
 //! and is named after it.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{run, scene_path, Run};
 use zwang::coulomb::{variational, Answers};

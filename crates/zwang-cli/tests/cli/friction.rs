@@ -15,7 +15,7 @@ use std::process::Output;
 use zwang::coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
 use zwang::instant::{parse_instant, to_json, Encoding, Instant};
 
-mod common;
+use crate::common;
 use common::{numbers, repo, stderr, stdout, zwang};
 
 const SUITE: &str = "tests/data/friction";

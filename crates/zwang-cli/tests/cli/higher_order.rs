@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 use common::{numbers, repo, stderr, stdout, zwang};
 
 const SUITE: &str = "tests/data/higher_order";

@@ -4,7 +4,7 @@
 //! a box that sticks on an incline, and the energy of a double pendulum.
 //! No expected value comes from zwang itself.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{rk4_until, run, run_model, samples, scene};
 use std::f64::consts::PI;

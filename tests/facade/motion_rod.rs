@@ -12,7 +12,7 @@
 //! and `F = 0` (smooth), `F = -c x_A'` (viscous) or `F = -mu N sign(x_A')`
 //! (Coulomb), `x_A' = x' + l sin(th) theta'`.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{max_diff, rk4, rk4_step, rk4_until, run, samples, scene};
 use zwang::motion::{Contacts, EventKind, Status};

@@ -8,7 +8,7 @@
 //! boxes settling in a bin without gaining energy, and the rod of Yao and Gao
 //! converging to its event-driven run at first order in the time step.
 
-mod motion_support;
+use crate::motion_support;
 
 use motion_support::{run, samples, scene, scene_path, Run};
 use zwang::model::planar::{PlanarModel, Shape};

@@ -5,7 +5,7 @@
 
 // Not every shared helper is used here.
 #[allow(dead_code)]
-mod common;
+use crate::common;
 use common::{repo, stderr, stdout, zwang};
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -1,0 +1,7 @@
+//! The QP crate's integration tests (the no-allocation test keeps its own binary, for its counting allocator) as one binary (one build and link instead of one per
+//! file): each file a module.
+
+mod hand_solved;
+mod properties;
+mod regressions;
+mod sweep;

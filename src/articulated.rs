@@ -1,0 +1,454 @@
+//! Running an articulated model (a kinematic tree in joint coordinates,
+//! as an MJCF file describes it) and its report: the start a keyframe
+//! names, the event-driven run, and the JSON of `docs/mjcf.md` that the
+//! command line prints and the Python package returns.
+
+use std::time::Instant as Clock;
+
+use serde_json::{json, Map, Value};
+use zwang_model::articulated::{Articulated, ArticulatedMechanism};
+use zwang_model::spatial::rotation::cross;
+use zwang_motion::{simulate, ContactSample, Observer, Settings, Status};
+
+/// A start: coordinates, velocities and controls (held along a run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Start {
+    /// Length `nq`.
+    pub qpos: Vec<f64>,
+    /// Length `nv`.
+    pub qvel: Vec<f64>,
+    /// One per actuator.
+    pub ctrl: Vec<f64>,
+    /// s.
+    pub time: f64,
+}
+
+/// The start `keyframe` names (a key's name, or its 0-based index), or
+/// `qpos0` at rest with zero controls for `None`.
+pub fn start_of(model: &Articulated, keyframe: Option<&str>) -> Result<Start, String> {
+    let Some(key) = keyframe else {
+        return Ok(Start {
+            qpos: model.tree.qpos0().to_vec(),
+            qvel: vec![0.0; model.tree.nv()],
+            ctrl: vec![0.0; model.actuators.len()],
+            time: 0.0,
+        });
+    };
+    let found = model
+        .keyframes
+        .iter()
+        .position(|k| !k.name.is_empty() && k.name == key)
+        .or_else(|| {
+            key.parse::<usize>()
+                .ok()
+                .filter(|&i| i < model.keyframes.len())
+        });
+    let Some(i) = found else {
+        let names: Vec<String> = model
+            .keyframes
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                if k.name.is_empty() {
+                    i.to_string()
+                } else {
+                    k.name.clone()
+                }
+            })
+            .collect();
+        return Err(if names.is_empty() {
+            format!("--keyframe: `{key}`: the model has no keyframes")
+        } else {
+            format!(
+                "--keyframe: `{key}`: no such key (the model's: {})",
+                names.join(", ")
+            )
+        });
+    };
+    let k = &model.keyframes[i];
+    Ok(Start {
+        qpos: k.qpos.clone(),
+        qvel: k.qvel.clone(),
+        ctrl: k.ctrl.clone(),
+        time: k.time,
+    })
+}
+
+/// A body's state for reports, world frame: its frame's origin and
+/// orientation `[w, x, y, z]`, the origin's velocity and the angular
+/// velocity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyReport {
+    /// The body's name.
+    pub name: String,
+    /// m.
+    pub position: [f64; 3],
+    /// Unit quaternion.
+    pub orientation: [f64; 4],
+    /// m/s.
+    pub velocity: [f64; 3],
+    /// rad/s.
+    pub angular_velocity: [f64; 3],
+}
+
+/// Every body's state at `(qpos, qvel)` (empty if the state is not one
+/// the tree can take).
+pub fn bodies(model: &Articulated, qpos: &[f64], qvel: &[f64]) -> Vec<BodyReport> {
+    let tree = &model.tree;
+    let mut ws = tree.workspace();
+    if tree.positions(&mut ws, qpos).is_err() || tree.velocities(&mut ws, qvel).is_err() {
+        return Vec::new();
+    }
+    (0..tree.nbody())
+        .filter_map(|b| {
+            let (x, q) = tree.pose(&ws, b).ok()?;
+            let s = tree.velocity(&ws, b).ok()?;
+            let w = [s[0], s[1], s[2]];
+            let c = cross(w, x);
+            Some(BodyReport {
+                name: tree.bodies()[b].name.clone(),
+                position: x,
+                orientation: q,
+                velocity: [s[3] + c[0], s[4] + c[1], s[5] + c[2]],
+                angular_velocity: w,
+            })
+        })
+        .collect()
+}
+
+/// What a run of an articulated model did: the contract's JSON
+/// (`docs/mjcf.md`), either method.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArticulatedReport {
+    /// `"finished"`, or why not (`"failed"`).
+    pub status: String,
+    /// Why it failed, if it did.
+    pub reason: Option<String>,
+    /// The time reached, s.
+    pub time: f64,
+    /// Time steps (or the integrator's accepted steps).
+    pub steps: usize,
+    /// The final state.
+    pub qpos: Vec<f64>,
+    /// The final velocities.
+    pub qvel: Vec<f64>,
+    /// Kinetic, gravity and springs, J.
+    pub energy: [f64; 2],
+    /// The deepest overlap of two geoms at any step end, m.
+    pub max_penetration: f64,
+    /// The furthest a joint or tendon passed a limit at any step end.
+    pub max_limit_violation: f64,
+    /// Steps whose constraint problem ended above its tolerance.
+    pub unsolved_steps: usize,
+    /// The worst such error and when, if any.
+    pub worst_unsolved: Option<(f64, f64)>,
+    /// The file's attributes read and ignored (`"geom.solref"`).
+    pub ignored: Vec<String>,
+    /// s.
+    pub wall_time: f64,
+}
+
+impl ArticulatedReport {
+    /// The JSON object of `zwang simulate MODEL.xml --json`.
+    pub fn to_json(&self, model: &Articulated) -> Value {
+        let mut states = Map::new();
+        for b in bodies(model, &self.qpos, &self.qvel) {
+            states.insert(
+                b.name,
+                json!({
+                    "position": b.position,
+                    "orientation": b.orientation,
+                    "velocity": b.velocity,
+                    "angular_velocity": b.angular_velocity,
+                }),
+            );
+        }
+        let mut out = json!({
+            "status": self.status,
+            "time": self.time,
+            "steps": self.steps,
+            "final": {"qpos": self.qpos, "qvel": self.qvel, "bodies": states},
+            "energy": {"initial": self.energy[0], "final": self.energy[1]},
+            "max_penetration": self.max_penetration,
+            "max_limit_violation": self.max_limit_violation,
+            "unsolved_steps": self.unsolved_steps,
+            "ignored": self.ignored,
+            "stats": {"wall_time": self.wall_time},
+        });
+        if let Some(reason) = &self.reason {
+            out["reason"] = json!(reason);
+        }
+        if let Some((error, time)) = self.worst_unsolved {
+            out["worst_unsolved"] = json!({"error": error, "time": time});
+        }
+        out
+    }
+}
+
+/// The largest limit violation of the samples it sees.
+struct Limits<'a> {
+    mechanism: &'a ArticulatedMechanism,
+    worst: f64,
+}
+
+impl Observer for Limits<'_> {
+    fn sample(&mut self, _t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
+        self.worst = self.worst.max(self.mechanism.limit_violation(q));
+    }
+}
+
+/// The samples an event-driven run checks the limits at.
+const LIMIT_SAMPLES: f64 = 10_000.0;
+
+/// Runs `model` from `start` for `duration` by the event-driven method at
+/// relative `tolerance` (the absolute one a hundredth of it). Joint limits
+/// are its contacts; `max_limit_violation` is measured at 10,000 samples
+/// of the run and at its end.
+pub fn run_event(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    tolerance: f64,
+    ignored: &[String],
+) -> Result<ArticulatedReport, String> {
+    let clock = Clock::now();
+    let mechanism = ArticulatedMechanism::new(
+        model.clone(),
+        start.qpos.clone(),
+        start.qvel.clone(),
+        start.ctrl.clone(),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut settings = Settings::default();
+    settings.ode.rtol = tolerance;
+    settings.ode.atol = (tolerance * 1e-2).min(zwang_motion::ATOL_MAX);
+    settings.output_every = duration / LIMIT_SAMPLES;
+    settings
+        .validate()
+        .map_err(|e| format!("--tolerance: {e}"))?;
+    let mut limits = Limits {
+        mechanism: &mechanism,
+        worst: 0.0,
+    };
+    let out = simulate(&mechanism, duration, &settings, &mut limits);
+    let finished = out.status == Status::Finished;
+    Ok(ArticulatedReport {
+        status: if finished { "finished" } else { "failed" }.into(),
+        reason: out.reason.clone(),
+        time: start.time + out.time,
+        steps: out.steps,
+        max_limit_violation: limits.worst.max(mechanism.limit_violation(&out.q)),
+        qpos: out.q,
+        qvel: out.v,
+        energy: [out.energy_initial, out.energy_final],
+        max_penetration: 0.0,
+        unsolved_steps: 0,
+        worst_unsolved: None,
+        ignored: ignored.to_vec(),
+        wall_time: clock.elapsed().as_secs_f64(),
+    })
+}
+
+/// How a [`Simulation`] moves its model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Method {
+    /// Velocity-level time stepping at the model's time step.
+    TimeStep,
+    /// The event-driven method at this relative tolerance.
+    Event(f64),
+}
+
+/// A model being run under the caller's control: its state and controls
+/// can be read and set between calls, one time step or a stretch of time
+/// at a time (the Python package's `Simulation`, and Rust's).
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    model: Articulated,
+    ignored: Vec<String>,
+    method: Method,
+    start: Start,
+    /// The state now (`start.time` is the time now).
+    now: Start,
+    /// What the run so far did.
+    report: ArticulatedReport,
+}
+
+impl Simulation {
+    /// A simulation of `model` (its MJCF file's `ignored` attributes for
+    /// the report) at `qpos0`, at rest, controls zero.
+    pub fn new(model: Articulated, ignored: Vec<String>, method: Method) -> Result<Self, String> {
+        if let Method::Event(tol) = method {
+            if !(tol.is_finite() && tol > 0.0) {
+                return Err("tolerance: must be a finite number > 0".into());
+            }
+        }
+        let start = start_of(&model, None)?;
+        let mut sim = Simulation {
+            report: empty_report(&model, &start, &ignored),
+            now: start.clone(),
+            start,
+            model,
+            ignored,
+            method,
+        };
+        sim.reset(None)?;
+        Ok(sim)
+    }
+
+    /// Back to a keyframe (by name or index) or to `qpos0` at rest; the
+    /// report starts over.
+    pub fn reset(&mut self, keyframe: Option<&str>) -> Result<(), String> {
+        self.start = start_of(&self.model, keyframe)?;
+        self.now = self.start.clone();
+        self.report = empty_report(&self.model, &self.start, &self.ignored);
+        Ok(())
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Articulated {
+        &self.model
+    }
+
+    /// The coordinates now.
+    pub fn qpos(&self) -> &[f64] {
+        &self.now.qpos
+    }
+
+    /// The velocities now.
+    pub fn qvel(&self) -> &[f64] {
+        &self.now.qvel
+    }
+
+    /// The controls, held until set again.
+    pub fn ctrl(&self) -> &[f64] {
+        &self.now.ctrl
+    }
+
+    /// The time now, s.
+    pub fn time(&self) -> f64 {
+        self.now.time
+    }
+
+    /// Sets the coordinates (length `nq`, finite).
+    pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<(), String> {
+        check("qpos", qpos, self.model.tree.nq())?;
+        self.now.qpos.copy_from_slice(qpos);
+        Ok(())
+    }
+
+    /// Sets the velocities (length `nv`, finite).
+    pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<(), String> {
+        check("qvel", qvel, self.model.tree.nv())?;
+        self.now.qvel.copy_from_slice(qvel);
+        Ok(())
+    }
+
+    /// Sets the controls (one per actuator, finite).
+    pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<(), String> {
+        check("ctrl", ctrl, self.model.actuators.len())?;
+        self.now.ctrl.copy_from_slice(ctrl);
+        Ok(())
+    }
+
+    /// A body's world state now, by name.
+    pub fn body(&self, name: &str) -> Result<BodyReport, String> {
+        bodies(&self.model, &self.now.qpos, &self.now.qvel)
+            .into_iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| format!("body: `{name}`: no such body"))
+    }
+
+    /// The report of the run so far (since the last reset).
+    pub fn report(&self) -> &ArticulatedReport {
+        &self.report
+    }
+
+    /// One time step of the model's time step (time stepping only).
+    pub fn step(&mut self) -> Result<(), String> {
+        match self.method {
+            Method::TimeStep => self.advance(self.model.timestep),
+            Method::Event(_) => {
+                Err("step: one time step is for stepping=\"timestep\"; use advance".into())
+            }
+        }
+    }
+
+    /// Moves the model `duration` s on with the controls held.
+    pub fn advance(&mut self, duration: f64) -> Result<(), String> {
+        if !(duration.is_finite() && duration > 0.0) {
+            return Err("advance: the duration must be a finite number > 0".into());
+        }
+        let part = match self.method {
+            Method::Event(tol) => run_event(&self.model, &self.now, duration, tol, &self.ignored)?,
+            Method::TimeStep => {
+                return Err(
+                    "stepping=\"timestep\": not built yet for MJCF models; use stepping=\"event\""
+                        .into(),
+                )
+            }
+        };
+        self.absorb(part);
+        Ok(())
+    }
+
+    /// Adds a stretch's report to the run's and moves the state on.
+    fn absorb(&mut self, part: ArticulatedReport) {
+        let r = &mut self.report;
+        r.status.clone_from(&part.status);
+        r.reason.clone_from(&part.reason);
+        r.time = part.time;
+        r.steps += part.steps;
+        r.energy[1] = part.energy[1];
+        r.max_penetration = r.max_penetration.max(part.max_penetration);
+        r.max_limit_violation = r.max_limit_violation.max(part.max_limit_violation);
+        r.unsolved_steps += part.unsolved_steps;
+        if let Some((error, time)) = part.worst_unsolved {
+            if r.worst_unsolved.is_none_or(|(worst, _)| error > worst) {
+                r.worst_unsolved = Some((error, time));
+            }
+        }
+        r.wall_time += part.wall_time;
+        r.qpos.clone_from(&part.qpos);
+        r.qvel.clone_from(&part.qvel);
+        self.now.qpos = part.qpos;
+        self.now.qvel = part.qvel;
+        self.now.time = part.time;
+    }
+}
+
+/// The report of a run that has not moved yet.
+fn empty_report(model: &Articulated, start: &Start, ignored: &[String]) -> ArticulatedReport {
+    let energy = model
+        .energy(
+            &mut model.tree.workspace(),
+            &model.joint_addresses(),
+            &start.qpos,
+            &start.qvel,
+        )
+        .unwrap_or(f64::NAN);
+    ArticulatedReport {
+        status: "finished".into(),
+        reason: None,
+        time: start.time,
+        steps: 0,
+        qpos: start.qpos.clone(),
+        qvel: start.qvel.clone(),
+        energy: [energy, energy],
+        max_penetration: 0.0,
+        max_limit_violation: 0.0,
+        unsolved_steps: 0,
+        worst_unsolved: None,
+        ignored: ignored.to_vec(),
+        wall_time: 0.0,
+    }
+}
+
+fn check(what: &str, x: &[f64], n: usize) -> Result<(), String> {
+    if x.len() != n {
+        return Err(format!("{what}: {} numbers, expected {n}", x.len()));
+    }
+    match x.iter().position(|x| !x.is_finite()) {
+        Some(i) => Err(format!("{what}[{i}]: not finite")),
+        None => Ok(()),
+    }
+}

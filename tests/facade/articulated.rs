@@ -1,0 +1,297 @@
+//! Kinematic trees in joint coordinates under the event-driven method
+//! (`zwang_model::articulated::ArticulatedMechanism`), against closed
+//! forms computed here: the pendulum's period (the complete elliptic
+//! integral, by the arithmetic-geometric mean), a damped spring's motion,
+//! a motor's torque, and a free body's angular momentum and energy.
+
+use std::f64::consts::PI;
+
+use zwang::model::articulated::{
+    Actuator, Articulated, ArticulatedMechanism, JointPhysics, Transmission,
+};
+use zwang::model::spatial::rotation::{apply, cross, matrix};
+use zwang::motion::{simulate, NoObserver, Settings, Status};
+use zwang::tree::{Body, Joint, Tree};
+
+const G: f64 = 9.81;
+
+/// A model of `bodies` with neutral joint physics, no geoms and no
+/// actuators.
+fn articulated(bodies: Vec<Body>, gravity: [f64; 3]) -> Articulated {
+    let tree = Tree::new(bodies, gravity).expect("a valid tree");
+    let joints = tree
+        .bodies()
+        .iter()
+        .flat_map(|b| &b.joints)
+        .map(|j| JointPhysics {
+            name: j.name.clone(),
+            range: None,
+            damping: 0.0,
+            stiffness: 0.0,
+            springref: 0.0,
+            frictionloss: 0.0,
+        })
+        .collect();
+    Articulated {
+        tree,
+        joints,
+        geoms: Vec::new(),
+        sites: Vec::new(),
+        tendons: Vec::new(),
+        actuators: Vec::new(),
+        equalities: Vec::new(),
+        excluded: Vec::new(),
+        contact: true,
+        timestep: 0.002,
+        keyframes: Vec::new(),
+    }
+}
+
+/// Tight tolerances: the closed forms are met to about 1e-9.
+fn settings() -> Settings {
+    let mut s = Settings::default();
+    s.ode.rtol = 1e-12;
+    s.ode.atol = 1e-14;
+    s
+}
+
+fn run(
+    model: Articulated,
+    qpos: Vec<f64>,
+    qvel: Vec<f64>,
+    ctrl: Vec<f64>,
+    t: f64,
+) -> (Vec<f64>, Vec<f64>, f64, f64) {
+    let mechanism = ArticulatedMechanism::new(model, qpos, qvel, ctrl).expect("a mechanism");
+    let out = simulate(&mechanism, t, &settings(), &mut NoObserver);
+    assert_eq!(out.status, Status::Finished, "{:?}", out.reason);
+    (out.q, out.v, out.energy_initial, out.energy_final)
+}
+
+/// The complete elliptic integral of the first kind, `K(m)`, by the
+/// arithmetic-geometric mean.
+fn complete_k(m: f64) -> f64 {
+    let (mut a, mut b) = (1.0, (1.0 - m).sqrt());
+    while (a - b).abs() > 1e-16 * a {
+        (a, b) = ((a + b) / 2.0, (a * b).sqrt());
+    }
+    PI / (2.0 * a)
+}
+
+/// A point mass on a massless rod of length 1, hinged about `y` at the
+/// origin, hanging along `-z` at `q = 0`.
+fn pendulum() -> Body {
+    let mut bob = Body::new("bob", None);
+    bob.mass = 1.0;
+    bob.com = [0.0, 0.0, -1.0];
+    bob.joints
+        .push(Joint::hinge("swing", [0.0, 1.0, 0.0], [0.0; 3]));
+    bob
+}
+
+#[test]
+fn a_pendulum_released_at_two_radians_returns_after_its_elliptic_period() {
+    let q0 = 2.0_f64;
+    let period = 4.0 * (1.0 / G).sqrt() * complete_k((q0 / 2.0).sin().powi(2));
+    let model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
+    let (q, v, e0, e1) = run(model, vec![q0], vec![0.0], vec![], period);
+    assert!((q[0] - q0).abs() < 1e-8, "q {} after a period", q[0]);
+    assert!(v[0].abs() < 1e-7, "v {} after a period", v[0]);
+    // Energy: m g l (1 - cos q0) above the lowest point, kept.
+    assert!((e0 + G * q0.cos()).abs() < 1e-12, "initial energy {e0}");
+    assert!((e1 - e0).abs() < 1e-9 * G, "energy {e0} -> {e1}");
+}
+
+#[test]
+fn a_damped_spring_on_a_slide_follows_its_closed_form() {
+    // m x'' = -k x - d x' with armature added to the mass; underdamped.
+    let (mass, armature, k, d, x0) = (2.0, 0.5, 30.0, 1.5, 0.2);
+    let mut block = Body::new("block", None);
+    block.mass = mass;
+    block.inertia = [[0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]];
+    block
+        .joints
+        .push(Joint::slide("x", [1.0, 0.0, 0.0]).with_armature(armature));
+    let mut model = articulated(vec![block], [0.0, 0.0, -G]);
+    model.joints[0].stiffness = k;
+    model.joints[0].damping = d;
+    let m = mass + armature;
+    let (zeta_w, wd) = (d / (2.0 * m), (k / m - (d / (2.0 * m)).powi(2)).sqrt());
+    let t = 1.7;
+    let x = x0 * (-zeta_w * t).exp() * ((wd * t).cos() + zeta_w / wd * (wd * t).sin());
+    let (q, _, _, e1) = run(model, vec![x0], vec![0.0], vec![], t);
+    assert!((q[0] - x).abs() < 1e-9, "x {} against {x}", q[0]);
+    // No gravity along a horizontal slide: the energy is the spring's
+    // and the block's, and damping has taken some.
+    assert!(e1 < 0.5 * k * x0 * x0);
+}
+
+#[test]
+fn a_geared_motor_turns_a_wheel_with_its_clamped_torque() {
+    // A wheel of moment 0.3 about z, no gravity's torque about its axis.
+    let mut wheel = Body::new("wheel", None);
+    wheel.mass = 1.0;
+    wheel.inertia = [[0.2, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.3]];
+    wheel
+        .joints
+        .push(Joint::hinge("spin", [0.0, 0.0, 1.0], [0.0; 3]));
+    let mut model = articulated(vec![wheel], [0.0, 0.0, -G]);
+    model.actuators.push(Actuator {
+        name: "motor".into(),
+        transmission: Transmission::Joint(0),
+        gear: 2.0,
+        gain: 1.0,
+        bias: [0.0; 3],
+        ctrlrange: Some([-0.25, 0.25]),
+        forcerange: None,
+    });
+    // The control 0.4 is clamped to 0.25: torque 2 * 0.25 = 0.5.
+    let t = 0.8;
+    let (q, v, _, _) = run(model, vec![0.0], vec![0.0], vec![0.4], t);
+    let alpha = 0.5 / 0.3;
+    assert!((v[0] - alpha * t).abs() < 1e-10, "v {}", v[0]);
+    assert!((q[0] - alpha * t * t / 2.0).abs() < 1e-10, "q {}", q[0]);
+}
+
+#[test]
+fn a_free_tumbling_body_keeps_its_angular_momentum_and_energy() {
+    let inertia = [[1.0, 0.1, 0.0], [0.1, 2.0, -0.2], [0.0, -0.2, 3.0]];
+    let mut body = Body::new("brick", None);
+    body.mass = 2.0;
+    body.com = [0.1, -0.05, 0.2];
+    body.inertia = inertia;
+    body.joints.push(Joint::free("float"));
+    let model = articulated(vec![body], [0.0; 3]);
+    let qpos = vec![0.3, 0.2, 1.0, 1.0, 0.0, 0.0, 0.0];
+    let qvel = vec![0.1, -0.2, 0.3, 1.5, -0.4, 2.0];
+    // The angular momentum about the centre of mass, world axes, and the
+    // centre of mass's velocity.
+    let momentum = |q: &[f64], v: &[f64]| {
+        let r = matrix([q[3], q[4], q[5], q[6]]);
+        let w = [v[3], v[4], v[5]];
+        let iw = [0, 1, 2].map(|i| (0..3).map(|j| inertia[i][j] * w[j]).sum::<f64>());
+        let c = apply(&r, body_com());
+        let wc = cross(apply(&r, w), c);
+        (apply(&r, iw), [v[0] + wc[0], v[1] + wc[1], v[2] + wc[2]])
+    };
+    let (l0, p0) = momentum(&qpos, &qvel);
+    let (q, v, e0, e1) = run(model, qpos, qvel, vec![], 3.0);
+    let (l1, p1) = momentum(&q, &v);
+    for k in 0..3 {
+        assert!((l1[k] - l0[k]).abs() < 1e-9, "L {l0:?} -> {l1:?}");
+        assert!((p1[k] - p0[k]).abs() < 1e-9, "p {p0:?} -> {p1:?}");
+    }
+    assert!((e1 - e0).abs() < 1e-9 * e0, "energy {e0} -> {e1}");
+}
+
+fn body_com() -> [f64; 3] {
+    [0.1, -0.05, 0.2]
+}
+
+#[test]
+fn a_pendulum_falling_onto_its_hinge_limit_lands_and_rests_on_it() {
+    // Released at pi/2, it swings down until its range's low end 0.5 stops
+    // it (a plastic impact), then gravity holds it there.
+    let mut model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
+    model.joints[0].range = Some([0.5, 3.0]);
+    let (q, v, e0, e1) = run(model, vec![PI / 2.0], vec![0.0], vec![], 2.0);
+    assert!((q[0] - 0.5).abs() < 1e-9, "q {}", q[0]);
+    assert!(v[0].abs() < 1e-9, "v {}", v[0]);
+    // All the kinetic energy at the limit is lost: what is left is the
+    // potential energy at 0.5, -m g l cos 0.5.
+    assert!(e0.abs() < 1e-12, "initial energy {e0}");
+    assert!((e1 + G * 0.5_f64.cos()).abs() < 1e-9, "final energy {e1}");
+}
+
+#[test]
+fn a_slide_pushed_off_its_limit_by_a_spring_leaves_it() {
+    // Resting on the low end 0 of its range with a spring pulling it up
+    // towards 0.3: it leaves at once and oscillates about 0.3 with
+    // amplitude 0.3 (no damping), never below 0.
+    let mut block = Body::new("block", None);
+    block.mass = 1.0;
+    block.inertia = [[0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]];
+    block.joints.push(Joint::slide("x", [1.0, 0.0, 0.0]));
+    let mut model = articulated(vec![block], [0.0, 0.0, -G]);
+    model.joints[0].range = Some([0.0, 1.0]);
+    model.joints[0].stiffness = 4.0;
+    model.joints[0].springref = 0.3;
+    // Half a period (pi / 2 s at omega 2): at the top, 0.6.
+    let (q, v, _, _) = run(model, vec![0.0], vec![0.0], vec![], PI / 2.0);
+    assert!((q[0] - 0.6).abs() < 1e-9, "q {}", q[0]);
+    assert!(v[0].abs() < 1e-8, "v {}", v[0]);
+}
+
+#[test]
+fn what_the_event_driven_method_does_not_take_is_refused() {
+    let mut model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
+    model.joints[0].frictionloss = 0.1;
+    let e = ArticulatedMechanism::new(model, vec![0.0], vec![0.0], vec![]).unwrap_err();
+    assert!(
+        e.to_string().starts_with("joint[swing].frictionloss:"),
+        "{e}"
+    );
+    let model = articulated(vec![pendulum()], [0.0, 0.0, -G]);
+    let e = ArticulatedMechanism::new(model, vec![0.0, 1.0], vec![0.0], vec![]).unwrap_err();
+    assert_eq!(e.to_string(), "qpos: 2 numbers, expected 1");
+}
+
+#[test]
+fn a_simulation_advanced_in_pieces_with_a_control_loop_matches_closed_forms() {
+    use zwang::articulated::{Method, Simulation};
+    // The geared wheel: the control set between pieces changes the torque.
+    let mut wheel = Body::new("wheel", None);
+    wheel.mass = 1.0;
+    wheel.inertia = [[0.2, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.0, 0.3]];
+    wheel
+        .joints
+        .push(Joint::hinge("spin", [0.0, 0.0, 1.0], [0.0; 3]));
+    let mut model = articulated(vec![wheel], [0.0, 0.0, -G]);
+    model.actuators.push(Actuator {
+        name: "motor".into(),
+        transmission: Transmission::Joint(0),
+        gear: 1.0,
+        gain: 1.0,
+        bias: [0.0; 3],
+        ctrlrange: None,
+        forcerange: None,
+    });
+    let mut sim = Simulation::new(model, vec!["geom.solref".into()], Method::Event(1e-12)).unwrap();
+    sim.set_ctrl(&[0.3]).unwrap();
+    sim.advance(0.5).unwrap();
+    sim.advance(0.5).unwrap();
+    // 1 s at 0.3 / 0.3 = 1 rad/s^2: v = 1, q = 0.5.
+    assert!((sim.qvel()[0] - 1.0).abs() < 1e-10 && (sim.qpos()[0] - 0.5).abs() < 1e-10);
+    sim.set_ctrl(&[-0.6]).unwrap();
+    sim.advance(0.5).unwrap();
+    // Then -2 rad/s^2 for 0.5 s: v = 0, q = 0.5 + 0.5 * 1 - 0.25 = 0.75.
+    assert!(sim.qvel()[0].abs() < 1e-10 && (sim.qpos()[0] - 0.75).abs() < 1e-10);
+    assert!((sim.time() - 1.5).abs() < 1e-15);
+    let wheel = sim.body("wheel").unwrap();
+    let turned = 0.75_f64;
+    assert!((wheel.orientation[0] - (turned / 2.0).cos()).abs() < 1e-9);
+    assert!((wheel.orientation[3] - (turned / 2.0).sin()).abs() < 1e-9);
+    let report = sim.report();
+    assert_eq!(report.status, "finished");
+    assert_eq!(report.ignored, ["geom.solref"]);
+    // Energy: the kinetic energy is back to 0 (the motor did the work
+    // and took it back).
+    assert!(report.energy[1].abs() < 1e-9, "{:?}", report.energy);
+    // Step is for time stepping; bad arrays and names are refused.
+    assert!(sim.step().is_err());
+    assert_eq!(
+        sim.set_ctrl(&[1.0, 2.0]).unwrap_err(),
+        "ctrl: 2 numbers, expected 1"
+    );
+    assert_eq!(
+        sim.set_qvel(&[f64::NAN]).unwrap_err(),
+        "qvel[0]: not finite"
+    );
+    assert!(sim.body("rim").is_err());
+    assert!(sim.reset(Some("home")).is_err());
+    sim.reset(None).unwrap();
+    assert_eq!(
+        (sim.time(), sim.qpos()[0], sim.report().steps),
+        (0.0, 0.0, 0)
+    );
+}
