@@ -38,7 +38,7 @@ use std::time::Instant as Clock;
 use sprs::CsMat;
 use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
 use zwang_core::rotation::cross;
-use zwang_model::articulated::Articulated;
+use zwang_model::articulated::{full_pattern, Articulated};
 use zwang_tree::{TreeError, Workspace};
 
 use crate::simulate::{Observer, Outcome, StartProjection};
@@ -124,8 +124,8 @@ pub struct TreeStepper<'m> {
     v_star: Vec<f64>,
     /// The fastest geom point at the free velocity.
     fastest_free: f64,
-    /// Per stored entry of the problems' `M` (upper triangle, columns
-    /// sorted), its entry in the tree's layout.
+    /// Per stored entry of the problems' `M` (full symmetric storage),
+    /// its entry in the tree's layout.
     mass_map: Vec<usize>,
     /// The root trees' dof ranges when each is contiguous (else all the
     /// dofs as one): the groups a correction takes energy from.
@@ -148,28 +148,8 @@ pub struct TreeStepper<'m> {
     max_limit_violation: f64,
 }
 
-/// The upper triangle of a matrix in the tree's layout as a CSC pattern
-/// (rows sorted within each column), and per stored entry its index in
-/// the layout.
-fn upper_pattern(tree: &zwang_tree::Tree) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
-    let (madr, nnz) = tree.mass_layout();
-    let mut indptr = Vec::with_capacity(tree.nv() + 1);
-    let mut indices = Vec::with_capacity(nnz);
-    let mut map = Vec::with_capacity(nnz);
-    indptr.push(0);
-    for j in 0..tree.nv() {
-        let column: Vec<usize> = tree.ancestors(j).collect();
-        for (k, &i) in column.iter().enumerate().rev() {
-            indices.push(i);
-            map.push(madr[j] + k);
-        }
-        indptr.push(indices.len());
-    }
-    (indptr, indices, map)
-}
-
-/// An empty problem over `M`'s upper-triangle pattern, three rows per
-/// contact.
+/// An empty problem over `M`'s pattern ([`full_pattern`]), three rows
+/// per contact.
 fn problem_of(n: usize, indptr: &[usize], indices: &[usize]) -> VelocityProblem {
     let data = vec![0.0; indices.len()];
     VelocityProblem {
@@ -217,7 +197,7 @@ impl<'m> TreeStepper<'m> {
         let mut ws = tree.workspace();
         let geoms = Geoms::new(model, &mut ws)?;
         let (n, nq) = (tree.nv(), tree.nq());
-        let (indptr, indices, mass_map) = upper_pattern(tree);
+        let (indptr, indices, mass_map) = full_pattern(tree);
         let solver_settings = SolverSettings {
             friction: settings.friction,
             tolerance: settings.tolerance,
@@ -380,12 +360,13 @@ impl<'m> TreeStepper<'m> {
 
     /// The energy now: kinetic, gravity's and the springs'.
     pub fn energy(&mut self) -> Result<f64, StepError> {
-        let tree = &self.model.tree;
-        tree.positions(&mut self.ws, &self.core.q)?;
-        tree.velocities(&mut self.ws, &self.core.v)?;
-        Ok(tree.kinetic_energy(&self.ws)?
-            + tree.potential_energy(&self.ws)?
-            + self.physics.spring_energy(&self.core.q))
+        energy_of(
+            self.model,
+            &self.physics,
+            &mut self.ws,
+            &self.core.q,
+            &self.core.v,
+        )
     }
 
     /// The contacts and limits at the positions in the workspace (the
@@ -581,10 +562,7 @@ fn energy_of(
     q: &[f64],
     v: &[f64],
 ) -> Result<f64, StepError> {
-    let tree = &model.tree;
-    tree.positions(ws, q)?;
-    tree.velocities(ws, v)?;
-    Ok(tree.kinetic_energy(ws)? + tree.potential_energy(ws)? + physics.spring_energy(q))
+    Ok(model.energy(ws, &physics.addresses, q, v)?)
 }
 
 impl Stages for TreeStepper<'_> {
@@ -599,7 +577,10 @@ impl Stages for TreeStepper<'_> {
         tree.mass_matrix(ws)?;
         tree.mul_mass(ws, v, &mut self.mv)?;
         self.tau.fill(0.0);
-        self.physics.forces(q, v, &self.ctrl, &mut self.tau);
+        // The damping is implicit (below), the rest explicit.
+        let addresses = &self.physics.addresses;
+        self.model
+            .add_forces(addresses, q, v, &self.ctrl, false, &mut self.tau);
         let p = &mut self.problem;
         for (((f, mv), tau), c) in p
             .force

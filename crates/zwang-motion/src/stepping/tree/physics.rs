@@ -1,60 +1,29 @@
-//! What an articulated model adds to its tree's dynamics, resolved once
-//! to the tree's coordinates and dofs: joint springs and damping, fixed
-//! tendons, actuators, and joint and tendon limits as one-sided rows.
+//! What the time stepper adds to an articulated model's forces (which
+//! are the model's, [`Articulated::add_forces`]): the joints' and
+//! tendons' damping as entries of the tree's mass layout (taken
+//! implicitly), and joint and tendon limits as one-sided rows.
 
 use zwang_core::rotation::dot;
-use zwang_model::articulated::{Articulated, Equality, TendonPath, Transmission};
+use zwang_model::articulated::{Articulated, Equality, JointAddress, TendonPath};
 use zwang_tree::{log, JointKind, Tree};
 
 use crate::stepping::space::collide::SpaceContact;
 use crate::stepping::StepError;
 use crate::warm::Key;
 
-/// Where a joint's coordinates and dofs are.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    kind: JointKind,
-    qadr: usize,
-    dadr: usize,
-}
-
-/// A fixed tendon over hinge and slide coordinates.
+/// A fixed tendon's terms: `(qpos index, qvel index, coefficient)`, one
+/// per joint (repeats summed).
 #[derive(Debug, Clone)]
-struct FixedTendon {
-    /// `(qpos index, qvel index, coefficient)`, one per joint (repeats
-    /// summed).
-    terms: Vec<(usize, usize, f64)>,
-    stiffness: f64,
-    rest: f64,
-}
+struct Terms(Vec<(usize, usize, f64)>);
 
-impl FixedTendon {
+impl Terms {
     fn length(&self, q: &[f64]) -> f64 {
-        self.terms.iter().map(|&(a, _, c)| c * q[a]).sum()
+        self.0.iter().map(|&(a, _, c)| c * q[a]).sum()
     }
 
     fn rate(&self, v: &[f64]) -> f64 {
-        self.terms.iter().map(|&(_, d, c)| c * v[d]).sum()
+        self.0.iter().map(|&(_, d, c)| c * v[d]).sum()
     }
-}
-
-/// What an actuator's force moves.
-#[derive(Debug, Clone, Copy)]
-enum Along {
-    /// A hinge or slide: its coordinate and dof.
-    Coordinate { qadr: usize, dadr: usize },
-    /// A fixed tendon (index).
-    Tendon(usize),
-}
-
-#[derive(Debug, Clone)]
-struct Drive {
-    along: Along,
-    gear: f64,
-    gain: f64,
-    bias: [f64; 3],
-    ctrlrange: Option<[f64; 2]>,
-    forcerange: Option<[f64; 2]>,
 }
 
 /// What a limit bounds.
@@ -74,13 +43,12 @@ struct Limit {
     range: [f64; 2],
 }
 
-/// Joint and tendon physics in the tree's coordinates.
+/// The stepper's view of a model's joint physics.
 #[derive(Debug, Clone)]
 pub(super) struct Physics {
-    /// `(qpos index, qvel index, stiffness, rest)`.
-    springs: Vec<(usize, usize, f64, f64)>,
-    tendons: Vec<FixedTendon>,
-    drives: Vec<Drive>,
+    /// Each joint's kind and addresses ([`Articulated::joint_addresses`]).
+    pub addresses: Vec<JointAddress>,
+    tendons: Vec<Terms>,
     limits: Vec<Limit>,
     /// The damping matrix `D` (joints' and tendons') as entries of
     /// [`Tree::mass_layout`]: `(index, value)`.
@@ -122,34 +90,14 @@ fn check_range(what: &str, range: Option<[f64; 2]>) -> Result<(), StepError> {
 }
 
 impl Physics {
-    /// Resolves the model's joint physics, tendons and actuators; refuses
-    /// what the stepper does not hold yet (equality constraints, dry
-    /// friction, spatial tendons) and what does not fit (a spring on a
-    /// ball, an actuator on a free joint, tendon damping across branches).
+    /// Resolves the model's joint physics; refuses what the stepper does
+    /// not hold yet (equality constraints, dry friction at joints,
+    /// spatial tendons) and what does not fit (forces the model cannot
+    /// compute, a range on a free joint, tendon damping across branches).
     pub fn new(model: &Articulated) -> Result<Physics, StepError> {
         let tree = &model.tree;
-        let mut slots = Vec::new();
-        let (mut qadr, mut dadr) = (0, 0);
-        for body in tree.bodies() {
-            for joint in &body.joints {
-                slots.push(Slot {
-                    kind: joint.kind,
-                    qadr,
-                    dadr,
-                });
-                qadr += joint.kind.nq();
-                dadr += joint.kind.nv();
-            }
-        }
-        if model.joints.len() != slots.len() {
-            return Err(unsupported(format!(
-                "the model gives the physics of {} joints, its tree has {}",
-                model.joints.len(),
-                slots.len()
-            )));
-        }
-        if let Some(k) = (0..model.equalities.len()).next() {
-            let kind = match model.equalities[k] {
+        if let Some((k, e)) = model.equalities.iter().enumerate().next() {
+            let kind = match e {
                 Equality::Connect { .. } => "connect",
                 Equality::Weld { .. } => "weld",
                 Equality::Joint { .. } => "joint",
@@ -159,53 +107,45 @@ impl Physics {
                 "equality[{k}] ({kind}): equality constraints are not supported yet by the time stepper over trees"
             )));
         }
-        let mut springs = Vec::new();
+        for (k, tendon) in model.tendons.iter().enumerate() {
+            if let TendonPath::Spatial(_) = tendon.path {
+                return Err(unsupported(format!(
+                    "tendon {} (tendon[{k}]): spatial tendons are not supported yet by the time stepper over trees",
+                    tendon.name
+                )));
+            }
+        }
+        for physics in &model.joints {
+            if physics.frictionloss != 0.0 {
+                return Err(unsupported(format!(
+                    "joint {}: frictionloss is not supported yet by the time stepper over trees",
+                    physics.name
+                )));
+            }
+        }
+        model.check_forces()?;
+        let addresses = model.joint_addresses();
         let mut limits = Vec::new();
         let mut damping = Vec::new();
         let (madr, _) = tree.mass_layout();
-        for (joint, (slot, physics)) in slots.iter().zip(&model.joints).enumerate() {
-            let name = &physics.name;
-            let what = format!("joint {name}");
+        for (joint, (slot, physics)) in addresses.iter().zip(&model.joints).enumerate() {
+            let what = format!("joint {} (joint[{joint}])", physics.name);
             finite_nonnegative(&format!("{what}: damping"), physics.damping)?;
-            finite_nonnegative(&format!("{what}: stiffness"), physics.stiffness)?;
-            finite_nonnegative(&format!("{what}: frictionloss"), physics.frictionloss)?;
             check_range(&what, physics.range)?;
-            if physics.frictionloss > 0.0 {
-                return Err(unsupported(format!(
-                    "{what}: frictionloss is not supported yet by the time stepper over trees"
-                )));
-            }
-            if !physics.springref.is_finite() {
-                return Err(unsupported(format!("{what}: springref is not finite")));
-            }
             if physics.damping > 0.0 {
-                for d in slot.dadr..slot.dadr + slot.kind.nv() {
+                for d in slot.dof..slot.dof + slot.kind.nv() {
                     damping.push((madr[d], physics.damping));
                 }
             }
-            let one = matches!(slot.kind, JointKind::Hinge { .. } | JointKind::Slide { .. });
-            if physics.stiffness > 0.0 {
-                if !one {
-                    return Err(unsupported(format!(
-                        "{what}: a spring on a ball or free joint is not supported"
-                    )));
-                }
-                springs.push((slot.qadr, slot.dadr, physics.stiffness, physics.springref));
-            }
             if let Some(range) = physics.range {
+                let (qadr, dadr) = (slot.qpos, slot.dof);
                 let what = match slot.kind {
-                    JointKind::Hinge { .. } | JointKind::Slide { .. } => Bounded::Coordinate {
-                        qadr: slot.qadr,
-                        dadr: slot.dadr,
-                    },
-                    JointKind::Ball { .. } => Bounded::Ball {
-                        qadr: slot.qadr,
-                        dadr: slot.dadr,
-                    },
+                    JointKind::Hinge { .. } | JointKind::Slide { .. } => {
+                        Bounded::Coordinate { qadr, dadr }
+                    }
+                    JointKind::Ball { .. } => Bounded::Ball { qadr, dadr },
                     JointKind::Free => {
-                        return Err(unsupported(format!(
-                            "joint {name} (joint[{joint}]): a free joint has no range"
-                        )))
+                        return Err(unsupported(format!("{what}: a free joint has no range")))
                     }
                 };
                 limits.push(Limit { what, range });
@@ -214,44 +154,21 @@ impl Physics {
         let mut tendons = Vec::new();
         for (k, tendon) in model.tendons.iter().enumerate() {
             let what = format!("tendon {} (tendon[{k}])", tendon.name);
-            let TendonPath::Fixed(path) = &tendon.path else {
-                return Err(unsupported(format!(
-                    "{what}: spatial tendons are not supported yet by the time stepper over trees"
-                )));
-            };
             finite_nonnegative(&format!("{what}: damping"), tendon.damping)?;
-            finite_nonnegative(&format!("{what}: stiffness"), tendon.stiffness)?;
             check_range(&what, tendon.range)?;
             let mut terms: Vec<(usize, usize, f64)> = Vec::new();
-            for &(joint, coef) in path {
-                let slot = slots.get(joint).ok_or_else(|| {
-                    unsupported(format!("{what}: joint {joint} is not in the tree"))
-                })?;
-                if !matches!(slot.kind, JointKind::Hinge { .. } | JointKind::Slide { .. }) {
-                    return Err(unsupported(format!(
-                        "{what}: a fixed tendon runs over hinge and slide joints only"
-                    )));
-                }
-                if !coef.is_finite() {
-                    return Err(unsupported(format!("{what}: a coefficient is not finite")));
-                }
-                match terms.iter_mut().find(|t| t.1 == slot.dadr) {
-                    Some(t) => t.2 += coef,
-                    None => terms.push((slot.qadr, slot.dadr, coef)),
+            if let TendonPath::Fixed(path) = &tendon.path {
+                for &(joint, coef) in path {
+                    let a = addresses[joint];
+                    match terms.iter_mut().find(|t| t.1 == a.dof) {
+                        Some(t) => t.2 += coef,
+                        None => terms.push((a.qpos, a.dof, coef)),
+                    }
                 }
             }
-            let mut fixed = FixedTendon {
-                terms,
-                stiffness: tendon.stiffness,
-                rest: 0.0,
-            };
-            fixed.rest = match tendon.springlength {
-                Some(l) if l.is_finite() => l,
-                Some(l) => return Err(unsupported(format!("{what}: springlength {l}"))),
-                None => fixed.length(tree.qpos0()),
-            };
+            let terms = Terms(terms);
             if tendon.damping > 0.0 {
-                tendon_damping(tree, &fixed, tendon.damping, &what, &mut damping)?;
+                tendon_damping(tree, &terms, tendon.damping, &what, &mut damping)?;
             }
             if let Some(range) = tendon.range {
                 limits.push(Limit {
@@ -259,118 +176,14 @@ impl Physics {
                     range,
                 });
             }
-            tendons.push(fixed);
-        }
-        let mut drives = Vec::new();
-        for (k, a) in model.actuators.iter().enumerate() {
-            let what = format!("actuator {} (actuator[{k}])", a.name);
-            let along = match a.transmission {
-                Transmission::Joint(j) => match slots.get(j) {
-                    Some(slot)
-                        if matches!(
-                            slot.kind,
-                            JointKind::Hinge { .. } | JointKind::Slide { .. }
-                        ) =>
-                    {
-                        Along::Coordinate {
-                            qadr: slot.qadr,
-                            dadr: slot.dadr,
-                        }
-                    }
-                    Some(_) => {
-                        return Err(unsupported(format!(
-                            "{what}: an actuator on a ball or free joint is not supported"
-                        )))
-                    }
-                    None => return Err(unsupported(format!("{what}: no joint {j}"))),
-                },
-                Transmission::Tendon(t) if t < tendons.len() => Along::Tendon(t),
-                Transmission::Tendon(t) => {
-                    return Err(unsupported(format!("{what}: no tendon {t}")))
-                }
-            };
-            let numbers = [a.gear, a.gain, a.bias[0], a.bias[1], a.bias[2]];
-            if numbers.iter().any(|x| !x.is_finite()) {
-                return Err(unsupported(format!(
-                    "{what}: gear, gain and bias must be finite"
-                )));
-            }
-            check_range(&format!("{what}: ctrl"), a.ctrlrange)?;
-            check_range(&format!("{what}: force"), a.forcerange)?;
-            drives.push(Drive {
-                along,
-                gear: a.gear,
-                gain: a.gain,
-                bias: a.bias,
-                ctrlrange: a.ctrlrange,
-                forcerange: a.forcerange,
-            });
+            tendons.push(terms);
         }
         Ok(Physics {
-            springs,
+            addresses,
             tendons,
-            drives,
             limits,
             damping,
         })
-    }
-
-    /// Adds to `tau` the springs' forces (joints' and tendons') and the
-    /// actuators' at `(q, v)` with the controls `ctrl` (clamped into
-    /// their ranges, the forces into theirs).
-    pub fn forces(&self, q: &[f64], v: &[f64], ctrl: &[f64], tau: &mut [f64]) {
-        for &(a, d, k, rest) in &self.springs {
-            tau[d] -= k * (q[a] - rest);
-        }
-        for t in &self.tendons {
-            if t.stiffness > 0.0 {
-                let f = -t.stiffness * (t.length(q) - t.rest);
-                for &(_, d, c) in &t.terms {
-                    tau[d] += c * f;
-                }
-            }
-        }
-        for (drive, &u) in self.drives.iter().zip(ctrl) {
-            let u = match drive.ctrlrange {
-                Some([lo, hi]) => u.clamp(lo, hi),
-                None => u,
-            };
-            let (length, rate) = match drive.along {
-                Along::Coordinate { qadr, dadr } => (q[qadr], v[dadr]),
-                Along::Tendon(t) => (self.tendons[t].length(q), self.tendons[t].rate(v)),
-            };
-            let g = drive.gear;
-            let mut f = drive.gain * u
-                + drive.bias[0]
-                + drive.bias[1] * g * length
-                + drive.bias[2] * g * rate;
-            if let Some([lo, hi]) = drive.forcerange {
-                f = f.clamp(lo, hi);
-            }
-            match drive.along {
-                Along::Coordinate { dadr, .. } => tau[dadr] += g * f,
-                Along::Tendon(t) => {
-                    for &(_, d, c) in &self.tendons[t].terms {
-                        tau[d] += g * f * c;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The springs' potential energy at `q`.
-    pub fn spring_energy(&self, q: &[f64]) -> f64 {
-        let joints: f64 = self
-            .springs
-            .iter()
-            .map(|&(a, _, k, rest)| 0.5 * k * (q[a] - rest).powi(2))
-            .sum();
-        let tendons: f64 = self
-            .tendons
-            .iter()
-            .map(|t| 0.5 * t.stiffness * (t.length(q) - t.rest).powi(2))
-            .sum();
-        joints + tendons
     }
 
     /// The limits within reach of a step of `h` at the velocities `v`
@@ -427,10 +240,7 @@ impl Physics {
                         if gap <= reach {
                             let start = rows.len();
                             rows.extend(
-                                tendon
-                                    .terms
-                                    .iter()
-                                    .map(|&(_, d, c)| (d, [sign * c, 0.0, 0.0])),
+                                tendon.0.iter().map(|&(_, d, c)| (d, [sign * c, 0.0, 0.0])),
                             );
                             out.push(limit_contact(2 * k + side, start, rows.len(), gap));
                         }
@@ -462,14 +272,14 @@ fn limit_contact(index: usize, start: usize, end: usize, gap: f64) -> SpaceConta
 /// outside the tree's pattern).
 fn tendon_damping(
     tree: &Tree,
-    tendon: &FixedTendon,
+    tendon: &Terms,
     d: f64,
     what: &str,
     out: &mut Vec<(usize, f64)>,
 ) -> Result<(), StepError> {
     let (madr, _) = tree.mass_layout();
-    for &(_, i, ci) in &tendon.terms {
-        for &(_, j, cj) in &tendon.terms {
+    for &(_, i, ci) in &tendon.0 {
+        for &(_, j, cj) in &tendon.0 {
             if j > i {
                 continue;
             }
