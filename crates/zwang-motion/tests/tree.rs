@@ -833,6 +833,28 @@ fn what_is_not_supported_yet_is_refused_with_its_name() {
     ));
     model.geoms[0].condim = 6;
     assert!(refused(&model).contains("geom g (geom[0]): condim 6"));
+    // Tendon damping across two branches (an entry outside M's pattern).
+    let arm = |name: &str| {
+        body(
+            name,
+            None,
+            [0.0; 3],
+            1.0,
+            [0.0; 3],
+            [0.1; 3],
+            vec![Joint::slide(name, [1.0, 0.0, 0.0])],
+        )
+    };
+    let mut model = articulated(vec![arm("a"), arm("b")], [0.0; 3], Vec::new());
+    model.tendons.push(Tendon {
+        name: "across".into(),
+        path: TendonPath::Fixed(vec![(0, 1.0), (1, -1.0)]),
+        range: None,
+        damping: 1.0,
+        stiffness: 0.0,
+        springlength: None,
+    });
+    assert!(refused(&model).contains("tendon across (tendon[0]): damping"));
     // A state of the wrong length: a typed error, not a panic.
     let model = pendulum(1.0, 0.5, 0.01);
     let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
@@ -841,4 +863,131 @@ fn what_is_not_supported_yet_is_refused_with_its_name() {
         Err(StepError::Tree(_))
     ));
     assert!(matches!(s.set_ctrl(&[1.0]), Err(StepError::Tree(_))));
+}
+
+/// Two nested slides along x (the second body rides on the first),
+/// masses `m1` and `m2`, without gravity, and a fixed tendon over both
+/// (the second body's position in the world).
+fn nested_slides(m1: f64, m2: f64) -> Articulated {
+    let slide = |name: &str, parent, m| {
+        body(
+            name,
+            parent,
+            [0.0; 3],
+            m,
+            [0.0; 3],
+            [0.1; 3],
+            vec![Joint::slide(name, [1.0, 0.0, 0.0])],
+        )
+    };
+    let mut model = articulated(
+        vec![slide("carriage", None, m1), slide("rider", Some(0), m2)],
+        [0.0; 3],
+        Vec::new(),
+    );
+    model.tendons.push(Tendon {
+        name: "rope".into(),
+        path: TendonPath::Fixed(vec![(0, 1.0), (1, 1.0)]),
+        range: None,
+        damping: 0.0,
+        stiffness: 0.0,
+        springlength: None,
+    });
+    model
+}
+
+#[test]
+fn tendon_damping_is_implicit_with_its_off_diagonal_terms() {
+    // (M + h d a a^T) v+ = M v with M = [[m1 + m2, m2], [m2, m2]] and
+    // a = (1, 1): solved here by Cramer's rule.
+    let (m1, m2, d, h) = (1.0, 0.5, 4.0, 0.01);
+    let mut model = nested_slides(m1, m2);
+    model.tendons[0].damping = d;
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.0, 0.0], &[1.0, -0.3], &[]).unwrap();
+    let mut v = [1.0, -0.3];
+    for _ in 0..50 {
+        s.step().unwrap();
+        let m = [[m1 + m2, m2], [m2, m2]];
+        let b = [
+            m[0][0] * v[0] + m[0][1] * v[1],
+            m[1][0] * v[0] + m[1][1] * v[1],
+        ];
+        let k = [
+            [m[0][0] + h * d, m[0][1] + h * d],
+            [m[1][0] + h * d, m[1][1] + h * d],
+        ];
+        let det = k[0][0] * k[1][1] - k[0][1] * k[1][0];
+        v = [
+            (b[0] * k[1][1] - k[0][1] * b[1]) / det,
+            (k[0][0] * b[1] - k[1][0] * b[0]) / det,
+        ];
+    }
+    for (got, want) in s.qvel().iter().zip(v) {
+        assert!((got - want).abs() < 1e-14, "{got} against {want}");
+    }
+}
+
+#[test]
+fn a_tendon_limit_holds() {
+    // The rider's world position (the tendon) is held below 0.1 while
+    // the carriage keeps its momentum.
+    let mut model = nested_slides(1.0, 0.5);
+    model.tendons[0].range = Some([-0.1, 0.1]);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.reset(&[0.0, 0.0], &[0.5, 0.5], &[]).unwrap();
+    let mut longest = 0.0f64;
+    while s.time() < 1.0 {
+        s.step().unwrap();
+        longest = longest.max(s.qpos()[0] + s.qpos()[1]);
+    }
+    assert!((longest - 0.1).abs() < 1e-9, "{longest}");
+    assert!(
+        s.max_limit_violation() < 1e-9,
+        "{}",
+        s.max_limit_violation()
+    );
+    // The rope stops the rider in the world: at rest there, the
+    // carriage moving on beneath it.
+    assert!((s.qvel()[0] + s.qvel()[1]).abs() < 1e-9, "{:?}", s.qvel());
+    assert!(s.qvel()[0] > 0.1, "{:?}", s.qvel());
+}
+
+#[test]
+fn a_ball_joint_limit_holds() {
+    // A bob on a ball joint, range [0, 0.4] rad, thrown sideways.
+    let b = body(
+        "bob",
+        None,
+        [0.0; 3],
+        1.0,
+        [0.0, 0.0, -0.5],
+        [0.01; 3],
+        vec![Joint::ball("ball", [0.0; 3])],
+    );
+    let mut model = articulated(vec![b], [0.0, 0.0, -G], Vec::new());
+    model.joints[0].range = Some([0.0, 0.4]);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.reset(&[1.0, 0.0, 0.0, 0.0], &[3.0, 2.0, 0.5], &[])
+        .unwrap();
+    let mut widest = 0.0f64;
+    while s.time() < 2.0 {
+        s.step().unwrap();
+        let q = s.qpos();
+        // The angle of the rotation [w, x, y, z].
+        let angle = 2.0
+            * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+                .sqrt()
+                .atan2(q[0].abs());
+        widest = widest.max(angle);
+    }
+    // The row holds the angle's rate; the cone's curvature moves the
+    // angle by O(h^2 w^2) more, left below the overlap tolerance (1e-6)
+    // and corrected above it.
+    assert!(widest > 0.4 - 1e-9 && widest < 0.4 + 1e-6, "{widest}");
+    assert!(
+        s.max_limit_violation() < 1e-6,
+        "{}",
+        s.max_limit_violation()
+    );
 }
