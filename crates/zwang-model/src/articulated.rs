@@ -14,7 +14,7 @@ mod forces;
 mod mechanism;
 
 pub use forces::JointAddress;
-pub use mechanism::ArticulatedMechanism;
+pub use mechanism::{full_pattern, ArticulatedMechanism};
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_tree::Tree;
 

@@ -24,7 +24,9 @@
 //! its kept manifolds, the Delassus operator written in place, the contact
 //! solve warm-started, integration and the overlap check); in space, with
 //! joints too (the problem in the joints' null space, the drift's
-//! projection). Spatial models under the event-driven method, every joint
+//! projection); over a kinematic tree (the dynamics in joint coordinates,
+//! the geoms' contacts and a joint limit as rows, the solve in the tree's
+//! sparsity, the actuators and the implicit damping). Spatial models under the event-driven method, every joint
 //! kind (its rows, their rates and the drift kept in the model's
 //! working memory). Not covered:
 //! islands solved in parallel (rayon's injector allocates a block every 63
@@ -229,6 +231,7 @@ fn steps_allocate_nothing() {
     time_steps_allocate_nothing();
     space_steps_allocate_nothing();
     space_joints_allocate_nothing();
+    tree_steps_allocate_nothing();
     space_events_allocate_per_run_only();
     for (name, model, settings) in [
         ("chain", &links, &free),
@@ -428,6 +431,121 @@ fn assert_space_steps_allocate_nothing(
             for _ in 0..200 {
                 let report = stepper.step(0.002).unwrap();
                 assert!(report.solved && report.contacts == contacts, "{report:?}");
+            }
+            region.change().allocations
+        })
+        .collect();
+    assert_eq!(counts.iter().min(), Some(&0), "{counts:?}");
+}
+
+/// Steady steps over a kinematic tree allocate nothing: a free cube
+/// resting on the floor, a ball rolling on it, and a damped, driven
+/// pendulum held on its joint limit by gravity.
+fn tree_steps_allocate_nothing() {
+    use zwang_geometry::spatial::{Pose, Shape as Shape3};
+    use zwang_model::articulated::{Actuator, Articulated, Geom, JointPhysics, Transmission};
+    use zwang_tree::{Body as TreeBody, Joint as TreeJoint, Tree};
+    let body = |name: &str, position: [f64; 3], com: [f64; 3], joint: TreeJoint| {
+        let mut b = TreeBody::new(name, None);
+        b.position = position;
+        b.mass = 1.0;
+        b.com = com;
+        b.inertia = [[0.004, 0.0, 0.0], [0.0, 0.004, 0.0], [0.0, 0.0, 0.004]];
+        b.joints.push(joint);
+        b
+    };
+    let geom = |name: &str, body: Option<usize>, shape: Shape3, position: [f64; 3]| Geom {
+        name: name.into(),
+        body,
+        pose: Pose {
+            position,
+            orientation: [1.0, 0.0, 0.0, 0.0],
+        },
+        shape,
+        friction: 0.8,
+        condim: 3,
+        contype: 1,
+        conaffinity: 1,
+    };
+    let physics = |name: &str, range: Option<[f64; 2]>, damping: f64| JointPhysics {
+        name: name.into(),
+        range,
+        damping,
+        stiffness: 0.0,
+        springref: 0.0,
+        frictionloss: 0.0,
+    };
+    let bodies = vec![
+        body("cube", [0.0, 0.0, 0.1], [0.0; 3], TreeJoint::free("cube")),
+        body("ball", [1.0, 0.0, 0.1], [0.0; 3], TreeJoint::free("ball")),
+        body(
+            "arm",
+            [-1.0, 0.0, 1.0],
+            [0.0, 0.0, -0.3],
+            TreeJoint::hinge("swing", [0.0, 1.0, 0.0], [0.0; 3]),
+        ),
+    ];
+    let model = Articulated {
+        tree: Tree::new(bodies, [0.0, 0.0, -9.81]).unwrap(),
+        joints: vec![
+            physics("cube", None, 0.0),
+            physics("ball", None, 0.0),
+            physics("swing", Some([0.2, 0.5]), 0.3),
+        ],
+        geoms: vec![
+            geom(
+                "floor",
+                None,
+                Shape3::Halfspace {
+                    normal: [0.0, 0.0, 1.0],
+                },
+                [0.0; 3],
+            ),
+            geom(
+                "cube",
+                Some(0),
+                Shape3::Box {
+                    half_extents: [0.1; 3],
+                },
+                [0.0; 3],
+            ),
+            geom("ball", Some(1), Shape3::Sphere { radius: 0.1 }, [0.0; 3]),
+        ],
+        sites: Vec::new(),
+        tendons: Vec::new(),
+        actuators: vec![Actuator {
+            name: "motor".into(),
+            transmission: Transmission::Joint(2),
+            gear: 1.0,
+            gain: 1.0,
+            bias: [0.0; 3],
+            ctrlrange: Some([-1.0, 1.0]),
+            forcerange: None,
+        }],
+        equalities: Vec::new(),
+        excluded: Vec::new(),
+        contact: true,
+        timestep: 0.002,
+        keyframes: Vec::new(),
+    };
+    let counts: Vec<usize> = (0..3)
+        .map(|_| {
+            let mut stepper =
+                zwang_motion::TreeStepper::new(&model, StepSettings::default()).unwrap();
+            let mut qvel = vec![0.0; model.tree.nv()];
+            // The ball rolls along x at 1 m/s (10 rad/s about y).
+            qvel[6] = 1.0;
+            qvel[10] = 10.0;
+            let mut qpos = model.tree.qpos0().to_vec();
+            qpos[14] = 0.2;
+            stepper.reset(&qpos, &qvel, &[0.5]).unwrap();
+            for _ in 0..50 {
+                stepper.step().unwrap();
+            }
+            let region = Region::new(GLOBAL);
+            for _ in 0..200 {
+                let report = stepper.step().unwrap();
+                assert!(report.solved && report.contacts == 6, "{report:?}");
             }
             region.change().allocations
         })

@@ -54,6 +54,14 @@ impl Workspace {
         &self.mass
     }
 
+    /// The same, to add terms in its pattern before [`Tree::factor`] (a
+    /// time step's implicit damping, `M + h D`); the last factor is then
+    /// stale.
+    pub fn mass_mut(&mut self) -> &mut [f64] {
+        self.factor_ready = false;
+        &mut self.mass
+    }
+
     /// The factor of the last [`Tree::factor`], in [`Tree::mass_layout`]:
     /// `D` on the diagonal, `L`'s entries (below its unit diagonal) at the
     /// ancestors.

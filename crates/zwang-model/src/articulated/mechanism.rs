@@ -218,9 +218,10 @@ impl ArticulatedMechanism {
 }
 
 /// `M`'s pattern in full symmetric storage from the tree's layout (each
-/// dof with its ancestors): row pointers, columns, and for each stored
-/// entry its index in the layout.
-fn full_pattern(tree: &zwang_tree::Tree) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+/// dof with its ancestors): row pointers, columns (sorted in each row),
+/// and for each stored entry its index in the layout. Symmetric: the same
+/// as compressed columns.
+pub fn full_pattern(tree: &zwang_tree::Tree) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     let (start, _) = tree.mass_layout();
     let mut entries: Vec<(usize, usize, usize)> = Vec::new();
     for i in 0..tree.nv() {

@@ -12,7 +12,10 @@
 //! - [`space`]: rigid bodies in space ([`crate::SpaceStepper`]), joints
 //!   held in their null space.
 //!
-//! Both implement [`Stages`], the interface of the pipeline and of the run
+//! - [`tree`]: kinematic trees in joint coordinates
+//!   ([`crate::TreeStepper`]), MuJoCo's models.
+//!
+//! All implement [`Stages`], the interface of the pipeline and of the run
 //! loop, and hold the state every model has in a [`StepCore`]; the
 //! sampling within steps, the failure paths and the outcome are this
 //! module's, the same for both (and for the next model that steps at
@@ -22,8 +25,9 @@ pub mod plane;
 mod run;
 pub mod space;
 mod stages;
+pub mod tree;
 
-pub(crate) use run::run;
+pub(crate) use run::{run, run_keeping};
 pub use stages::{step, Stages};
 
 use crate::simulate::{Outcome, StageTimes, StartProjection, Stats, Status};
@@ -133,6 +137,10 @@ pub enum StepError {
     /// The contact solver refused its problem (not finite).
     #[error("the contact problem: {0}")]
     Contact(#[from] zwang_contact::ProblemError),
+    /// The kinematic tree refused a state (a length, a number that is not
+    /// finite, a quaternion of zero length) or its mass matrix.
+    #[error("the tree: {0}")]
+    Tree(#[from] zwang_tree::TreeError),
     /// The state stopped being finite (a force or a speed beyond `f64`).
     #[error("the state is not finite")]
     NotFinite,

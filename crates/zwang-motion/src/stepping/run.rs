@@ -23,15 +23,29 @@ pub(crate) fn run<S: Stages>(
     make: impl FnOnce() -> Result<S, StepError>,
     observer: &mut dyn Observer,
 ) -> Outcome {
+    run_keeping(start, modes, energy, duration, settings, make, observer).0
+}
+
+/// [`run`], keeping the stepper (`None` when the run did not start) for
+/// what its model reports beyond the outcome.
+pub(crate) fn run_keeping<S: Stages>(
+    start: (Vec<f64>, Vec<f64>),
+    modes: Vec<ContactState>,
+    energy: impl Fn(&[f64], &[f64]) -> f64,
+    duration: f64,
+    settings: &StepSettings,
+    make: impl FnOnce() -> Result<S, StepError>,
+    observer: &mut dyn Observer,
+) -> (Outcome, Option<S>) {
     let wall = Clock::now();
     let (mut q0, mut v0) = start;
     let e0 = energy(&q0, &v0);
     if let Err(reason) = settings.validate(duration) {
-        return Outcome::unstarted(reason, q0, v0, modes, e0);
+        return (Outcome::unstarted(reason, q0, v0, modes, e0), None);
     }
     let mut stepper = match make() {
         Ok(s) => s,
-        Err(e) => return Outcome::unstarted(e.to_string(), q0, v0, modes, e0),
+        Err(e) => return (Outcome::unstarted(e.to_string(), q0, v0, modes, e0), None),
     };
     // The start as the stepper holds it (moved apart, onto its joints).
     q0.copy_from_slice(&stepper.core().q);
@@ -99,5 +113,5 @@ pub(crate) fn run<S: Stages>(
         .totals
         .outcome(reason, (t, q, v), modes, e0, energy_final, wall_time);
     outcome.start_projection = stepper.core_mut().start_projection.take();
-    outcome
+    (outcome, Some(stepper))
 }

@@ -10,7 +10,7 @@ use crate::warm::Key;
 
 /// One contact of a step.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct SpaceContact {
+pub(crate) struct SpaceContact {
     /// What the warm starts know it by.
     pub key: Key,
     /// Where its entries are in the step's rows (`start..end`).
@@ -24,7 +24,7 @@ pub(super) struct SpaceContact {
 
 /// The bounding radius of a shape about its body's origin (a
 /// half-space's is infinite).
-pub(super) fn bounding_radius(shape: &Shape) -> f64 {
+pub(crate) fn bounding_radius(shape: &Shape) -> f64 {
     match shape {
         Shape::Sphere { radius } => *radius,
         Shape::Box { half_extents: h } => (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]).sqrt(),

@@ -30,7 +30,7 @@
 //! `M` is diagonal and constant ([`SpatialModel`]'s principal frames).
 //! Steady-state steps allocate nothing.
 
-mod collide;
+pub(super) mod collide;
 mod joints;
 
 use std::time::Instant as Clock;
@@ -73,7 +73,7 @@ const LEVELLED_FROM: usize = 4;
 /// overlapping one (`m = 0`) keeps a clamp, as before. Fewer of a landing
 /// pile's steps end above the tolerance, and each is cheaper
 /// (`docs/benchmarks.md`).
-fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
+pub(super) fn level_faces(contacts: &[SpaceContact], slop: f64, h: f64, b: &mut [f64]) {
     let mut start = 0;
     while start < contacts.len() {
         let pair = contacts[start].key.pair;

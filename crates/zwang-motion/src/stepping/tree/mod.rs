@@ -1,0 +1,776 @@
+//! Velocity-level time stepping of kinematic trees in joint coordinates
+//! (MuJoCo's models, [`Articulated`]): MuJoCo's semi-implicit Euler with
+//! the contacts and limits held exactly.
+//!
+//! A step of length `h` from `(q, v)` with the controls `ctrl`:
+//!
+//! 1. **collide** (`collide.rs`): the geoms' contacts within the distance
+//!    the bodies may close in a step, MuJoCo's filter on which pairs
+//!    may touch, three rows each in joint coordinates; the joint and
+//!    tendon limits within reach as frictionless one-sided rows
+//!    (`physics.rs`);
+//! 2. **assemble**: `M(q)` by the composite-rigid-body algorithm
+//!    (armature included), `c(q, v)` by recursive Newton-Euler, and the
+//!    problem `(M + h D) v+ = M v + h (tau - c) + J^T r`: `D` the
+//!    joints' and tendons' damping (implicit: the compulsion's linear
+//!    term), `tau` the springs and the actuators, gravity in `c`; the
+//!    normal free terms the gap a contact still apart may close (the
+//!    space stepper's [`gap_term`], no restitution);
+//! 3. **solve**: Coulomb's law by [`PrimalSolver`] with `M + h D` in the
+//!    tree's sparsity (a fixed pattern: its symbolic factorization is
+//!    kept), warm-started; without rows, the tree's own factor;
+//! 4. **integrate**: `q+ = q (+) h v+` on the joints' manifolds;
+//! 5. **correct**: overlap or a limit passed beyond the tolerance
+//!    projected away in Gauss's metric (`min 1/2 dq^T M dq`, the rows
+//!    held), the kinetic energy of the moved trees paying for the
+//!    potential energy it adds.
+//!
+//! Equality constraints, dry friction at joints and spatial tendons are
+//! refused (with the element named) until the contact solver holds
+//! bounded rows. Steady-state steps allocate nothing.
+
+mod collide;
+mod physics;
+
+use std::ops::Range;
+use std::time::Instant as Clock;
+
+use sprs::CsMat;
+use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_core::rotation::cross;
+use zwang_model::articulated::{full_pattern, Articulated};
+use zwang_tree::{TreeError, Workspace};
+
+use crate::simulate::{Observer, Outcome, StartProjection};
+use crate::stepping::space::collide::SpaceContact;
+use crate::stepping::space::level_faces;
+use crate::stepping::{
+    self, gap_term, pay_for, run_keeping, OnUnsolved, Stages, StepCore, StepError, StepReport,
+    StepSettings, GAP_SLOP, START_CORRECTIONS,
+};
+use crate::warm::Warm;
+use collide::Geoms;
+use physics::Physics;
+
+/// A body's state in the world frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyState {
+    /// Its name.
+    pub name: String,
+    /// Its frame's origin, m.
+    pub position: [f64; 3],
+    /// Its orientation, a unit quaternion `[w, x, y, z]`.
+    pub orientation: [f64; 4],
+    /// The velocity of its frame's origin, m/s.
+    pub velocity: [f64; 3],
+    /// Its angular velocity, rad/s.
+    pub angular_velocity: [f64; 3],
+}
+
+/// Where a run starts: MuJoCo's `qpos`, `qvel` and `ctrl`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeStart {
+    /// Length `tree.nq()`.
+    pub qpos: Vec<f64>,
+    /// Length `tree.nv()`.
+    pub qvel: Vec<f64>,
+    /// One per actuator, held for the run.
+    pub ctrl: Vec<f64>,
+}
+
+impl TreeStart {
+    /// `qpos0`, at rest, the controls zero.
+    pub fn rest(model: &Articulated) -> TreeStart {
+        TreeStart {
+            qpos: model.tree.qpos0().to_vec(),
+            qvel: vec![0.0; model.tree.nv()],
+            ctrl: vec![0.0; model.actuators.len()],
+        }
+    }
+}
+
+/// What a run of a tree ends with: the outcome every stepper reports,
+/// and what a tree adds.
+#[derive(Debug, Clone)]
+pub struct TreeOutcome {
+    /// The run's outcome (`q` is `qpos`, `v` is `qvel`; energies are
+    /// kinetic, gravity's and the springs').
+    pub outcome: Outcome,
+    /// Each body's final state, in the tree's order.
+    pub bodies: Vec<BodyState>,
+    /// The largest violation of a joint or tendon limit at the end of any
+    /// step, rad or m.
+    pub max_limit_violation: f64,
+}
+
+/// A velocity-level time stepper of a kinematic tree and its working
+/// memory. Make it with [`TreeStepper::new`] (at `qpos0`, at rest, the
+/// controls zero), set a start with [`TreeStepper::reset`] and the
+/// controls with [`TreeStepper::set_ctrl`], then [`TreeStepper::step`]
+/// or [`TreeStepper::advance`].
+pub struct TreeStepper<'m> {
+    model: &'m Articulated,
+    core: StepCore,
+    ctrl: Vec<f64>,
+    physics: Physics,
+    geoms: Geoms,
+    ws: Workspace,
+    solver_settings: SolverSettings,
+    /// `M v`, `c`, `tau`, and the free velocity `(M + h D)^-1 (M v + h
+    /// (tau - c))`.
+    mv: Vec<f64>,
+    bias: Vec<f64>,
+    tau: Vec<f64>,
+    v_star: Vec<f64>,
+    /// The fastest geom point at the free velocity.
+    fastest_free: f64,
+    /// Per stored entry of the problems' `M` (full symmetric storage),
+    /// its entry in the tree's layout.
+    mass_map: Vec<usize>,
+    /// The root trees' dof ranges when each is contiguous (else all the
+    /// dofs as one): the groups a correction takes energy from.
+    groups: Vec<Range<usize>>,
+    contacts: Vec<SpaceContact>,
+    entries: Vec<(usize, [f64; 3])>,
+    /// The first `touching` of `contacts` are the geoms'; the rest are
+    /// limits.
+    touching: usize,
+    fresh: bool,
+    problem: VelocityProblem,
+    primal: PrimalSolver,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    v_start: Vec<f64>,
+    warm: Warm,
+    overlap: VelocityProblem,
+    correct: PrimalSolver,
+    dq: Vec<f64>,
+    max_limit_violation: f64,
+}
+
+/// An empty problem over `M`'s pattern ([`full_pattern`]), three rows
+/// per contact.
+fn problem_of(n: usize, indptr: &[usize], indices: &[usize]) -> VelocityProblem {
+    let data = vec![0.0; indices.len()];
+    VelocityProblem {
+        mass: CsMat::new_csc((n, n), indptr.to_vec(), indices.to_vec(), data),
+        force: vec![0.0; n],
+        rows: ContactRows::new(3),
+        b: Vec::new(),
+        mu: Vec::new(),
+    }
+}
+
+/// The dof ranges of the root trees when each is contiguous, else one
+/// range of all the dofs.
+fn root_groups(tree: &zwang_tree::Tree) -> Vec<Range<usize>> {
+    let nv = tree.nv();
+    let root = |d: usize| tree.ancestors(d).last().unwrap_or(d);
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for d in 0..nv {
+        match groups.last_mut() {
+            Some(g) if root(g.start) == root(d) => g.end = d + 1,
+            _ => groups.push(d..d + 1),
+        }
+    }
+    let mut roots: Vec<usize> = groups.iter().map(|g| root(g.start)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    if roots.len() == groups.len() {
+        groups
+    } else {
+        std::iter::once(0..nv).collect()
+    }
+}
+
+impl<'m> TreeStepper<'m> {
+    /// A stepper of `model` at `qpos0`, at rest, the controls zero. What
+    /// it does not hold yet (equality constraints, dry friction at joints,
+    /// spatial tendons) and what does not fit the model is refused with
+    /// the element named.
+    pub fn new(model: &'m Articulated, settings: StepSettings) -> Result<Self, StepError> {
+        settings
+            .validate(settings.time_step)
+            .map_err(StepError::Settings)?;
+        let tree = &model.tree;
+        let physics = Physics::new(model)?;
+        let mut ws = tree.workspace();
+        let geoms = Geoms::new(model, &mut ws)?;
+        let (n, nq) = (tree.nv(), tree.nq());
+        let (indptr, indices, mass_map) = full_pattern(tree);
+        let solver_settings = SolverSettings {
+            friction: settings.friction,
+            tolerance: settings.tolerance,
+            finish_steps: settings.finish_steps,
+            ..SolverSettings::default()
+        };
+        let start = TreeStart::rest(model);
+        let mut stepper = TreeStepper {
+            model,
+            core: StepCore::new(vec![0.0; nq], vec![0.0; n], settings),
+            ctrl: vec![0.0; model.actuators.len()],
+            physics,
+            geoms,
+            ws,
+            solver_settings,
+            mv: vec![0.0; n],
+            bias: vec![0.0; n],
+            tau: vec![0.0; n],
+            v_star: vec![0.0; n],
+            fastest_free: 0.0,
+            mass_map,
+            groups: root_groups(tree),
+            contacts: Vec::new(),
+            entries: Vec::new(),
+            touching: 0,
+            fresh: false,
+            problem: problem_of(n, &indptr, &indices),
+            overlap: problem_of(n, &indptr, &indices),
+            primal: PrimalSolver::new(),
+            correct: PrimalSolver::new(),
+            r: Vec::new(),
+            u: Vec::new(),
+            v_start: vec![0.0; n],
+            warm: Warm::default(),
+            dq: vec![0.0; n],
+            max_limit_violation: 0.0,
+        };
+        stepper.reset(&start.qpos, &start.qvel, &start.ctrl)?;
+        Ok(stepper)
+    }
+
+    /// Starts anew at `t = 0` from `(qpos, qvel)` with the controls
+    /// `ctrl`, nothing counted. A start whose geoms overlap or whose
+    /// limits are passed beyond the tolerance is moved apart in Gauss's
+    /// metric ([`TreeStepper::start_projection`] says how far).
+    pub fn reset(&mut self, qpos: &[f64], qvel: &[f64], ctrl: &[f64]) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        check("qpos", tree.nq(), qpos)?;
+        check("qvel", tree.nv(), qvel)?;
+        self.set_ctrl(ctrl)?;
+        // Quaternions of any nonzero length are made unit.
+        tree.positions(&mut self.ws, qpos)?;
+        let mut q = qpos.to_vec();
+        tree.integrate(&mut q, &vec![0.0; tree.nv()], 0.0)?;
+        let settings = self.core.settings.clone();
+        self.core = StepCore::new(q, qvel.to_vec(), settings);
+        self.warm = Warm::default();
+        self.fresh = false;
+        self.max_limit_violation = 0.0;
+        self.v_star.copy_from_slice(qvel);
+        self.start(qpos, qvel)
+    }
+
+    /// Sets the controls (one per actuator), held until set again.
+    pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<(), StepError> {
+        check("ctrl", self.ctrl.len(), ctrl)?;
+        self.ctrl.copy_from_slice(ctrl);
+        Ok(())
+    }
+
+    /// The controls.
+    pub fn ctrl(&self) -> &[f64] {
+        &self.ctrl
+    }
+
+    /// `qpos` now.
+    pub fn qpos(&self) -> &[f64] {
+        &self.core.q
+    }
+
+    /// `qvel` now.
+    pub fn qvel(&self) -> &[f64] {
+        &self.core.v
+    }
+
+    /// The time since the last reset, s.
+    pub fn time(&self) -> f64 {
+        self.core.t
+    }
+
+    /// The model.
+    pub fn model(&self) -> &'m Articulated {
+        self.model
+    }
+
+    /// What the run counted so far (steps, unsolved steps, the deepest
+    /// overlap, the time in each stage).
+    pub fn totals(&self) -> &stepping::StepTotals {
+        &self.core.totals
+    }
+
+    /// What the last step did.
+    pub fn last(&self) -> &StepReport {
+        &self.core.last
+    }
+
+    /// The largest violation of a joint or tendon limit at the end of any
+    /// step since the last reset, rad or m.
+    pub fn max_limit_violation(&self) -> f64 {
+        self.max_limit_violation
+    }
+
+    /// How the start was moved apart, if it was.
+    pub fn start_projection(&self) -> Option<&StartProjection> {
+        self.core.start_projection.as_ref()
+    }
+
+    /// One step of the settings' `time_step`.
+    pub fn step(&mut self) -> Result<StepReport, StepError> {
+        let h = self.core.settings.time_step;
+        stepping::step(self, h)
+    }
+
+    /// Steps of `time_step` over `duration` (the last one ending on it,
+    /// shortened or lengthened by less than half a step), the controls
+    /// held.
+    pub fn advance(&mut self, duration: f64) -> Result<(), StepError> {
+        if !(duration.is_finite() && duration >= 0.0) {
+            return Err(StepError::Settings(format!(
+                "duration must be a finite number >= 0, found {duration}"
+            )));
+        }
+        let h = self.core.settings.time_step;
+        let end = self.core.t + duration;
+        while end - self.core.t > 0.5 * h {
+            let left = end - self.core.t;
+            let h_step = if left < 1.5 * h { left } else { h };
+            stepping::step(self, h_step)?;
+        }
+        Ok(())
+    }
+
+    /// The index of the body named `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.model.tree.bodies().iter().position(|b| b.name == name)
+    }
+
+    /// Body `body`'s state now, in the world frame.
+    pub fn body(&mut self, body: usize) -> Result<BodyState, StepError> {
+        let tree = &self.model.tree;
+        tree.positions(&mut self.ws, &self.core.q)?;
+        tree.velocities(&mut self.ws, &self.core.v)?;
+        body_state(tree, &self.ws, body)
+    }
+
+    /// Every body's state now, in the tree's order.
+    pub fn bodies(&mut self) -> Result<Vec<BodyState>, StepError> {
+        (0..self.model.tree.nbody()).map(|b| self.body(b)).collect()
+    }
+
+    /// The energy now: kinetic, gravity's and the springs'.
+    pub fn energy(&mut self) -> Result<f64, StepError> {
+        energy_of(
+            self.model,
+            &self.physics,
+            &mut self.ws,
+            &self.core.q,
+            &self.core.v,
+        )
+    }
+
+    /// The contacts and limits at the positions in the workspace (the
+    /// current ones) within `margin`, the limits within reach of a step
+    /// of `h`.
+    fn recollide(&mut self, margin: f64, h: f64) -> Result<(), StepError> {
+        self.contacts.clear();
+        self.entries.clear();
+        self.geoms.contacts(
+            self.model,
+            &self.ws,
+            margin,
+            &mut self.contacts,
+            &mut self.entries,
+        )?;
+        self.touching = self.contacts.len();
+        self.physics.limits(
+            &self.core.q,
+            [&self.core.v, &self.v_star],
+            h,
+            &mut self.contacts,
+            &mut self.entries,
+        );
+        Ok(())
+    }
+
+    /// The distance geoms may close within a step of `h`: twice the
+    /// fastest point's travel at the velocities in the workspace and at
+    /// the last free velocity.
+    fn margin(&self, h: f64) -> Result<f64, StepError> {
+        let now = self.geoms.fastest(self.model, &self.ws)?;
+        Ok(2.0 * h * now.max(self.fastest_free) + 1e-9)
+    }
+
+    /// The deepest overlap and the largest limit violation among the
+    /// contacts found.
+    fn violations(&self) -> (f64, f64) {
+        let deepest = |c: &[SpaceContact]| c.iter().fold(0.0f64, |m, c| m.max(-c.gap));
+        let (geoms, limits) = self.contacts.split_at(self.touching);
+        (deepest(geoms), deepest(limits))
+    }
+
+    /// The displacement `dq` that removes the overlaps and the passed
+    /// limits: `min 1/2 dq^T M dq` with `g + J_n dq >= 0` at every row,
+    /// `M` at the current positions (in the workspace); the solve's report.
+    fn displacement(&mut self) -> Result<zwang_contact::Report, StepError> {
+        let tree = &self.model.tree;
+        tree.mass_matrix(&mut self.ws)?;
+        let p = &mut self.overlap;
+        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
+            *x = self.ws.mass()[e];
+        }
+        p.force.fill(0.0);
+        p.rows.clear();
+        p.b.clear();
+        p.mu.clear();
+        for c in &self.contacts {
+            p.rows
+                .push(self.entries[c.entries.0..c.entries.1].iter().copied());
+            p.b.extend([c.gap, 0.0, 0.0]);
+            p.mu.push(0.0);
+        }
+        let k = 3 * self.contacts.len();
+        self.r.clear();
+        self.r.resize(k, 0.0);
+        self.u.resize(k, 0.0);
+        let settings = SolverSettings {
+            friction: Friction::Convex,
+            parallel: false,
+            ..SolverSettings::default()
+        };
+        self.correct
+            .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
+            .map_err(StepError::from_global)
+    }
+
+    /// Moves the current positions by the last displacement and takes the
+    /// potential energy that adds from the kinetic energy of the trees it
+    /// moved (all of it, when they have less); the workspace ends at the
+    /// new positions.
+    fn displace(&mut self) -> Result<(), StepError> {
+        let before = self.energy()?;
+        let tree = &self.model.tree;
+        tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+        let raised = self.energy()? - before;
+        tree.mass_matrix(&mut self.ws)?;
+        if raised > 0.0 {
+            tree.mul_mass(&self.ws, &self.core.v, &mut self.mv)?;
+            let mv = &self.mv;
+            pay_for(
+                raised,
+                self.groups.iter().cloned(),
+                &self.dq,
+                &mut self.core.v,
+                |c, vc| 0.5 * vc * mv[c],
+            );
+        }
+        Ok(())
+    }
+
+    /// Moves an overlapping start apart (as a step's correction, without
+    /// paying for the energy it adds: the run's energy starts from the
+    /// moved start), and reports how far.
+    fn start(&mut self, given_q: &[f64], given_v: &[f64]) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        let (h, tol) = (
+            self.core.settings.time_step,
+            self.core.settings.penetration_tolerance,
+        );
+        tree.positions(&mut self.ws, &self.core.q)?;
+        tree.velocities(&mut self.ws, &self.core.v)?;
+        self.fastest_free = 0.0;
+        let margin = self.margin(h)?;
+        self.recollide(margin, h)?;
+        let (overlap, passed) = self.violations();
+        self.core.totals.max_penetration = overlap;
+        self.max_limit_violation = passed;
+        for _ in 0..START_CORRECTIONS {
+            if !self.contacts.iter().any(|c| c.gap < -tol) {
+                break;
+            }
+            self.displacement()?;
+            tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+            tree.positions(&mut self.ws, &self.core.q)?;
+            self.recollide(margin, h)?;
+        }
+        if overlap.max(passed) <= tol {
+            return Ok(());
+        }
+        let change = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+        };
+        let given = energy_of(self.model, &self.physics, &mut self.ws, given_q, given_v)?;
+        self.core.start_projection = Some(StartProjection {
+            violation: overlap.max(passed),
+            at: if overlap >= passed {
+                "an overlap of two geoms".into()
+            } else {
+                "a joint or tendon limit".into()
+            },
+            speed_violation: 0.0,
+            speed_at: String::new(),
+            position_change: change(given_q, &self.core.q),
+            velocity_change: 0.0,
+            energy_given: given,
+        });
+        Ok(())
+    }
+}
+
+/// Each entry of `x` is finite and there are `expected` of them.
+fn check(what: &'static str, expected: usize, x: &[f64]) -> Result<(), StepError> {
+    if x.len() != expected {
+        return Err(TreeError::Length {
+            what,
+            expected,
+            got: x.len(),
+        }
+        .into());
+    }
+    match x.iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(TreeError::NotFinite { what, index }.into()),
+        None => Ok(()),
+    }
+}
+
+/// Body `body`'s state from the positions and velocities in `ws`.
+fn body_state(
+    tree: &zwang_tree::Tree,
+    ws: &Workspace,
+    body: usize,
+) -> Result<BodyState, StepError> {
+    let (position, orientation) = tree.pose(ws, body)?;
+    let s = tree.velocity(ws, body)?;
+    let w = [s[0], s[1], s[2]];
+    let c = cross(w, position);
+    Ok(BodyState {
+        name: tree.bodies()[body].name.clone(),
+        position,
+        orientation,
+        velocity: [s[3] + c[0], s[4] + c[1], s[5] + c[2]],
+        angular_velocity: w,
+    })
+}
+
+/// The energy at `(q, v)`: kinetic, gravity's and the springs'.
+fn energy_of(
+    model: &Articulated,
+    physics: &Physics,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+) -> Result<f64, StepError> {
+    Ok(model.energy(ws, &physics.addresses, q, v)?)
+}
+
+impl Stages for TreeStepper<'_> {
+    /// The dynamics at the step's start, and the free velocity.
+    fn prepare(&mut self, h: f64) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        let ws = &mut self.ws;
+        let (q, v) = (&self.core.q, &self.core.v);
+        tree.positions(ws, q)?;
+        tree.velocities(ws, v)?;
+        tree.bias(ws, &mut self.bias)?;
+        tree.mass_matrix(ws)?;
+        tree.mul_mass(ws, v, &mut self.mv)?;
+        self.tau.fill(0.0);
+        // The damping is implicit (below), the rest explicit.
+        let addresses = &self.physics.addresses;
+        self.model
+            .add_forces(addresses, q, v, &self.ctrl, false, &mut self.tau);
+        let p = &mut self.problem;
+        for (((f, mv), tau), c) in p
+            .force
+            .iter_mut()
+            .zip(&self.mv)
+            .zip(&self.tau)
+            .zip(&self.bias)
+        {
+            *f = mv + h * (tau - c);
+        }
+        let mass = ws.mass_mut();
+        for &(e, d) in &self.physics.damping {
+            mass[e] += h * d;
+        }
+        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
+            *x = mass[e];
+        }
+        tree.factor(ws)?;
+        self.v_star.copy_from_slice(&p.force);
+        tree.solve(ws, &mut self.v_star)?;
+        if self.v_star.iter().any(|x| !x.is_finite()) {
+            return Err(StepError::NotFinite);
+        }
+        tree.velocities(ws, &self.v_star)?;
+        self.fastest_free = self.geoms.fastest(self.model, ws)?;
+        tree.velocities(ws, v)?;
+        Ok(())
+    }
+
+    fn collide(&mut self, h: f64) -> Result<(), StepError> {
+        if !self.fresh {
+            let margin = self.margin(h)?;
+            self.recollide(margin, h)?;
+        }
+        self.fresh = false;
+        Ok(())
+    }
+
+    fn assemble(&mut self, h: f64) -> Result<(), StepError> {
+        let slop = GAP_SLOP * self.core.settings.penetration_tolerance;
+        let p = &mut self.problem;
+        p.rows.clear();
+        p.b.clear();
+        p.mu.clear();
+        for c in &self.contacts {
+            let entries = &self.entries[c.entries.0..c.entries.1];
+            p.rows.push(entries.iter().copied());
+            let before: f64 = entries
+                .iter()
+                .map(|(col, e)| e[0] * self.core.v[*col])
+                .sum();
+            p.b.extend([gap_term(before, c.gap, 0.0, h, slop), 0.0, 0.0]);
+            p.mu.push(c.mu);
+        }
+        level_faces(&self.contacts, slop, h, &mut p.b);
+        Ok(())
+    }
+
+    fn solve(&mut self) -> Result<StepReport, StepError> {
+        let k = 3 * self.contacts.len();
+        self.r.resize(k, 0.0);
+        self.u.resize(k, 0.0);
+        let warm_started = self
+            .warm
+            .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
+        if self.core.settings.on_unsolved == OnUnsolved::Fail {
+            self.v_start.copy_from_slice(&self.core.v);
+        }
+        let report = if k == 0 {
+            self.core.v.copy_from_slice(&self.v_star);
+            None
+        } else {
+            Some(
+                self.primal
+                    .solve_in_place(
+                        &self.problem,
+                        &self.solver_settings,
+                        &mut self.r,
+                        &mut self.core.v,
+                        &mut self.u,
+                    )
+                    .map_err(StepError::from_global)?,
+            )
+        };
+        self.warm
+            .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
+        Ok(StepReport::of(report, warm_started, &self.r, &self.u, 3))
+    }
+
+    fn restore(&mut self) {
+        self.core.v.copy_from_slice(&self.v_start);
+    }
+
+    fn integrate(&mut self, h: f64) -> Result<(), StepError> {
+        self.model
+            .tree
+            .integrate(&mut self.core.q, &self.core.v, h)?;
+        self.core.t += h;
+        Ok(())
+    }
+
+    /// The contacts and limits at the new positions (kept for the next
+    /// step), and 5. correct: overlap and passed limits beyond the
+    /// tolerance projected away.
+    fn end_of_step(&mut self, h: f64) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        let clock = Clock::now();
+        tree.positions(&mut self.ws, &self.core.q)?;
+        tree.velocities(&mut self.ws, &self.core.v)?;
+        let margin = self.margin(h)?;
+        self.recollide(margin, h)?;
+        self.fresh = true;
+        self.core.totals.stages.collide += clock.elapsed();
+        let clock = Clock::now();
+        let tol = self.core.settings.penetration_tolerance;
+        if self.contacts.iter().any(|c| c.gap < -tol) {
+            let report = self.displacement()?;
+            self.core.totals.corrections += 1;
+            self.core.last.corrected = true;
+            self.core.last.account_for(&report);
+            self.displace()?;
+            self.recollide(margin, h)?;
+        }
+        let (overlap, passed) = self.violations();
+        let totals = &mut self.core.totals;
+        totals.max_penetration = totals.max_penetration.max(overlap);
+        self.max_limit_violation = self.max_limit_violation.max(passed);
+        totals.stages.correct += clock.elapsed();
+        Ok(())
+    }
+
+    fn advance(&self, v: &[f64], s: f64, out: &mut [f64]) {
+        // The lengths are the tree's and the step's velocities finite
+        // (checked by the pipeline): nothing to refuse.
+        let _ = self.model.tree.integrate(out, v, s);
+    }
+
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
+        let mut ws = self.model.tree.workspace();
+        energy_of(self.model, &self.physics, &mut ws, q, v).unwrap_or(f64::NAN)
+    }
+
+    fn core(&self) -> &StepCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut StepCore {
+        &mut self.core
+    }
+}
+
+/// Runs `model` from `start` to `duration` by velocity-level time steps,
+/// the controls held, the observer sampling every `output_every` (states
+/// within a step on `q (+) s v+`). A start or a model the stepper refuses
+/// ends the run unstarted with the reason.
+pub fn simulate_tree(
+    model: &Articulated,
+    start: &TreeStart,
+    duration: f64,
+    settings: &StepSettings,
+    observer: &mut dyn Observer,
+) -> TreeOutcome {
+    let energy = |q: &[f64], v: &[f64]| match Physics::new(model) {
+        Ok(physics) => {
+            let mut ws = model.tree.workspace();
+            energy_of(model, &physics, &mut ws, q, v).unwrap_or(f64::NAN)
+        }
+        Err(_) => f64::NAN,
+    };
+    let make = || {
+        let mut stepper = TreeStepper::new(model, settings.clone())?;
+        stepper.reset(&start.qpos, &start.qvel, &start.ctrl)?;
+        Ok(stepper)
+    };
+    let (outcome, stepper) = run_keeping(
+        (start.qpos.clone(), start.qvel.clone()),
+        Vec::new(),
+        energy,
+        duration,
+        settings,
+        make,
+        observer,
+    );
+    let (bodies, max_limit_violation) = match stepper {
+        Some(mut s) => (s.bodies().unwrap_or_default(), s.max_limit_violation),
+        None => (Vec::new(), 0.0),
+    };
+    TreeOutcome {
+        outcome,
+        bodies,
+        max_limit_violation,
+    }
+}

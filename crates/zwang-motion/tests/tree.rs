@@ -1,0 +1,993 @@
+//! The time stepper over kinematic trees against closed forms, physical
+//! laws and the maximal-coordinates stepper: implicit damping's discrete
+//! decay, a pendulum's period and energy, a double pendulum against the
+//! same one in maximal coordinates, a free body's momenta, a sphere and a
+//! box coming to rest on a floor, a box on an incline (sticking below the
+//! friction angle, sliding at `g (sin a - mu cos a)` above), a hinge
+//! limit, actuators, a two-link arm on the floor, MuJoCo's contact
+//! filter, chains, and what is refused.
+
+use std::f64::consts::PI;
+
+use zwang_core::rotation::{apply, apply_transpose, cross, matrix};
+use zwang_geometry::spatial::{Pose, Shape};
+use zwang_model::articulated::{
+    Actuator, Articulated, Equality, Geom, JointPhysics, Tendon, TendonPath, Transmission,
+};
+use zwang_model::spatial::{
+    SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
+};
+use zwang_motion::{
+    simulate_tree, NoObserver, SpaceStepper, Status, StepError, StepSettings, TreeStart,
+    TreeStepper,
+};
+use zwang_tree::{Body, Joint, Tree};
+
+const G: f64 = 9.81;
+
+fn settings(h: f64) -> StepSettings {
+    StepSettings {
+        time_step: h,
+        ..StepSettings::default()
+    }
+}
+
+/// A body of `mass` with principal `moments` about its centre `com`
+/// (body frame), at `position` in its parent, with `joints`.
+fn body(
+    name: &str,
+    parent: Option<usize>,
+    position: [f64; 3],
+    mass: f64,
+    com: [f64; 3],
+    moments: [f64; 3],
+    joints: Vec<Joint>,
+) -> Body {
+    let mut b = Body::new(name, parent);
+    b.position = position;
+    b.mass = mass;
+    b.com = com;
+    b.inertia = [
+        [moments[0], 0.0, 0.0],
+        [0.0, moments[1], 0.0],
+        [0.0, 0.0, moments[2]],
+    ];
+    b.joints = joints;
+    b
+}
+
+fn physics(name: &str) -> JointPhysics {
+    JointPhysics {
+        name: name.into(),
+        range: None,
+        damping: 0.0,
+        stiffness: 0.0,
+        springref: 0.0,
+        frictionloss: 0.0,
+    }
+}
+
+/// The model of `bodies` under `gravity` with `geoms`, each joint's
+/// physics neutral.
+fn articulated(bodies: Vec<Body>, gravity: [f64; 3], geoms: Vec<Geom>) -> Articulated {
+    let names: Vec<String> = bodies
+        .iter()
+        .flat_map(|b| b.joints.iter().map(|j| j.name.clone()))
+        .collect();
+    Articulated {
+        tree: Tree::new(bodies, gravity).unwrap(),
+        joints: names.iter().map(|n| physics(n)).collect(),
+        geoms,
+        sites: Vec::new(),
+        tendons: Vec::new(),
+        actuators: Vec::new(),
+        equalities: Vec::new(),
+        excluded: Vec::new(),
+        contact: true,
+        timestep: 0.002,
+        keyframes: Vec::new(),
+    }
+}
+
+fn geom(name: &str, body: Option<usize>, shape: Shape, position: [f64; 3], friction: f64) -> Geom {
+    Geom {
+        name: name.into(),
+        body,
+        pose: Pose {
+            position,
+            orientation: [1.0, 0.0, 0.0, 0.0],
+        },
+        shape,
+        friction,
+        condim: 3,
+        contype: 1,
+        conaffinity: 1,
+    }
+}
+
+/// The floor `z = 0`.
+fn floor(friction: f64) -> Geom {
+    geom(
+        "floor",
+        None,
+        Shape::Halfspace {
+            normal: [0.0, 0.0, 1.0],
+        },
+        [0.0; 3],
+        friction,
+    )
+}
+
+fn motor(joint: usize, gear: f64) -> Actuator {
+    Actuator {
+        name: "motor".into(),
+        transmission: Transmission::Joint(joint),
+        gear,
+        gain: 1.0,
+        bias: [0.0; 3],
+        ctrlrange: None,
+        forcerange: None,
+    }
+}
+
+/// A body on a slide along x, mass `m`, armature `a`.
+fn slider(m: f64, a: f64) -> Articulated {
+    let b = body(
+        "block",
+        None,
+        [0.0; 3],
+        m,
+        [0.0; 3],
+        [0.1; 3],
+        vec![Joint::slide("x", [1.0, 0.0, 0.0]).with_armature(a)],
+    );
+    articulated(vec![b], [0.0, 0.0, -G], Vec::new())
+}
+
+#[test]
+fn a_damped_slide_decays_as_implicit_euler_in_closed_form() {
+    // (m + a + h d) v+ = (m + a) v: v_n = v_0 / (1 + h d / (m + a))^n,
+    // q_n = h (v_1 + ... + v_n).
+    let (m, a, d, h) = (2.0, 0.5, 3.0, 0.01);
+    let mut model = slider(m, a);
+    model.joints[0].damping = d;
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.0], &[1.5], &[]).unwrap();
+    let (mut v, mut q) = (1.5, 0.0);
+    for _ in 0..200 {
+        s.step().unwrap();
+        v /= 1.0 + h * d / (m + a);
+        q += h * v;
+    }
+    assert!(
+        (s.qvel()[0] - v).abs() < 1e-14,
+        "{} against {v}",
+        s.qvel()[0]
+    );
+    assert!(
+        (s.qpos()[0] - q).abs() < 1e-13,
+        "{} against {q}",
+        s.qpos()[0]
+    );
+    assert!((s.time() - 2.0).abs() < 1e-12);
+}
+
+/// A compound pendulum hinged about y at the world origin: a bob of mass
+/// `m` and moment `i` about its centre at distance `l` below the hinge.
+fn pendulum(m: f64, l: f64, i: f64) -> Articulated {
+    let b = body(
+        "bob",
+        None,
+        [0.0; 3],
+        m,
+        [0.0, 0.0, -l],
+        [i, i, i],
+        vec![Joint::hinge("swing", [0.0, 1.0, 0.0], [0.0; 3])],
+    );
+    articulated(vec![b], [0.0, 0.0, -G], Vec::new())
+}
+
+#[test]
+fn a_pendulum_swings_at_its_period_and_keeps_its_energy() {
+    // T = 2 pi sqrt((i + m l^2) / (m g l)) (1 + theta0^2 / 16).
+    let (m, l, i, theta0, h) = (1.5, 0.8, 0.01, 0.02f64, 1e-4);
+    let model = pendulum(m, l, i);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[theta0], &[0.0], &[]).unwrap();
+    let e0 = s.energy().unwrap();
+    let rest = -m * G * l;
+    let swing = e0 - rest;
+    let (mut crossings, mut worst) = (Vec::new(), 0.0f64);
+    let mut before = s.qpos()[0];
+    while s.time() < 10.0 {
+        let t0 = s.time();
+        s.step().unwrap();
+        let now = s.qpos()[0];
+        if before < 0.0 && now >= 0.0 {
+            crossings.push(t0 + h * before / (before - now));
+        }
+        before = now;
+        worst = worst.max((s.energy().unwrap() - e0).abs());
+    }
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let expected =
+        2.0 * PI * ((i + m * l * l) / (m * G * l)).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    assert!(
+        ((period - expected) / expected).abs() < 2e-6,
+        "period {period} against {expected}"
+    );
+    // Semi-implicit Euler keeps the energy within O(h omega) of the
+    // swing's, without drift.
+    let omega = 2.0 * PI / expected;
+    assert!(
+        worst < h * omega * swing,
+        "energy off by {worst:e} of {swing:e}"
+    );
+    assert!((s.energy().unwrap() - e0).abs() < 0.5 * h * omega * swing);
+}
+
+/// A double pendulum of two rods (length 1, mass 1) hinged about y in
+/// joint coordinates, and its state at `(q1, q2)`.
+fn double_pendulum() -> Articulated {
+    let rod = |name: &str, parent, top: f64| {
+        body(
+            name,
+            parent,
+            [0.0, 0.0, top],
+            1.0,
+            [0.0, 0.0, -0.5],
+            [1.0 / 12.0, 1.0 / 12.0, 1e-3],
+            vec![Joint::hinge(name, [0.0, 1.0, 0.0], [0.0; 3])],
+        )
+    };
+    articulated(
+        vec![rod("upper", None, 0.0), rod("lower", Some(0), -1.0)],
+        [0.0, 0.0, -G],
+        Vec::new(),
+    )
+}
+
+/// The same double pendulum in maximal coordinates at `(q1, q2)`.
+fn double_pendulum_spatial(q1: f64, q2: f64) -> SpatialModel {
+    let rod = |name: &str, centre: [f64; 3], angle: f64| {
+        let mut b = SpatialBody::new(
+            name,
+            SpatialKind::Rigid {
+                mass: 1.0,
+                inertia: Some([
+                    [1.0 / 12.0, 0.0, 0.0],
+                    [0.0, 1.0 / 12.0, 0.0],
+                    [0.0, 0.0, 1e-3],
+                ]),
+            },
+        );
+        b.position = centre;
+        b.orientation = [(angle / 2.0).cos(), 0.0, (angle / 2.0).sin(), 0.0];
+        b
+    };
+    let down = |angle: f64, length: f64| [-length * angle.sin(), 0.0, -length * angle.cos()];
+    let c1 = down(q1, 0.5);
+    let top2 = down(q1, 1.0);
+    let c2 = down(q1 + q2, 0.5);
+    let c2 = [top2[0] + c2[0], 0.0, top2[2] + c2[2]];
+    let hinge = |bodies, anchors| SpatialJoint {
+        kind: SpatialJointKind::Hinge {
+            axis: [0.0, 1.0, 0.0],
+        },
+        bodies,
+        anchors,
+    };
+    SpatialModel::new(
+        [0.0, 0.0, -G],
+        vec![rod("upper", c1, q1), rod("lower", c2, q1 + q2)],
+        vec![],
+    )
+    .unwrap()
+    .with_joints(vec![
+        hinge([None, Some(0)], [[0.0; 3], [0.0, 0.0, 0.5]]),
+        hinge([Some(0), Some(1)], [[0.0, 0.0, -0.5], [0.0, 0.0, 0.5]]),
+    ])
+    .unwrap()
+}
+
+/// The lower rod's centre after `duration` in joint and in maximal
+/// coordinates, at step `h`.
+fn lower_centres(h: f64, duration: f64) -> ([f64; 3], [f64; 3]) {
+    let (q1, q2) = (0.6, -0.4);
+    let model = double_pendulum();
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[q1, q2], &[0.0, 0.0], &[]).unwrap();
+    s.advance(duration).unwrap();
+    let lower = s.body(1).unwrap();
+    let off = apply(&matrix(lower.orientation), [0.0, 0.0, -0.5]);
+    let joint = [
+        lower.position[0] + off[0],
+        lower.position[1] + off[1],
+        lower.position[2] + off[2],
+    ];
+    let spatial = double_pendulum_spatial(q1, q2);
+    let mut m = SpaceStepper::new(&spatial, settings(h)).unwrap();
+    while m.state().0 < duration - 0.5 * h {
+        m.step(h).unwrap();
+    }
+    let (_, q, v) = m.state();
+    (joint, spatial.body_state(1, q, v).position)
+}
+
+#[test]
+fn a_double_pendulum_in_joint_coordinates_moves_as_in_maximal_ones() {
+    // Two first-order methods of the same motion: they agree to O(h),
+    // and twice as well at half the step.
+    let distance = |(a, b): ([f64; 3], [f64; 3])| {
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    };
+    let coarse = distance(lower_centres(4e-4, 1.0));
+    let fine = distance(lower_centres(2e-4, 1.0));
+    eprintln!("double pendulum: {coarse:e} m at h = 4e-4, {fine:e} m at 2e-4");
+    assert!(coarse < 1e-3, "{coarse}");
+    assert!(fine < 0.6 * coarse, "{fine} against {coarse}");
+}
+
+/// A free box (no gravity) with unequal moments, thrown spinning.
+fn free_box() -> Articulated {
+    let b = body(
+        "box",
+        None,
+        [0.1, -0.2, 0.3],
+        2.0,
+        [0.0; 3],
+        [0.1, 0.2, 0.3],
+        vec![Joint::free("free")],
+    );
+    articulated(vec![b], [0.0; 3], Vec::new())
+}
+
+/// The world momentum and angular momentum (about the origin) of the free
+/// box after `duration` at step `h`, and at the start.
+fn momenta(h: f64, duration: f64) -> ([[f64; 3]; 2], [[f64; 3]; 2]) {
+    let model = free_box();
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    let qpos = model.tree.qpos0().to_vec();
+    s.reset(&qpos, &[0.3, -0.1, 0.2, 1.0, 2.0, -0.5], &[])
+        .unwrap();
+    let of = |s: &mut TreeStepper| {
+        let b = s.body(0).unwrap();
+        let r = matrix(b.orientation);
+        // I_world w = R I R^T w.
+        let wb = apply_transpose(&r, b.angular_velocity);
+        let lb = [0.1 * wb[0], 0.2 * wb[1], 0.3 * wb[2]];
+        let spin = apply(&r, lb);
+        let p = b.velocity.map(|x| 2.0 * x);
+        let orbit = cross(b.position, p);
+        [
+            p,
+            [spin[0] + orbit[0], spin[1] + orbit[1], spin[2] + orbit[2]],
+        ]
+    };
+    let start = of(&mut s);
+    s.advance(duration).unwrap();
+    (start, of(&mut s))
+}
+
+#[test]
+fn a_free_body_keeps_its_momentum_and_its_angular_momentum() {
+    let off = |(a, b): ([[f64; 3]; 2], [[f64; 3]; 2]), k: usize| {
+        (0..3)
+            .map(|i| (a[k][i] - b[k][i]).abs())
+            .fold(0.0, f64::max)
+    };
+    let coarse = momenta(1e-3, 1.0);
+    assert!(
+        off(coarse, 0) < 1e-13,
+        "momentum off by {:e}",
+        off(coarse, 0)
+    );
+    // The gyroscopic torque is explicit: the angular momentum drifts by
+    // O(h), four times less at a quarter of the step.
+    let fine = momenta(2.5e-4, 1.0);
+    let (lc, lf) = (off(coarse, 1), off(fine, 1));
+    eprintln!("angular momentum: off by {lc:e} at h = 1e-3, {lf:e} at 2.5e-4");
+    assert!(lc < 2e-3, "{lc}");
+    assert!(lf < 0.3 * lc, "{lf} against {lc}");
+}
+
+fn free(name: &str, mass: f64, moments: [f64; 3], position: [f64; 3]) -> Body {
+    body(
+        name,
+        None,
+        position,
+        mass,
+        [0.0; 3],
+        moments,
+        vec![Joint::free(name)],
+    )
+}
+
+#[test]
+fn a_sphere_dropped_on_a_floor_rests_at_its_radius() {
+    let r = 0.1;
+    let model = articulated(
+        vec![free("ball", 1.0, [0.004; 3], [0.0, 0.0, 0.5])],
+        [0.0, 0.0, -G],
+        vec![
+            floor(0.5),
+            geom("ball", Some(0), Shape::Sphere { radius: r }, [0.0; 3], 0.5),
+        ],
+    );
+    let o = simulate_tree(
+        &model,
+        &TreeStart::rest(&model),
+        1.5,
+        &settings(0.002),
+        &mut NoObserver,
+    );
+    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let ball = &o.bodies[0];
+    assert!(
+        (ball.position[2] - r).abs() < 1e-9,
+        "height {}",
+        ball.position[2]
+    );
+    assert!(
+        ball.velocity.iter().all(|v| v.abs() < 1e-9),
+        "{:?}",
+        ball.velocity
+    );
+    assert!(
+        o.outcome.max_penetration < 1e-6,
+        "{}",
+        o.outcome.max_penetration
+    );
+    assert_eq!(o.outcome.unsolved.steps, 0);
+    // Landing takes energy (rigid, no restitution), never gives it.
+    assert!(o.outcome.energy_final < o.outcome.energy_initial);
+}
+
+/// A 0.1 m cube of 1 kg on the floor `z = 0` under `gravity`.
+fn cube_on_floor(gravity: [f64; 3], mu: f64) -> Articulated {
+    let half = 0.05;
+    let i = 1.0 * (2.0 * half * half) / 3.0;
+    articulated(
+        vec![free("cube", 1.0, [i; 3], [0.0, 0.0, half])],
+        gravity,
+        vec![
+            floor(mu),
+            geom(
+                "cube",
+                Some(0),
+                Shape::Box {
+                    half_extents: [half; 3],
+                },
+                [0.0; 3],
+                mu,
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_box_on_a_floor_stays_put() {
+    let model = cube_on_floor([0.0, 0.0, -G], 0.5);
+    let o = simulate_tree(
+        &model,
+        &TreeStart::rest(&model),
+        2.0,
+        &settings(0.002),
+        &mut NoObserver,
+    );
+    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let c = &o.bodies[0];
+    assert!(
+        c.position[0].abs() + c.position[1].abs() < 1e-12,
+        "{:?}",
+        c.position
+    );
+    assert!((c.position[2] - 0.05).abs() < 1e-9, "{}", c.position[2]);
+    assert!(
+        o.outcome.max_penetration < 1e-9,
+        "{}",
+        o.outcome.max_penetration
+    );
+}
+
+/// Gravity of an incline of `angle` along x (the floor stays `z = 0`:
+/// the same physics).
+fn incline(angle: f64) -> [f64; 3] {
+    [-G * angle.sin(), 0.0, -G * angle.cos()]
+}
+
+#[test]
+fn a_box_on_an_incline_sticks_below_the_friction_angle() {
+    let angle = 20f64.to_radians();
+    let model = cube_on_floor(incline(angle), 1.05 * angle.tan());
+    let o = simulate_tree(
+        &model,
+        &TreeStart::rest(&model),
+        2.0,
+        &settings(0.002),
+        &mut NoObserver,
+    );
+    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let c = &o.bodies[0];
+    let moved = c.position[0].hypot(c.position[1]);
+    assert!(moved < 1e-9, "crept {moved:e} m");
+    assert!((c.position[2] - 0.05).abs() < 1e-9, "{}", c.position[2]);
+}
+
+#[test]
+fn a_box_on_an_incline_slides_above_the_friction_angle_at_the_closed_form_acceleration() {
+    let angle = 20f64.to_radians();
+    let mu = 0.5 * angle.tan();
+    let model = cube_on_floor(incline(angle), mu);
+    let (h, n) = (0.002, 500.0);
+    let o = simulate_tree(
+        &model,
+        &TreeStart::rest(&model),
+        1.0,
+        &settings(h),
+        &mut NoObserver,
+    );
+    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let c = &o.bodies[0];
+    let a = G * (angle.sin() - mu * angle.cos());
+    assert!(
+        (c.velocity[0] + a).abs() < 1e-9 * a,
+        "{} against {}",
+        c.velocity[0],
+        -a
+    );
+    // Semi-implicit Euler: x = -a h^2 n (n + 1) / 2 after n steps.
+    let x = -a * h * h * n * (n + 1.0) / 2.0;
+    assert!(
+        (c.position[0] - x).abs() < 1e-9,
+        "{} against {x}",
+        c.position[0]
+    );
+    assert!(c.angular_velocity.iter().all(|w| w.abs() < 1e-9));
+}
+
+#[test]
+fn a_hinge_limit_holds() {
+    let mut model = pendulum(1.0, 0.5, 0.01);
+    model.joints[0].range = Some([-0.3, 0.3]);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.reset(&[0.0], &[4.0], &[]).unwrap();
+    let (mut highest, mut lowest) = (0.0f64, 0.0f64);
+    while s.time() < 2.0 {
+        s.step().unwrap();
+        highest = highest.max(s.qpos()[0]);
+        lowest = lowest.min(s.qpos()[0]);
+    }
+    // Free, it would swing to 2 asin(4 / (2 omega)) > 0.3 both ways.
+    assert!(highest > 0.3 - 1e-9 && highest < 0.3 + 1e-9, "{highest}");
+    assert!(lowest < -0.3 + 1e-9 && lowest > -0.3 - 1e-9, "{lowest}");
+    assert!(
+        s.max_limit_violation() < 1e-9,
+        "{}",
+        s.max_limit_violation()
+    );
+    // A hard limit takes the energy of the impact (no restitution): what
+    // is left swings between the limits, touching them at rest (within
+    // semi-implicit Euler's O(h omega) of the swing's energy).
+    let at_limit = -G * 0.5 * 0.3f64.cos();
+    let e = s.energy().unwrap();
+    eprintln!("energy {e} against {at_limit} at the limits at rest");
+    assert!(
+        e < at_limit + 1e-2 * (at_limit + G * 0.5),
+        "{e} against {at_limit}"
+    );
+}
+
+#[test]
+fn actuators_push_with_their_clamped_force_through_their_gear() {
+    // A motor: gear 2, ctrl 3 clamped to 1, force clamped to 0.8: a
+    // generalized force of 1.6 on m + armature = 2.5 (gravity is across
+    // the slide), v_n = n h 1.6 / 2.5 exactly.
+    let (m, a, h) = (2.0, 0.5, 0.01);
+    let mut model = slider(m, a);
+    let mut act = motor(0, 2.0);
+    act.ctrlrange = Some([-1.0, 1.0]);
+    act.forcerange = Some([-0.8, 0.8]);
+    model.actuators.push(act);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.set_ctrl(&[3.0]).unwrap();
+    for _ in 0..100 {
+        s.step().unwrap();
+    }
+    let v = 100.0 * h * 1.6 / (m + a);
+    assert!(
+        (s.qvel()[0] - v).abs() < 1e-13,
+        "{} against {v}",
+        s.qvel()[0]
+    );
+
+    // A position servo (kp 40, gear 0.5) from q = 0.1 at rest with ctrl
+    // 0.2: one step gives v = h kp (ctrl - gear q) gear / (m + a).
+    let mut model = slider(m, a);
+    let mut servo = motor(0, 0.5);
+    servo.gain = 40.0;
+    servo.bias = [0.0, -40.0, 0.0];
+    model.actuators.push(servo);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.1], &[0.0], &[0.2]).unwrap();
+    s.step().unwrap();
+    let v = h * 40.0 * (0.2 - 0.5 * 0.1) * 0.5 / (m + a);
+    assert!(
+        (s.qvel()[0] - v).abs() < 1e-15,
+        "{} against {v}",
+        s.qvel()[0]
+    );
+}
+
+/// A two-link arm hinged about y at `(0, 0, 0.5)`, capsules of length
+/// 0.4 and radius 0.04 along each link (overlapping at the elbow),
+/// released horizontal over the floor.
+fn arm() -> Articulated {
+    let link = |name: &str, parent, position: [f64; 3]| {
+        body(
+            name,
+            parent,
+            position,
+            1.0,
+            [0.2, 0.0, 0.0],
+            [0.001, 0.014, 0.014],
+            vec![Joint::hinge(name, [0.0, 1.0, 0.0], [0.0; 3])],
+        )
+    };
+    let capsule = |name: &str, b| {
+        let mut g = geom(
+            name,
+            Some(b),
+            Shape::Capsule {
+                half_length: 0.2,
+                radius: 0.04,
+            },
+            [0.2, 0.0, 0.0],
+            0.8,
+        );
+        // The capsule's axis along x.
+        g.pose.orientation = [0.5f64.sqrt(), 0.0, 0.5f64.sqrt(), 0.0];
+        g
+    };
+    articulated(
+        vec![
+            link("upper", None, [0.0, 0.0, 0.5]),
+            link("lower", Some(0), [0.4, 0.0, 0.0]),
+        ],
+        [0.0, 0.0, -G],
+        vec![floor(0.8), capsule("upper", 0), capsule("lower", 1)],
+    )
+}
+
+#[test]
+fn a_two_link_arm_falls_onto_the_floor_and_rests_there() {
+    let model = arm();
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    // The links' capsules overlap at the elbow: parent and child never
+    // touch, so the start is not moved.
+    assert!(s.start_projection().is_none());
+    let e0 = s.energy().unwrap();
+    s.advance(3.0).unwrap();
+    assert_eq!(s.totals().unsolved.steps, 0);
+    assert!(
+        s.totals().max_penetration < 1e-6,
+        "{}",
+        s.totals().max_penetration
+    );
+    assert!(s.qvel().iter().all(|v| v.abs() < 1e-8), "{:?}", s.qvel());
+    // At rest on the floor: the lower link's far end lies on it.
+    let lower = s.body(1).unwrap();
+    let r = matrix(lower.orientation);
+    let tip = apply(&r, [0.4, 0.0, 0.0]);
+    let lowest = (0..=40)
+        .map(|k| {
+            let p = apply(&r, [0.4 * k as f64 / 40.0, 0.0, 0.0]);
+            lower.position[2] + p[2] - 0.04
+        })
+        .fold(f64::INFINITY, f64::min);
+    assert!(lowest.abs() < 1e-6, "lowest point {lowest}, tip {tip:?}");
+    assert!(s.energy().unwrap() < e0);
+}
+
+#[test]
+fn geoms_whose_bits_do_not_meet_pass_through_each_other() {
+    let mut model = articulated(
+        vec![free("ball", 1.0, [0.004; 3], [0.0, 0.0, 0.2])],
+        [0.0, 0.0, -G],
+        vec![
+            floor(0.5),
+            geom(
+                "ball",
+                Some(0),
+                Shape::Sphere { radius: 0.1 },
+                [0.0; 3],
+                0.5,
+            ),
+        ],
+    );
+    model.geoms[1].contype = 2;
+    model.geoms[1].conaffinity = 2;
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.advance(0.5).unwrap();
+    // Free fall: z = 0.2 - g h^2 n (n + 1) / 2.
+    let n = 250.0;
+    let z = 0.2 - G * 0.002 * 0.002 * n * (n + 1.0) / 2.0;
+    assert!(
+        (s.qpos()[2] - z).abs() < 1e-12,
+        "{} against {z}",
+        s.qpos()[2]
+    );
+    // The bits meeting one way only (the floor's type, the ball's
+    // affinity): it lands.
+    model.geoms[1].conaffinity = 1;
+    model.geoms[0].conaffinity = 0;
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.advance(0.5).unwrap();
+    assert!((s.qpos()[2] - 0.1).abs() < 1e-6, "{}", s.qpos()[2]);
+}
+
+/// A chain of `n` links of 0.1 m hanging from the world, hinges
+/// alternating about y and x, capsules on each, a floor under it.
+fn chain(n: usize) -> Articulated {
+    let bodies = (0..n)
+        .map(|k| {
+            let axis = if k % 2 == 0 {
+                [0.0, 1.0, 0.0]
+            } else {
+                [1.0, 0.0, 0.0]
+            };
+            body(
+                &format!("link{k}"),
+                k.checked_sub(1),
+                [0.0, 0.0, if k == 0 { 0.0 } else { -0.1 }],
+                0.1,
+                [0.0, 0.0, -0.05],
+                [1e-4, 1e-4, 1e-5],
+                vec![Joint::hinge(format!("j{k}"), axis, [0.0; 3]).with_armature(1e-4)],
+            )
+        })
+        .collect();
+    let geoms = (0..n)
+        .map(|k| {
+            geom(
+                &format!("link{k}"),
+                Some(k),
+                Shape::Capsule {
+                    half_length: 0.04,
+                    radius: 0.01,
+                },
+                [0.0, 0.0, -0.05],
+                0.5,
+            )
+        })
+        .collect();
+    let mut model = articulated(bodies, [0.0, 0.0, -G], geoms);
+    for j in &mut model.joints {
+        j.damping = 0.01;
+    }
+    model
+}
+
+#[test]
+fn chains_of_10_and_100_links_run() {
+    for n in [10, 100] {
+        let model = chain(n);
+        let mut start = TreeStart::rest(&model);
+        start
+            .qpos
+            .iter_mut()
+            .enumerate()
+            .for_each(|(k, q)| *q = 0.3 * (k as f64).sin());
+        let o = simulate_tree(&model, &start, 0.1, &settings(0.002), &mut NoObserver);
+        assert_eq!(
+            o.outcome.status,
+            Status::Finished,
+            "{n}: {:?}",
+            o.outcome.reason
+        );
+        assert_eq!(o.outcome.steps, 50);
+        assert_eq!(o.bodies.len(), n);
+        // Damped and without actuators: no energy made.
+        assert!(
+            o.outcome.energy_final <= o.outcome.energy_initial,
+            "{n}: {} from {}",
+            o.outcome.energy_final,
+            o.outcome.energy_initial
+        );
+    }
+}
+
+#[test]
+fn what_is_not_supported_yet_is_refused_with_its_name() {
+    let refused = |model: &Articulated| match TreeStepper::new(model, settings(0.002)) {
+        Err(StepError::Unsupported(message)) => message,
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("accepted"),
+    };
+    let mut model = pendulum(1.0, 0.5, 0.01);
+    model.joints[0].frictionloss = 0.1;
+    assert!(refused(&model).contains("joint swing: frictionloss"));
+    let mut model = pendulum(1.0, 0.5, 0.01);
+    model.equalities.push(Equality::Joint {
+        joints: [0, 0],
+        polycoef: [0.0; 5],
+    });
+    assert!(refused(&model).contains("equality[0]"));
+    let mut model = pendulum(1.0, 0.5, 0.01);
+    model.tendons.push(Tendon {
+        name: "rope".into(),
+        path: TendonPath::Spatial(vec![0, 1]),
+        range: None,
+        damping: 0.0,
+        stiffness: 0.0,
+        springlength: None,
+    });
+    assert!(refused(&model).contains("tendon rope (tendon[0]): spatial"));
+    let mut model = pendulum(1.0, 0.5, 0.01);
+    model.geoms.push(geom(
+        "g",
+        Some(0),
+        Shape::Sphere { radius: 0.1 },
+        [0.0; 3],
+        0.5,
+    ));
+    model.geoms[0].condim = 6;
+    assert!(refused(&model).contains("geom g (geom[0]): condim 6"));
+    // Tendon damping across two branches (an entry outside M's pattern).
+    let arm = |name: &str| {
+        body(
+            name,
+            None,
+            [0.0; 3],
+            1.0,
+            [0.0; 3],
+            [0.1; 3],
+            vec![Joint::slide(name, [1.0, 0.0, 0.0])],
+        )
+    };
+    let mut model = articulated(vec![arm("a"), arm("b")], [0.0; 3], Vec::new());
+    model.tendons.push(Tendon {
+        name: "across".into(),
+        path: TendonPath::Fixed(vec![(0, 1.0), (1, -1.0)]),
+        range: None,
+        damping: 1.0,
+        stiffness: 0.0,
+        springlength: None,
+    });
+    assert!(refused(&model).contains("tendon across (tendon[0]): damping"));
+    // A state of the wrong length: a typed error, not a panic.
+    let model = pendulum(1.0, 0.5, 0.01);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    assert!(matches!(
+        s.reset(&[0.0, 1.0], &[0.0], &[]),
+        Err(StepError::Tree(_))
+    ));
+    assert!(matches!(s.set_ctrl(&[1.0]), Err(StepError::Tree(_))));
+}
+
+/// Two nested slides along x (the second body rides on the first),
+/// masses `m1` and `m2`, without gravity, and a fixed tendon over both
+/// (the second body's position in the world).
+fn nested_slides(m1: f64, m2: f64) -> Articulated {
+    let slide = |name: &str, parent, m| {
+        body(
+            name,
+            parent,
+            [0.0; 3],
+            m,
+            [0.0; 3],
+            [0.1; 3],
+            vec![Joint::slide(name, [1.0, 0.0, 0.0])],
+        )
+    };
+    let mut model = articulated(
+        vec![slide("carriage", None, m1), slide("rider", Some(0), m2)],
+        [0.0; 3],
+        Vec::new(),
+    );
+    model.tendons.push(Tendon {
+        name: "rope".into(),
+        path: TendonPath::Fixed(vec![(0, 1.0), (1, 1.0)]),
+        range: None,
+        damping: 0.0,
+        stiffness: 0.0,
+        springlength: None,
+    });
+    model
+}
+
+#[test]
+fn tendon_damping_is_implicit_with_its_off_diagonal_terms() {
+    // (M + h d a a^T) v+ = M v with M = [[m1 + m2, m2], [m2, m2]] and
+    // a = (1, 1): solved here by Cramer's rule.
+    let (m1, m2, d, h) = (1.0, 0.5, 4.0, 0.01);
+    let mut model = nested_slides(m1, m2);
+    model.tendons[0].damping = d;
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.0, 0.0], &[1.0, -0.3], &[]).unwrap();
+    let mut v = [1.0, -0.3];
+    for _ in 0..50 {
+        s.step().unwrap();
+        let m = [[m1 + m2, m2], [m2, m2]];
+        let b = [
+            m[0][0] * v[0] + m[0][1] * v[1],
+            m[1][0] * v[0] + m[1][1] * v[1],
+        ];
+        let k = [
+            [m[0][0] + h * d, m[0][1] + h * d],
+            [m[1][0] + h * d, m[1][1] + h * d],
+        ];
+        let det = k[0][0] * k[1][1] - k[0][1] * k[1][0];
+        v = [
+            (b[0] * k[1][1] - k[0][1] * b[1]) / det,
+            (k[0][0] * b[1] - k[1][0] * b[0]) / det,
+        ];
+    }
+    for (got, want) in s.qvel().iter().zip(v) {
+        assert!((got - want).abs() < 1e-14, "{got} against {want}");
+    }
+}
+
+#[test]
+fn a_tendon_limit_holds() {
+    // The rider's world position (the tendon) is held below 0.1 while
+    // the carriage keeps its momentum.
+    let mut model = nested_slides(1.0, 0.5);
+    model.tendons[0].range = Some([-0.1, 0.1]);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.reset(&[0.0, 0.0], &[0.5, 0.5], &[]).unwrap();
+    let mut longest = 0.0f64;
+    while s.time() < 1.0 {
+        s.step().unwrap();
+        longest = longest.max(s.qpos()[0] + s.qpos()[1]);
+    }
+    assert!((longest - 0.1).abs() < 1e-9, "{longest}");
+    assert!(
+        s.max_limit_violation() < 1e-9,
+        "{}",
+        s.max_limit_violation()
+    );
+    // The rope stops the rider in the world: at rest there, the
+    // carriage moving on beneath it.
+    assert!((s.qvel()[0] + s.qvel()[1]).abs() < 1e-9, "{:?}", s.qvel());
+    assert!(s.qvel()[0] > 0.1, "{:?}", s.qvel());
+}
+
+#[test]
+fn a_ball_joint_limit_holds() {
+    // A bob on a ball joint, range [0, 0.4] rad, thrown sideways.
+    let b = body(
+        "bob",
+        None,
+        [0.0; 3],
+        1.0,
+        [0.0, 0.0, -0.5],
+        [0.01; 3],
+        vec![Joint::ball("ball", [0.0; 3])],
+    );
+    let mut model = articulated(vec![b], [0.0, 0.0, -G], Vec::new());
+    model.joints[0].range = Some([0.0, 0.4]);
+    let mut s = TreeStepper::new(&model, settings(0.002)).unwrap();
+    s.reset(&[1.0, 0.0, 0.0, 0.0], &[3.0, 2.0, 0.5], &[])
+        .unwrap();
+    let mut widest = 0.0f64;
+    while s.time() < 2.0 {
+        s.step().unwrap();
+        let q = s.qpos();
+        // The angle of the rotation [w, x, y, z].
+        let angle = 2.0
+            * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+                .sqrt()
+                .atan2(q[0].abs());
+        widest = widest.max(angle);
+    }
+    // The row holds the angle's rate; the cone's curvature moves the
+    // angle by O(h^2 w^2) more, left below the overlap tolerance (1e-6)
+    // and corrected above it.
+    assert!(widest > 0.4 - 1e-9 && widest < 0.4 + 1e-6, "{widest}");
+    assert!(
+        s.max_limit_violation() < 1e-6,
+        "{}",
+        s.max_limit_violation()
+    );
+}
