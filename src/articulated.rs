@@ -8,7 +8,18 @@ use std::time::Instant as Clock;
 use serde_json::{json, Map, Value};
 use zwang_model::articulated::{Articulated, ArticulatedMechanism};
 use zwang_model::spatial::rotation::cross;
-use zwang_motion::{simulate, ContactSample, Observer, Settings, Status};
+use zwang_motion::{
+    simulate, simulate_tree, ContactSample, NoObserver, Observer, Settings, Status, StepSettings,
+    TreeStart,
+};
+
+/// Reads an MJCF file (`docs/mjcf.md`) into its model and the
+/// attributes read past; the error is one line beginning `mjcf:`.
+pub fn load(path: &std::path::Path) -> Result<(Articulated, Vec<String>), String> {
+    zwang_mjcf::read(path)
+        .map(|m| (m.model, m.ignored))
+        .map_err(|e| e.to_string())
+}
 
 /// A start: coordinates, velocities and controls (held along a run).
 #[derive(Debug, Clone, PartialEq)]
@@ -249,6 +260,49 @@ pub fn run_event(
     })
 }
 
+/// Runs `model` from `start` for `duration` by velocity-level time steps
+/// of `time_step` (the model's own when `None`), the controls held.
+pub fn run_steps(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    time_step: Option<f64>,
+    ignored: &[String],
+) -> Result<ArticulatedReport, String> {
+    let clock = Clock::now();
+    let settings = StepSettings {
+        time_step: time_step.unwrap_or(model.timestep),
+        output_every: duration,
+        ..StepSettings::default()
+    };
+    settings.validate(duration)?;
+    let tree_start = TreeStart {
+        qpos: start.qpos.clone(),
+        qvel: start.qvel.clone(),
+        ctrl: start.ctrl.clone(),
+    };
+    let run = simulate_tree(model, &tree_start, duration, &settings, &mut NoObserver);
+    let out = run.outcome;
+    let finished = out.status == Status::Finished;
+    let unsolved = out.unsolved;
+    Ok(ArticulatedReport {
+        status: if finished { "finished" } else { "failed" }.into(),
+        reason: out.reason.clone(),
+        time: start.time + out.time,
+        steps: out.steps,
+        max_limit_violation: run.max_limit_violation,
+        qpos: out.q,
+        qvel: out.v,
+        energy: [out.energy_initial, out.energy_final],
+        max_penetration: out.max_penetration,
+        unsolved_steps: unsolved.steps,
+        worst_unsolved: (unsolved.steps > 0)
+            .then_some((unsolved.worst_error, start.time + unsolved.worst_time)),
+        ignored: ignored.to_vec(),
+        wall_time: clock.elapsed().as_secs_f64(),
+    })
+}
+
 /// How a [`Simulation`] moves its model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Method {
@@ -380,12 +434,7 @@ impl Simulation {
         }
         let part = match self.method {
             Method::Event(tol) => run_event(&self.model, &self.now, duration, tol, &self.ignored)?,
-            Method::TimeStep => {
-                return Err(
-                    "stepping=\"timestep\": not built yet for MJCF models; use stepping=\"event\""
-                        .into(),
-                )
-            }
+            Method::TimeStep => run_steps(&self.model, &self.now, duration, None, &self.ignored)?,
         };
         self.absorb(part);
         Ok(())

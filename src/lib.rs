@@ -63,6 +63,7 @@ pub use zwang_geometry as geometry;
 pub use zwang_harness as harness;
 pub use zwang_higher_order as higher_order;
 pub use zwang_instant as instant;
+pub use zwang_mjcf as mjcf;
 pub use zwang_model as model;
 pub use zwang_motion as motion;
 pub use zwang_ode as ode;

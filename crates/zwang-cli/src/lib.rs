@@ -290,6 +290,9 @@ enum Loaded {
         zwang_scene::SpatialScene,
         zwang_model::spatial::SpatialModel,
     ),
+    /// A MuJoCo MJCF file: a kinematic tree in joint coordinates, the
+    /// attributes read past, and the duration to run.
+    Articulated(zwang::mjcf::MjcfModel, f64),
 }
 
 /// [`load_scene`] for a scene of either dimension (`zwang simulate`), or
@@ -310,7 +313,7 @@ fn load_any_scene(
             let xml = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
-                || zwang_scene::looks_like_xml(&text);
+                || zwang::mjcf::looks_like_xml(&text);
             let json = looks_like_json(&text);
             let flags = if xml {
                 given_flags(None, time_step)
@@ -335,9 +338,14 @@ fn load_any_scene(
             }
             match (xml, duration) {
                 (true, Some(duration)) => {
-                    zwang_scene::parse_mjcf_stepped(&text, duration, time_step)
-                        .map(zwang_scene::AnyScene::Spatial)
-                        .map_err(given)
+                    let model = if path == Path::new("-") {
+                        zwang::mjcf::parse(&text, None)
+                    } else {
+                        zwang::mjcf::read(path)
+                    };
+                    model
+                        .map(|m| Loaded::Articulated(m, duration))
+                        .map_err(|e| e.to_string())
                 }
                 (true, None) => {
                     Err("--duration: required with an MJCF file (it has no duration)".into())
@@ -350,15 +358,16 @@ fn load_any_scene(
                     .into_iter()
                     .filter_map(|(k, x)| x.map(|x| (k, x)))
                     .collect();
-                    zwang_scene::parse_any_scene_setting(&text, &keys).map_err(given)
+                    zwang_scene::parse_any_scene_setting(&text, &keys)
+                        .map_err(given)
+                        .and_then(|scene| match scene {
+                            zwang_scene::AnyScene::Planar(scene) => Ok(Loaded::Planar(scene)),
+                            zwang_scene::AnyScene::Spatial(scene) => {
+                                let model = scene.model().map_err(|e| e.to_string())?;
+                                Ok(Loaded::Spatial(scene, model))
+                            }
+                        })
                 }
-            }
-        })
-        .and_then(|scene| match scene {
-            zwang_scene::AnyScene::Planar(scene) => Ok(Loaded::Planar(scene)),
-            zwang_scene::AnyScene::Spatial(scene) => {
-                let model = scene.model().map_err(|e| e.to_string())?;
-                Ok(Loaded::Spatial(scene, model))
             }
         });
     match loaded {

@@ -7,6 +7,7 @@
 
 mod motion;
 mod space;
+mod tree;
 
 use crate::{emit, one_line, Loaded, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::Args;
@@ -35,10 +36,11 @@ const MAX_SAMPLES: f64 = 1e7;
 /// energy and constraint drift. Exit 0 finished, 1 painleve or failed,
 /// 2 malformed scene (or more than 1e7 samples to write or draw).
 ///
-/// `MODEL.xml --duration T`: a MuJoCo MJCF file (the subset of
-/// docs/scene-format.md, "MJCF import"), read into a spatial scene and
-/// run as its TOML twin would be: time-stepped at its `option timestep`
-/// (0.002 s when absent), exact friction.
+/// `MODEL.xml --duration T`: a MuJoCo MJCF file (docs/mjcf.md), read as
+/// a kinematic tree in joint coordinates (MuJoCo's qpos and qvel) and
+/// run from qpos0 at rest or `--keyframe K`: time-stepped at its `option
+/// timestep` (0.002 s when absent) with rigid contacts, exact friction and
+/// hard limits, or `--stepping event` at `--tolerance`.
 ///
 /// A spatial scene (`dimension = 3`) runs with the time stepper in space:
 /// each moving body's position, orientation [w, x, y, z], velocity and
@@ -96,6 +98,23 @@ pub(crate) struct SimulateArgs {
     /// each; at most 16).
     #[arg(long, value_name = "T,...", value_delimiter = ',', requires = "draw")]
     draw_at: Vec<f64>,
+    /// MJCF files: start from this keyframe (a key's name, or its 0-based
+    /// index), its controls held; without it, `qpos0` at rest.
+    #[arg(long, value_name = "K", conflicts_with = "system")]
+    keyframe: Option<String>,
+    /// MJCF files: `timestep` (default; at the file's time step) or
+    /// `event` (the event-driven method at `--tolerance`).
+    #[arg(long, value_enum, value_name = "METHOD", conflicts_with = "system")]
+    stepping: Option<tree::TreeStepping>,
+    /// MJCF files with `--stepping event`: the integrator's relative
+    /// tolerance (default 1e-9).
+    #[arg(
+        long,
+        value_name = "TOL",
+        conflicts_with = "system",
+        allow_negative_numbers = true
+    )]
+    tolerance: Option<f64>,
 }
 
 pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -145,9 +164,27 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         );
         return EXIT_BAD_INPUT;
     };
-    let scene = match crate::load_any_scene(path, args.duration, args.time_step, err) {
+    let loaded = crate::load_any_scene(path, args.duration, args.time_step, err);
+    if !matches!(loaded, None | Some(Loaded::Articulated(..))) {
+        let given = [
+            ("--keyframe", args.keyframe.is_some()),
+            ("--stepping", args.stepping.is_some()),
+            ("--tolerance", args.tolerance.is_some()),
+        ];
+        if let Some((flag, _)) = given.into_iter().find(|(_, given)| *given) {
+            emit(
+                err,
+                &format!("{flag}: only for MJCF files (a scene sets it in [solver])\n"),
+            );
+            return EXIT_BAD_INPUT;
+        }
+    }
+    let scene = match loaded {
         None => return EXIT_BAD_INPUT,
         Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
+        Some(Loaded::Articulated(mjcf, duration)) => {
+            return tree::run(&mjcf.model, &mjcf.ignored, duration, args, out, err)
+        }
         Some(Loaded::Planar(scene)) => scene,
     };
     if let Err(e) = check_draw_at(format, &args.draw_at, scene.duration) {

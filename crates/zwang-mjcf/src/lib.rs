@@ -72,6 +72,13 @@ pub struct MjcfModel {
     pub integrator: String,
 }
 
+/// Whether `text` looks like XML rather than TOML: its first character
+/// that is not a blank (or a byte order mark) is `<`.
+pub fn looks_like_xml(text: &str) -> bool {
+    text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .starts_with('<')
+}
+
 /// Reads the MJCF file at `path` (its includes relative to the including
 /// file).
 pub fn read(path: &Path) -> Result<MjcfModel, MjcfError> {

@@ -177,6 +177,8 @@ pub(crate) struct Reader {
     flags: Flags,
     bodies: Vec<Body>,
     body_names: Vec<String>,
+    /// Each body's element path, for errors.
+    body_paths: Vec<String>,
     /// Whether each body's mass and principal moments reach MuJoCo's
     /// `mjMINVAL`.
     body_weighs: Vec<bool>,
@@ -237,6 +239,7 @@ impl Reader {
             },
             bodies: Vec::new(),
             body_names: Vec::new(),
+            body_paths: Vec::new(),
             body_weighs: Vec::new(),
             body_lookup: HashMap::new(),
             joints: Vec::new(),
@@ -760,12 +763,15 @@ impl Reader {
                 ));
             }
         }
-        let mut body = Body::new(p, parent);
+        // The tree's body is named as reports name it: MJCF's name, or
+        // `body[id]`.
+        let shown = name.unwrap_or_else(|| format!("body[{id}]"));
+        let mut body = Body::new(shown.clone(), parent);
         body.position = own.vector::<3>("pos")?.unwrap_or([0.0; 3]);
         body.orientation = self.angles.orientation(|a| own.get(a), p)?;
         self.bodies.push(body);
-        self.body_names
-            .push(name.unwrap_or_else(|| format!("body[{id}]")));
+        self.body_names.push(shown);
+        self.body_paths.push(p.to_string());
         self.body_weighs.push(false);
         let mut joints = Vec::new();
         let mut pieces = Vec::new();
@@ -1346,7 +1352,7 @@ impl Reader {
         }
         match (0..n).find(|&b| !self.bodies[b].joints.is_empty() && !weighs[b]) {
             Some(b) => Err(MjcfError::new(
-                &self.bodies[b].name,
+                &self.body_paths[b],
                 "a body with joints needs a mass and moments of inertia > 0 (its own, or a body welded to it)",
             )),
             None => Ok(()),

@@ -62,21 +62,17 @@
 //! constant forces and torques, and the time stepper's `[solver]` keys;
 //! joints, point contacts, moving frames and event-driven stepping are
 //! planar for now and refused in it with one line naming the key.
-//! [`parse_mjcf`] reads a MuJoCo MJCF file (a documented subset: free
-//! bodies, primitive geoms, defaults, `option timestep` and `gravity`)
-//! into the same [`SpatialScene`], refusing the rest with one line naming
-//! the element.
+//! MuJoCo's MJCF files are the `zwang-mjcf` crate's (kinematic trees in
+//! joint coordinates).
 
 mod error;
 mod keys;
-mod mjcf;
 mod parse;
 mod space;
 mod types;
 
 pub use error::SceneError;
 pub use keys::{set_key, with_key};
-pub use mjcf::{looks_like_xml, parse_mjcf, parse_mjcf_stepped, MJCF_TIMESTEP};
 pub use parse::{looks_like_scene, parse_scene, parse_scene_table};
 pub use space::{
     parse_any_scene, parse_any_scene_setting, parse_spatial_scene, AnyScene, SpatialScene,

@@ -16,6 +16,7 @@ mod friction;
 mod higher_order;
 mod honest_outcomes;
 mod instants;
+mod mjcf;
 mod readable;
 mod readme_images;
 mod readme_scenes;

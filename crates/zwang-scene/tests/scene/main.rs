@@ -5,7 +5,6 @@ mod common;
 
 mod large;
 mod malformed;
-mod mjcf;
 mod mutations;
 mod shape_errors;
 mod spatial;

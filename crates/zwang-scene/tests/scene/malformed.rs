@@ -1,6 +1,5 @@
-//! Every file of `tests/data/scenes/malformed` (and of `malformed_mjcf`,
-//! the MJCF import's) is refused with exactly the one-line error of its
-//! `.expected` sidecar.
+//! Every file of `tests/data/scenes/malformed` is refused with exactly
+//! the one-line error of its `.expected` sidecar.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,28 +14,6 @@ fn each_malformed_scene_names_its_key() {
         zwang_scene::parse_scene(text).err().map(|e| e.to_string())
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// Each MJCF file of `tests/data/scenes/malformed_mjcf`, read for 1 s.
-#[test]
-fn each_malformed_mjcf_names_its_element() {
-    let folder = folder().join("../malformed_mjcf");
-    let failures = refusals(&folder, "xml", 20, |text| {
-        zwang_scene::parse_mjcf(text, 1.0)
-            .err()
-            .map(|e| e.to_string())
-    });
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    for entry in fs::read_dir(&folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "expected") {
-            assert!(
-                path.with_extension("xml").exists(),
-                "{} alone",
-                path.display()
-            );
-        }
-    }
 }
 
 /// The files of `folder` ending in `extension` (at least `min`) that

@@ -311,15 +311,6 @@ fn a_toml_orientation_must_be_a_unit_quaternion() {
         assert_eq!(scene.bodies[1].orientation, q);
         scene.model().unwrap();
     }
-    // MJCF: the same quaternion is normalised, as MuJoCo does.
-    let xml = r#"<mujoco><worldbody><body name="cube" quat="1 0 0.5 0"><freejoint/>
-        <geom type="box" size="0.5 0.5 0.5" mass="2"/></body></worldbody></mujoco>"#;
-    let q = zwang_scene::parse_mjcf(xml, 1.0).unwrap().bodies[0].orientation;
-    let n = 1.25f64.sqrt();
-    let expected = [1.0 / n, 0.0, 0.5 / n, 0.0];
-    for k in 0..4 {
-        assert!((q[k] - expected[k]).abs() < 1e-15, "{q:?}");
-    }
 }
 
 /// `CUBE` with `old` replaced by `new` (which must be there).
