@@ -10,6 +10,8 @@
 //! `zwang::sweep`. Errors are `ValueError`s; the GIL is released while an
 //! instant is solved, checked or compared, a scene runs, or a sweep runs.
 
+mod simulation;
+
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -636,6 +638,7 @@ fn _zwang(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyInstant>()?;
     m.add_class::<PySolution>()?;
     m.add_class::<PyScene>()?;
+    m.add_class::<simulation::PySimulation>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;

@@ -38,6 +38,7 @@ __all__ = [
     "Report",
     "Scene",
     "Run",
+    "Simulation",
     "UnsolvedStepsWarning",
     "solve",
     "check",
@@ -49,6 +50,7 @@ __all__ = [
 ]
 
 Solution = _zwang.Solution
+Simulation = _zwang.Simulation
 
 
 def _matrix(a: Any) -> Any:

@@ -1,0 +1,71 @@
+"""``zwang.Simulation``: an MJCF model under Python's control, against
+closed forms and against the command line on the same file."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import zwang
+from conftest import REPO
+
+PENDULUM = str(REPO / "tests" / "data" / "mjcf" / "pendulum.xml")
+
+
+def complete_k(m):
+    """The complete elliptic integral of the first kind, by the AGM."""
+    a, b = 1.0, math.sqrt(1.0 - m)
+    while abs(a - b) > 1e-16 * a:
+        a, b = (a + b) / 2, math.sqrt(a * b)
+    return math.pi / (2 * a)
+
+
+def test_the_pendulum_keeps_its_elliptic_period_in_pieces():
+    sim = zwang.Simulation(PENDULUM, stepping="event", tolerance=1e-12)
+    sim.reset(keyframe="wide")
+    assert sim.qpos.tolist() == [2.0] and sim.qvel.tolist() == [0.0]
+    w0 = math.sqrt(9.81 / (1 + 0.4e-6))
+    period = 4 * complete_k(math.sin(1.0) ** 2) / w0
+    for _ in range(4):
+        sim.advance(period / 4)
+    assert abs(sim.qpos[0] - 2.0) < 1e-8 and abs(sim.qvel[0]) < 1e-7
+    assert abs(sim.time - period) < 1e-12
+    report = sim.report()
+    assert report["status"] == "finished"
+    assert abs(report["energy"]["final"] - report["energy"]["initial"]) < 1e-9
+
+
+def test_time_steps_match_the_command_line(cli):
+    sim = zwang.Simulation(PENDULUM)
+    sim.reset(keyframe=1)
+    for _ in range(100):
+        sim.step()
+    code, out, err = cli("simulate", PENDULUM, "--duration", "0.1", "--keyframe", "1", "--json")
+    assert code == 0, err
+    expected = json.loads(out)
+    assert abs(sim.time - 0.1) < 1e-12
+    assert np.max(np.abs(sim.qpos - expected["final"]["qpos"])) < 1e-12
+    assert np.max(np.abs(sim.qvel - expected["final"]["qvel"])) < 1e-12
+    bob = sim.body("bob")
+    assert np.allclose(bob["position"], expected["final"]["bodies"]["bob"]["position"], atol=1e-12)
+
+
+def test_the_state_can_be_set_and_bad_input_is_one_line():
+    sim = zwang.Simulation(PENDULUM)
+    sim.qpos = np.array([0.3])
+    sim.qvel = [0.0]
+    assert sim.qpos.tolist() == [0.3]
+    copy = sim.qpos
+    copy[0] = 9.0
+    assert sim.qpos.tolist() == [0.3], "qpos is a copy"
+    with pytest.raises(ValueError, match=r"^qpos: 2 numbers, expected 1$"):
+        sim.qpos = [0.0, 1.0]
+    with pytest.raises(ValueError, match="no such key"):
+        sim.reset(keyframe="narrow")
+    with pytest.raises(ValueError, match="^stepping: "):
+        zwang.Simulation(PENDULUM, stepping="rk4")
+    with pytest.raises(ValueError, match="^mjcf: "):
+        zwang.Simulation(str(REPO / "tests" / "data" / "mjcf" / "malformed" / "bad_quat.xml"))
+    with pytest.raises(ValueError, match="no such body"):
+        sim.body("rim")
