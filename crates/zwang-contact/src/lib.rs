@@ -50,8 +50,8 @@ pub use error::{convex_error, error_for, local_error};
 pub use factored::FactorError;
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use primal::{
-    parse_island, write_island, ContactRows, IslandText, IslandTextError, PrimalSolver,
-    VelocityProblem,
+    parse_island, write_island, BoundedRows, ContactRows, IslandText, IslandTextError,
+    PrimalSolver, VelocityProblem,
 };
 pub use problem::{LocalProblem, ProblemError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

@@ -701,7 +701,7 @@ impl Finish {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ContactRows;
+    use crate::{BoundedRows, ContactRows};
 
     /// A small problem in space with `M` not diagonal, stored in full.
     fn problem() -> VelocityProblem {
@@ -725,6 +725,7 @@ mod tests {
             rows,
             b: vec![-0.1, 0.2, 0.05, 0.3, -0.2, 0.1],
             mu: vec![0.6, 0.3],
+            bounded: BoundedRows::default(),
         }
     }
 

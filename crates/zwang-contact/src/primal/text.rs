@@ -19,7 +19,7 @@ use std::fmt::Write;
 use sprs::CsMat;
 use thiserror::Error;
 
-use super::{ContactRows, VelocityProblem};
+use super::{BoundedRows, ContactRows, VelocityProblem};
 use crate::{Friction, ProblemError, SolverSettings};
 
 /// What is wrong with an island's text.
@@ -144,6 +144,7 @@ pub fn parse_island(text: &str) -> Result<IslandText, IslandTextError> {
         },
         b: reals(9)?,
         mu: reals(10)?,
+        bounded: BoundedRows::default(),
     };
     problem.validate()?;
     let r = reals(11)?;
