@@ -569,13 +569,14 @@ impl Island {
         report.error = error;
         if error <= margin * settings.tolerance && !drifted {
             report.status = Status::Solved;
-        } else if m > 0 {
-            // Neither finish takes bounded rows: the outer iterations'
-            // answer is all there is.
-        } else if d == 3 && k > 0 && finish::budget(problem, settings.finish_steps) > 0 {
-            // The dual method is planar; in space proximal Newton
-            // iterations in `(v, r)` finish. A walk found endless that
-            // they do not end is a problem without an answer.
+        } else if (d == 3 || m > 0)
+            && k + m > 0
+            && finish::budget(problem, settings.finish_steps) > 0
+        {
+            // The dual method is planar, without bounded rows; in space,
+            // or with bounded rows, proximal Newton iterations in `(v, r)`
+            // finish. A walk found endless that they do not end is a
+            // problem without an answer.
             let finish = self.finish.get_or_insert_with(|| Finish::build(problem));
             let given = IslandView {
                 problem,
@@ -584,17 +585,21 @@ impl Island {
                 free: &self.free,
             };
             let (status, finished, steps) = finish.solve(&given, settings, v, r, u);
+            // No answer only where the drift is a certificate; with bounded
+            // rows a finish that ends on their growing impulses (the
+            // measure relative to them) has none either.
+            let solved = status == Status::Solved;
             report.status = match status {
-                Status::Solved => Status::Solved,
-                // No answer only where the drift is a certificate.
+                Status::Solved if m == 0 || !drifted => Status::Solved,
                 _ if drifted && self.certifies_no_answer(problem, exact, u) => Status::Unbounded,
+                _ if solved => Status::Solved,
                 Status::Unbounded => Status::NotConverged,
                 other => other,
             };
             report.error = finished;
             report.newton_steps += steps;
             report.dual = true;
-        } else if self.newton.diagonal && k > 0 && d == 2 {
+        } else if self.newton.diagonal && k > 0 && d == 2 && m == 0 {
             self.finish_dual(problem, settings, r, v, u, &mut report)?;
         }
         Ok(report)
@@ -1060,9 +1065,13 @@ impl Island {
     /// the impulses grow without bound: every answer would have
     /// `(u + s) . d >= 0` (`u + s` in the dual cones), and here it is
     /// negative. (For the convex form `s = 0` and this is Clarabel's
-    /// certificate of dual infeasibility.) Uses `best_*` as scratch.
+    /// certificate of dual infeasibility.) A bounded row's component of
+    /// `d` must keep to its box's directions (negative only where `lo =
+    /// -inf`, positive only where `hi = +inf`): contradictory equality rows
+    /// are such a ray. Uses `best_*` as scratch.
     fn certifies_no_answer(&mut self, problem: &VelocityProblem, exact: bool, u: &[f64]) -> bool {
         let (k, d) = (problem.mu.len(), problem.rows.dimension);
+        let (bounded, dk) = (&problem.bounded, d * k);
         let mut ray = std::mem::take(&mut self.best_u);
         for (x, (a, b)) in ray.iter_mut().zip(self.lambda.iter().zip(&self.projected)) {
             *x = a - b;
@@ -1077,17 +1086,34 @@ impl Island {
             let off: f64 = (0..d).map(|c| (p[c] - x[c]).powi(2)).sum::<f64>().sqrt();
             certified &= off <= CERTIFICATE * length;
         }
+        for j in 0..bounded.len() {
+            let x = ray[dk + j];
+            let off = if bounded.lo[j].is_finite() {
+                (-x).max(0.0)
+            } else {
+                0.0
+            } + if bounded.hi[j].is_finite() {
+                x.max(0.0)
+            } else {
+                0.0
+            };
+            certified &= off <= CERTIFICATE * length;
+        }
         // Its image by `W`, against `W`'s scale (its largest diagonal
         // entry, by `M`'s diagonal).
         if certified {
             self.mv.fill(0.0);
             problem.rows.add_transpose(&ray, &mut self.mv);
+            bounded.add_transpose(&ray[dk..], &mut self.mv);
             let mut v = std::mem::take(&mut self.best_v);
             self.apply_mass_inverse(&mut v);
             let mut image = 0.0;
             for i in 0..k {
                 let ji = problem.rows.velocity(i, &v);
                 image += (0..d).map(|c| ji[c] * ji[c]).sum::<f64>();
+            }
+            for j in 0..bounded.len() {
+                image += bounded.velocity(j, &v).powi(2);
             }
             self.best_v = v;
             let scale = (0..k)
@@ -1099,6 +1125,14 @@ impl Island {
                         })
                         .sum::<f64>()
                 })
+                .chain((0..bounded.len()).map(|j| {
+                    bounded
+                        .entries(j)
+                        .map(|a| {
+                            bounded.values[a].powi(2) / self.newton.mass_diagonal[bounded.cols[a]]
+                        })
+                        .sum::<f64>()
+                }))
                 .fold(0.0f64, f64::max);
             certified &= image.sqrt() <= CERTIFICATE * scale * length;
         }
@@ -1120,6 +1154,11 @@ impl Island {
                 work += qc * x[c];
                 size += qc * qc;
             }
+        }
+        for j in 0..bounded.len() {
+            let q = self.free[dk + j];
+            work += q * ray[dk + j];
+            size += q * q;
         }
         self.best_u = ray;
         certified && work < -CERTIFICATE * size.sqrt() * length
