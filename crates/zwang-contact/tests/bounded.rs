@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sprs::{CsMat, TriMat};
 use zwang_contact::{
-    BoundedRows, ContactRows, Friction, PrimalSolver, ProblemError, Report, SolverSettings, Status,
-    VelocityProblem,
+    parse_island, write_island, BoundedRows, ContactRows, Friction, PrimalSolver, ProblemError,
+    Report, SolverSettings, Status, VelocityProblem,
 };
 use zwang_problems::generate::spatial::{Cube, World};
 use zwang_problems::generate::{box_on_incline, G};
@@ -136,25 +136,37 @@ fn box_violation(p: &VelocityProblem, a: &Answer, impulse: f64, speed: f64) -> f
 
 /// Coulomb's law in space or the plane, by this file's own arithmetic
 /// (products, as `zwang_problems::generate::coulomb_violation` in the
-/// plane): in the cone, no approach, no separation while pressed, on the
-/// cone's edge while slipping, the friction against the slip.
-fn coulomb_violation(p: &VelocityProblem, a: &Answer, impulse: f64, speed: f64) -> f64 {
+/// plane): in the cone; exact, no approach, no separation while pressed,
+/// on the cone's edge while slipping, the friction against the slip;
+/// convex, `u` in the dual cone (`u_N >= mu |u_T|`) and `r . u = 0`.
+fn coulomb_violation(
+    p: &VelocityProblem,
+    a: &Answer,
+    [impulse, speed]: [f64; 2],
+    friction: Friction,
+) -> f64 {
     let d = p.rows.dimension;
+    let both = impulse * speed;
     let mut worst: f64 = 0.0;
     for (i, &mu) in p.mu.iter().enumerate() {
         let (r, u) = (&a.r[d * i..d * i + d], &a.u[d * i..d * i + d]);
         let rt = r[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
         let ut = u[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
-        let against: f64 = r[1..].iter().zip(&u[1..]).map(|(a, b)| a * b).sum();
-        let both = impulse * speed;
-        worst = worst
-            .max(-r[0] / impulse)
-            .max((rt - mu * r[0]) / impulse)
-            .max(-u[0] / speed)
-            .max((r[0] * u[0]).abs() / both)
-            .max((ut * (mu * r[0] - rt)).abs() / both)
-            // `r_T` antiparallel to `u_T`: `r_T . u_T = -|r_T| |u_T|`.
-            .max((against + rt * ut) / both);
+        worst = worst.max(-r[0] / impulse).max((rt - mu * r[0]) / impulse);
+        worst = worst.max(match friction {
+            Friction::Exact => {
+                let against: f64 = r[1..].iter().zip(&u[1..]).map(|(a, b)| a * b).sum();
+                (-u[0] / speed)
+                    .max((r[0] * u[0]).abs() / both)
+                    .max((ut * (mu * r[0] - rt)).abs() / both)
+                    // `r_T` antiparallel to `u_T`: `r_T . u_T = -|r_T| |u_T|`.
+                    .max((against + rt * ut) / both)
+            }
+            Friction::Convex => {
+                let dot: f64 = r.iter().zip(u).map(|(x, y)| x * y).sum();
+                ((mu * ut - u[0]) / speed).max(dot.abs() / both)
+            }
+        });
     }
     worst
 }
@@ -172,7 +184,7 @@ fn row_objective(lo: f64, hi: f64, u: f64) -> f64 {
     }
 }
 
-/// With no contacts the problem is `min 1/2 v^T M v - f^T v + sum_j
+/// With no contacts (or contacts in the convex form) the problem is `min 1/2 v^T M v - f^T v + sum_j
 /// phi_j(g_j v + b_j)`, `phi_j(u) = sup_{r in [lo_j, hi_j]} -r u`, whose
 /// optimality conditions are the bounded rows' law. Clarabel's form: an
 /// equality row is a zero cone on `u`; a row with one finite bound `l` a
@@ -243,6 +255,27 @@ fn clarabel_reference(p: &VelocityProblem) -> Option<(Vec<f64>, f64)> {
             row += 1;
         }
     }
+    // Contacts in the convex form: `(u_N, mu u_T)` in the Lorentz cone
+    // (`u_N >= 0` alone for a frictionless one).
+    let d = p.rows.dimension;
+    for (i, &mu) in p.mu.iter().enumerate() {
+        let used = if mu > 0.0 { d } else { 1 };
+        let scale = |c: usize| if c == 0 { 1.0 } else { mu };
+        for e in p.rows.start[i]..p.rows.start[i + 1] {
+            for c in 0..used {
+                a_cols[p.rows.cols[e]].push((row + c, -scale(c) * p.rows.values[d * e + c]));
+            }
+        }
+        for c in 0..used {
+            b.push(scale(c) * p.b[d * i + c]);
+        }
+        cones.push(if used > 1 {
+            SupportedConeT::SecondOrderConeT(used)
+        } else {
+            SupportedConeT::NonnegativeConeT(1)
+        });
+        row += used;
+    }
     let a = common::columns(row, &mut a_cols);
     let mut solver = DefaultSolver::new(&pm, &q, &a, &b, &cones, common::settings(1e-12)).ok()?;
     solver.solve();
@@ -252,6 +285,63 @@ fn clarabel_reference(p: &VelocityProblem) -> Option<(Vec<f64>, f64)> {
             objective(p, &solver.solution.x[..n]),
         )
     })
+}
+
+/// Where Clarabel finds `p`'s optimum: checks that the answer's objective
+/// is no higher, and returns how far its velocities are from Clarabel's
+/// (largest difference, relative to the largest velocity or 1).
+fn clarabel_distance(p: &VelocityProblem, a: &Answer, case: usize) -> Option<f64> {
+    let (reference, theirs) = clarabel_reference(p)?;
+    let ours = objective(p, &a.v);
+    assert!(
+        ours <= theirs + 1e-9 * theirs.abs().max(1.0),
+        "case {case}: objective {ours} above Clarabel's {theirs}"
+    );
+    let scale = reference.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    let far =
+        a.v.iter()
+            .zip(&reference)
+            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    Some(far / scale)
+}
+
+/// Solves case `case`, which must be solved, with the largest violation
+/// of the laws (the bounded rows', the convex form's at the contacts, the
+/// dynamics) and, where Clarabel finds an optimum, [`clarabel_distance`]
+/// within `within` (in that order); returns the answer, the violation and
+/// the distance.
+fn solve_and_compare(
+    p: &VelocityProblem,
+    s: &SolverSettings,
+    case: usize,
+    within: [f64; 2],
+) -> (Answer, f64, Option<f64>) {
+    let a = solve(p, s);
+    assert_eq!(
+        a.report.status,
+        Status::Solved,
+        "case {case}: {:?}",
+        a.report
+    );
+    let (impulse, speed) = scales(p, &a);
+    let law = box_violation(p, &a, impulse, speed)
+        .max(coulomb_violation(p, &a, [impulse, speed], Friction::Convex))
+        .max(dynamics_violation(p, &a));
+    assert!(law <= within[0], "case {case}: the laws broken by {law:e}");
+    let distance = clarabel_distance(p, &a, case);
+    if let Some(dv) = distance {
+        assert!(dv <= within[1], "case {case}: |v - v_clarabel| = {dv:e}");
+    }
+    (a, law, distance)
+}
+
+/// An answer's scales: its largest impulse (or momentum), and speed.
+fn scales(p: &VelocityProblem, a: &Answer) -> (f64, f64) {
+    let largest = |x: &mut dyn Iterator<Item = &f64>| x.fold(1e-300f64, |m, y| m.max(y.abs()));
+    (
+        largest(&mut a.r.iter().chain(&p.force)),
+        largest(&mut a.u.iter().chain(&a.v)),
+    )
 }
 
 /// `1/2 v^T M v - f^T v + sum_j phi_j(g_j v + b_j)`.
@@ -279,6 +369,11 @@ fn objective(p: &VelocityProblem, v: &[f64]) -> f64 {
 /// rows (fewer than the velocities), limits, one-sided rows with a
 /// nonzero bound, boxes, and redundant copies (a row scaled, its `b` too).
 fn random_rows(rng: &mut ChaCha8Rng, diagonal: bool) -> VelocityProblem {
+    random_rows_at(rng, diagonal).0
+}
+
+/// [`random_rows`], and the velocities `v0` that keep its rows.
+fn random_rows_at(rng: &mut ChaCha8Rng, diagonal: bool) -> (VelocityProblem, Vec<f64>) {
     let n = rng.gen_range(3..12);
     let v0: Vec<f64> = (0..n).map(|_| rng.gen_range(-1.0..1.0)).collect();
     let mut bounded = BoundedRows::new();
@@ -339,14 +434,79 @@ fn random_rows(rng: &mut ChaCha8Rng, diagonal: bool) -> VelocityProblem {
             }
         }
     }
-    VelocityProblem {
+    let p = VelocityProblem {
         mass: common::random_mass(rng, n, diagonal),
         force: (0..n).map(|_| rng.gen_range(-3.0..3.0)).collect(),
         rows: ContactRows::new(if rng.gen_bool(0.5) { 2 } else { 3 }),
         b: Vec::new(),
         mu: Vec::new(),
         bounded,
+    };
+    (p, v0)
+}
+
+/// Random bounded rows with contacts in space (the convex form, a second
+/// order cone program with them): each contact's `b` lets the rows'
+/// velocities `v0` touch or leave, so that the whole is feasible. The
+/// answer must satisfy both laws and the dynamics, and agree with
+/// Clarabel's optimum (its velocities good to the square root of its gap
+/// on cones); half the cases go to the finish after one outer iteration.
+#[test]
+fn contacts_and_bounded_rows_in_the_convex_form_agree_with_clarabel() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3434);
+    let (mut worst_v, mut worst_law, mut compared) = (0.0f64, 0.0f64, 0);
+    for case in 0..60 {
+        let (mut p, v0) = random_rows_at(&mut rng, case % 2 == 0);
+        let n = p.force.len();
+        let mut rows = ContactRows::new(3);
+        let k = rng.gen_range(1..=n / 2 + 1);
+        for _ in 0..k {
+            let mut cols: Vec<usize> = (0..n).filter(|_| rng.gen_bool(0.5)).collect();
+            if cols.is_empty() {
+                cols.push(rng.gen_range(0..n));
+            }
+            let entries: Vec<(usize, [f64; 3])> = cols
+                .into_iter()
+                .map(|c| (c, [0, 1, 2].map(|_| rng.gen_range(-1.0..1.0))))
+                .collect();
+            let mut at = [0.0; 3];
+            for (c, e) in &entries {
+                for (x, y) in at.iter_mut().zip(e) {
+                    *x += y * v0[*c];
+                }
+            }
+            let gap = if rng.gen_bool(0.3) {
+                0.0
+            } else {
+                rng.gen_range(0.0..0.5)
+            };
+            p.b.extend([gap - at[0], -at[1], -at[2]]);
+            rows.push(entries);
+            p.mu.push(if rng.gen_bool(0.15) {
+                0.0
+            } else {
+                rng.gen_range(0.05..1.5)
+            });
+        }
+        p.rows = rows;
+        p.validate().unwrap();
+        let s = SolverSettings {
+            friction: Friction::Convex,
+            ..if case % 4 < 2 {
+                settings(1e-11)
+            } else {
+                finishing(1e-11)
+            }
+        };
+        let (_, law, distance) = solve_and_compare(&p, &s, case, [1e-10, 1e-6]);
+        worst_law = worst_law.max(law);
+        if let Some(dv) = distance {
+            compared += 1;
+            worst_v = worst_v.max(dv);
+        }
     }
+    assert!(compared >= 35, "Clarabel solved only {compared} cases");
+    eprintln!("mixed: worst law {worst_law:e}, worst |v - v_clarabel| {worst_v:e} over {compared}");
 }
 
 /// Bounded rows alone are a convex quadratic program: the answer must
@@ -366,43 +526,13 @@ fn bounded_rows_alone_agree_with_clarabel() {
         } else {
             finishing(1e-12)
         };
-        let a = solve(&p, &s);
-        assert_eq!(
-            a.report.status,
-            Status::Solved,
-            "case {case}: {:?}",
-            a.report
-        );
+        let (a, law, distance) = solve_and_compare(&p, &s, case, [1e-11, 1e-9]);
         finished += usize::from(a.report.dual);
-        let impulse =
-            a.r.iter()
-                .chain(&p.force)
-                .fold(1e-300f64, |m, x| m.max(x.abs()));
-        let speed =
-            a.u.iter()
-                .chain(&a.v)
-                .fold(1e-300f64, |m, x| m.max(x.abs()));
-        let law = box_violation(&p, &a, impulse, speed).max(dynamics_violation(&p, &a));
         worst_law = worst_law.max(law);
-        assert!(law <= 1e-11, "case {case}: the law broken by {law:e}");
-        let Some((reference, theirs)) = clarabel_reference(&p) else {
-            continue;
-        };
-        compared += 1;
-        let ours = objective(&p, &a.v);
-        let scale = theirs.abs().max(1.0);
-        assert!(
-            ours <= theirs + 1e-9 * scale,
-            "case {case}: objective {ours} above Clarabel's {theirs}"
-        );
-        let vs = reference.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        let dv =
-            a.v.iter()
-                .zip(&reference)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-                / vs;
-        worst_v = worst_v.max(dv);
-        assert!(dv <= 1e-9, "case {case}: |v - v_clarabel| = {dv:e}");
+        if let Some(dv) = distance {
+            compared += 1;
+            worst_v = worst_v.max(dv);
+        }
     }
     assert!(compared >= 100, "Clarabel solved only {compared} cases");
     assert!(finished >= 40, "the finish ran on only {finished} cases");
@@ -563,7 +693,10 @@ fn a_body_driven_along_a_surface_by_an_equality_row() {
             let d = p.rows.dimension;
             let dk = d * p.mu.len();
             let impulse = weight.max(forward.abs());
-            assert!(coulomb_violation(p, &a, impulse, speed) <= 1e-9, "{a:?}");
+            assert!(
+                coulomb_violation(p, &a, [impulse, speed], Friction::Exact) <= 1e-9,
+                "{a:?}"
+            );
             assert!(box_violation(p, &a, impulse, speed) <= 1e-9, "{a:?}");
             assert!(dynamics_violation(p, &a) <= 1e-9, "{a:?}");
             // Slides at `speed`, nothing else moves.
@@ -725,4 +858,27 @@ fn contradictory_equalities_have_no_answer() {
     let a = solve(&p, &settings(1e-10));
     assert_eq!(a.report.status, Status::Solved, "{a:?}");
     assert!((a.v[0] - 1.0).abs() <= 1e-10, "{a:?}");
+}
+
+/// An island with bounded rows (infinite bounds included) reads back as
+/// written, with its settings or without.
+#[test]
+fn islands_with_bounded_rows_read_back_as_written() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let p = random_rows(&mut rng, false);
+    assert!(p.bounded.lo.contains(&-INF) && p.bounded.hi.contains(&INF));
+    let warm: Vec<f64> = (0..rows_of(&p)).map(|j| j as f64 - 0.5).collect();
+    for settings in [Some(settings(1e-9)), None] {
+        let text = write_island(&p, &warm, settings.as_ref(), "bounded");
+        let island = parse_island(&text).unwrap();
+        assert_eq!(island.problem, p);
+        assert_eq!(island.warm, warm);
+        assert_eq!(
+            island.settings.map(|s| s.tolerance),
+            settings.map(|s| s.tolerance)
+        );
+    }
+    // A warm start without the bounded rows' impulses is refused.
+    let text = write_island(&p, &warm[..warm.len() - 1], None, "");
+    assert!(parse_island(&text).is_err());
 }

@@ -33,11 +33,17 @@
 //! analytically-invertible dynamics with contacts and constraints"
 //! (2014), here without regularisation.
 //!
+//! Bounded rows ([`BoundedRows`]: `u_j = g_j v + b_j`, the impulse in
+//! `[lo_j, hi_j]`; equality rows, limits, dry friction at joints) join the
+//! contacts as one more projection, the clamp to the box (its derivative 1
+//! inside, 0 clamped), in the outer iterations and the finish alike; their
+//! impulses and velocities follow the contacts' in `r` and `u`.
+//!
 //! Where the outer iterations stall (a contact that must change state
 //! while its impulse is large, De Saxce's fixed point cycling, a
 //! tolerance below the penalty's round-off), the dual method finishes in
 //! the plane (`augmented_lagrangian.rs`) and proximal Newton iterations on `(v, r)` in
-//! space (`finish.rs`).
+//! space (`finish.rs`), and in the plane too where there are bounded rows.
 
 mod augmented_lagrangian;
 mod finish;
@@ -570,8 +576,7 @@ impl Part {
             self.island
                 .solve_in_place(p, settings, &mut self.r, &mut self.v, &mut self.u);
         if let (Some(directory), Ok(report)) = (unsolved_to, &outcome) {
-            // The island format holds no bounded rows.
-            if report.status != Status::Solved && p.bounded.is_empty() {
+            if report.status != Status::Solved {
                 write_unsolved(directory, p, &self.warm, settings, report);
             }
         }
