@@ -20,8 +20,8 @@
 use crate::error::error_for;
 use crate::problem::check_sizes;
 use crate::{
-    ContactRows, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution, SolverSettings,
-    Status, VelocityProblem,
+    BoundedRows, ContactRows, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution,
+    SolverSettings, Status, VelocityProblem,
 };
 use faer::sparse::linalg::cholesky::SymbolicCholeskyRaw;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
@@ -141,6 +141,7 @@ impl LocalProblem {
             rows,
             b: self.q.clone(),
             mu: self.mu.clone(),
+            bounded: BoundedRows::default(),
         };
         check_sizes(&[("J's contacts", problem.rows.contacts(), self.contacts())])?;
         Ok(problem)

@@ -9,7 +9,7 @@
 
 use crate::error::natural_map;
 use crate::problem::{check_finite, check_finite_matrix, check_friction, check_sizes};
-use crate::{ContactRows, Friction, LocalProblem, ProblemError, VelocityProblem};
+use crate::{BoundedRows, ContactRows, Friction, LocalProblem, ProblemError, VelocityProblem};
 use sprs::{CsMat, TriMat};
 use thiserror::Error;
 use zwang_instant::mass::MassFactor;
@@ -170,6 +170,7 @@ impl GlobalProblem {
             rows,
             b: self.b.clone(),
             mu: self.mu.clone(),
+            bounded: BoundedRows::default(),
         })
     }
 

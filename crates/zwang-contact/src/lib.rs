@@ -24,7 +24,9 @@
 //! with a sparse Cholesky of `M + J^T D J`, finished where they stall by
 //! the dual method (plane) or proximal Newton iterations in `(v, r)`
 //! (space). It is the time stepper's solver, and the fast one where `W`
-//! is much larger than `M` (piles, pyramids).
+//! is much larger than `M` (piles, pyramids). It also takes scalar rows
+//! whose impulses lie in a box ([`BoundedRows`]: equality rows, joint
+//! limits, dry friction at joints), as articulated models need.
 //!
 //! [`ContactSolver`] solves it exactly (or in its convex relaxation) per
 //! island, on `W`: proximal outer iterations, each a semismooth Newton method on
@@ -50,8 +52,8 @@ pub use error::{convex_error, error_for, local_error};
 pub use factored::FactorError;
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use primal::{
-    parse_island, write_island, ContactRows, IslandText, IslandTextError, PrimalSolver,
-    VelocityProblem,
+    parse_island, write_island, BoundedRows, ContactRows, IslandText, IslandTextError,
+    PrimalSolver, VelocityProblem,
 };
 pub use problem::{LocalProblem, ProblemError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

@@ -39,6 +39,17 @@ pub enum ProblemError {
         /// Its value.
         value: f64,
     },
+    /// A bounded row's box is empty or not a box: `lo > hi`, a NaN,
+    /// `lo = +inf` or `hi = -inf`.
+    #[error("bounded row {row} has the impulse bounds [{lo}, {hi}], not lo <= hi with lo < +inf and hi > -inf")]
+    Bounds {
+        /// The row.
+        row: usize,
+        /// Its lower bound.
+        lo: f64,
+        /// Its upper bound.
+        hi: f64,
+    },
     /// A matrix or vector entry is not finite.
     #[error("{what} holds a non-finite number at {index}")]
     NotFinite {

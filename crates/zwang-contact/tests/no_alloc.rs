@@ -58,7 +58,7 @@ fn warm_primal_allocations(
     let mut solver = PrimalSolver::new();
     let (n, k) = (
         problem.force.len(),
-        problem.rows.dimension * problem.mu.len(),
+        problem.rows.dimension * problem.mu.len() + problem.bounded.len(),
     );
     let (mut r, mut v, mut u) = (vec![0.0; k], vec![0.0; n], vec![0.0; k]);
     let report = solver
@@ -135,6 +135,17 @@ fn warm_solves_allocate_nothing() {
         below = Some(tower.stack(cube(m, level), below, 0.5));
     }
     let edge = box_on_incline(angle, 1.01 * angle.tan(), 4, 0.002);
+    // Bounded rows too: the bottom two boxes' horizontal velocities tied,
+    // dry friction on each box's turning, a limit on the top one's rise.
+    let mut jointed = stack(&masses, 0.5, 0.002).velocity_problem();
+    jointed
+        .bounded
+        .push([(0, 1.0), (3, -1.0)], 0.0, f64::NEG_INFINITY, f64::INFINITY);
+    for b in 0..masses.len() {
+        jointed.bounded.push([(3 * b + 2, 1.0)], 0.0, -0.01, 0.01);
+    }
+    let top = 3 * (masses.len() - 1) + 1;
+    jointed.bounded.push([(top, 1.0)], 0.0, 0.0, f64::INFINITY);
     let cases = [
         (
             "box at the cone's edge",
@@ -162,6 +173,7 @@ fn warm_solves_allocate_nothing() {
             true,
         ),
         ("cube at the cone's edge", incline.problem(), 1e-10, false),
+        ("mass-ratio stack, jointed", jointed, 1e-10, false),
         ("1:100 stack of cubes", tower.problem(), 1e-12, true),
     ];
     for (name, problem, tolerance, finished) in cases {

@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sprs::CsMat;
 use zwang_contact::{
-    error_for, parse_island, write_island, ContactRows, Friction, IslandText, IslandTextError,
-    PrimalSolver, ProblemError, SolverSettings, Status, VelocityProblem,
+    error_for, parse_island, write_island, BoundedRows, ContactRows, Friction, IslandText,
+    IslandTextError, PrimalSolver, ProblemError, SolverSettings, Status, VelocityProblem,
 };
 use zwang_problems::generate::pyramid;
 use zwang_problems::generate::spatial::{Cube, World};
@@ -390,6 +390,7 @@ fn lifted(planar: &VelocityProblem) -> VelocityProblem {
         rows: lifted,
         b,
         mu: planar.mu.clone(),
+        bounded: BoundedRows::default(),
     }
 }
 
@@ -431,20 +432,7 @@ fn a_planar_pile_lifted_into_space_has_the_planar_answer() {
 fn random_problem(rng: &mut ChaCha8Rng, diagonal: bool) -> VelocityProblem {
     let n = rng.gen_range(4..14);
     let k = rng.gen_range(1..=n / 2 + 2);
-    let mut m = sprs::TriMat::new((n, n));
-    if diagonal {
-        for i in 0..n {
-            m.add_triplet(i, i, rng.gen_range(0.1..10.0));
-        }
-    } else {
-        let a: Vec<f64> = (0..n * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
-        for i in 0..n {
-            for j in 0..n {
-                let dot: f64 = (0..n).map(|l| a[l * n + i] * a[l * n + j]).sum();
-                m.add_triplet(i, j, dot + if i == j { 0.5 } else { 0.0 });
-            }
-        }
-    }
+    let m = common::random_mass(rng, n, diagonal);
     let mut rows = ContactRows::new(3);
     for _ in 0..k {
         let mut cols: Vec<usize> = (0..n).filter(|_| rng.gen_bool(0.5)).collect();
@@ -458,7 +446,7 @@ fn random_problem(rng: &mut ChaCha8Rng, diagonal: bool) -> VelocityProblem {
         );
     }
     VelocityProblem {
-        mass: m.to_csc(),
+        mass: m,
         force: (0..n).map(|_| rng.gen_range(-2.0..2.0)).collect(),
         rows,
         b: (0..3 * k).map(|_| rng.gen_range(-1.0..1.0)).collect(),
@@ -471,6 +459,7 @@ fn random_problem(rng: &mut ChaCha8Rng, diagonal: bool) -> VelocityProblem {
                 }
             })
             .collect(),
+        bounded: BoundedRows::default(),
     }
 }
 
@@ -780,6 +769,7 @@ fn islands(rng: &mut ChaCha8Rng, extra: usize) -> VelocityProblem {
         rows,
         b: (0..3 * k).map(|_| rng.gen_range(-1.0..1.0)).collect(),
         mu: (0..k).map(|_| rng.gen_range(0.1..1.0)).collect(),
+        bounded: BoundedRows::default(),
     }
 }
 

@@ -8,8 +8,8 @@ use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zwang_contact::{
-    ContactSolver, Friction, GlobalError, LocalProblem, PrimalSolver, ProblemError, Solution,
-    SolverSettings, Status, VelocityProblem,
+    BoundedRows, ContactSolver, Friction, GlobalError, LocalProblem, PrimalSolver, ProblemError,
+    Solution, SolverSettings, Status, VelocityProblem,
 };
 use zwang_problems::generate::*;
 
@@ -831,6 +831,7 @@ fn the_primal_method_takes_a_mass_that_is_not_diagonal() {
             rows,
             b: b.clone(),
             mu: mu.clone(),
+            bounded: BoundedRows::default(),
         };
         let global = zwang_contact::GlobalProblem {
             dimension: 2,
@@ -912,6 +913,7 @@ fn the_primal_method_does_not_call_a_problem_without_an_answer_solved() {
         rows,
         b: vec![-1.0, 0.0, -1.0, 0.0],
         mu: vec![0.5, 0.0],
+        bounded: BoundedRows::default(),
     };
     for friction in [Friction::Exact, Friction::Convex] {
         for tolerance in [1e-12, 1e-10, 1e-8] {

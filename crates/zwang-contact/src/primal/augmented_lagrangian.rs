@@ -8,10 +8,8 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use super::finish::{self, Finish, IslandView};
 use super::momentum::{dynamics_residual, symmetric_product};
-use super::VelocityProblem;
-use crate::error::{
-    components, cone_derivative, error_for, project_on_cone, set_components, ConePiece,
-};
+use super::{bounded_error, BoundedRows, VelocityProblem};
+use crate::error::{components, cone_derivative, project_on_cone, set_components, ConePiece};
 use crate::pattern::{compress, place};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
@@ -157,8 +155,11 @@ impl Newton {
             }
             entries.push((r.max(c), r.min(c)));
         }
-        for i in 0..rows.contacts() {
-            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+        let bounded = &problem.bounded;
+        let row_cols = (0..rows.contacts())
+            .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
+            .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
+        for cols in row_cols {
             for &a in cols {
                 for &b in cols {
                     if a <= b {
@@ -226,9 +227,12 @@ impl Newton {
                 }
             })
             .collect();
+        // The contacts' pairs, then the bounded rows'.
         newton.pair_start.push(0);
-        for i in 0..rows.contacts() {
-            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+        let row_cols = (0..rows.contacts())
+            .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
+            .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
+        for cols in row_cols {
             for a in 0..cols.len() {
                 for b in a..cols.len() {
                     newton.pairs.push(newton.place(cols[a], cols[b]));
@@ -240,7 +244,9 @@ impl Newton {
     }
 
     /// Writes `M + sum rho_i J_i^T D_i J_i` and factors it, `D_i` the
-    /// projection's derivative at `points[i]`, on `pieces[i]`.
+    /// projection's derivative at `points[i]`, on `pieces[i]` (the
+    /// contacts', then the bounded rows', whose `D` is 1 inside their box
+    /// and 0 clamped).
     fn factor(
         &mut self,
         problem: &VelocityProblem,
@@ -255,7 +261,8 @@ impl Newton {
             }
         }
         let rows = &problem.rows;
-        for (i, &piece) in pieces.iter().enumerate() {
+        let k = rows.contacts();
+        for (i, &piece) in pieces[..k].iter().enumerate() {
             if piece == ConePiece::Apex {
                 continue;
             }
@@ -277,6 +284,26 @@ impl Newton {
                         1.0
                     };
                     self.values[self.pairs[p]] += twice * rho[i] * value;
+                    p += 1;
+                }
+            }
+        }
+        let bounded = &problem.bounded;
+        for (j, &piece) in pieces[k..].iter().enumerate() {
+            if piece != ConePiece::Inside {
+                continue;
+            }
+            let mut p = self.pair_start[k + j];
+            let entries = bounded.entries(j);
+            for a in entries.clone() {
+                for b in a..entries.end {
+                    let twice = if b != a && bounded.cols[a] == bounded.cols[b] {
+                        2.0
+                    } else {
+                        1.0
+                    };
+                    self.values[self.pairs[p]] +=
+                        twice * rho[k + j] * bounded.values[a] * bounded.values[b];
                     p += 1;
                 }
             }
@@ -318,14 +345,17 @@ fn problem_has_both(problem: &VelocityProblem, r: usize, c: usize) -> bool {
 pub(super) struct Island {
     newton: Newton,
     /// Per contact: penalty, frozen slip, piece at the iterate (and the
-    /// point projected there) and the pieces the factor holds.
+    /// point projected there) and the pieces the factor holds; the
+    /// penalties and pieces go on with the bounded rows' (`Inside` their
+    /// box or `Apex`, clamped).
     rho: Vec<f64>,
     slip: Vec<f64>,
     pieces: Vec<ConePiece>,
     points: Vec<[f64; 3]>,
     factored: Vec<ConePiece>,
     /// The outer iterate's impulses, their projection at the inner iterate,
-    /// and the outer iteration's step before this one.
+    /// and the outer iteration's step before this one (the contacts', then
+    /// the bounded rows', as are `jd`, `free` and `best_*`).
     lambda: Vec<f64>,
     projected: Vec<f64>,
     last_step: Vec<f64>,
@@ -365,6 +395,7 @@ impl Island {
         u: &mut [f64],
     ) -> Result<Report, GlobalError> {
         let (k, d) = (problem.mu.len(), problem.rows.dimension);
+        let (m, dk) = (problem.bounded.len(), d * k);
         let exact = settings.friction == Friction::Exact;
         self.mass_diagonal(problem)?;
         // The free velocity `M^-1 f`.
@@ -379,17 +410,17 @@ impl Island {
             let (p, _) = project_on_cone(problem.mu[i], components(r, d, i), d);
             set_components(&mut self.lambda, d, i, p);
         }
-        self.mv.copy_from_slice(&problem.force);
-        problem.rows.add_transpose(&self.lambda, &mut self.mv);
-        self.apply_mass_inverse(v);
-        self.contact_velocity(problem, v, u);
-        let mut error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u);
+        for j in 0..m {
+            self.lambda[dk + j] = problem.bounded.clamp(j, r[dk + j]);
+        }
+        self.impulse_velocities(problem, v, u);
+        let mut error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u);
         let mut report = Report {
             status: Status::NotConverged,
             error,
             iterations: 0,
             newton_steps: 0,
-            islands: usize::from(k > 0),
+            islands: usize::from(k + m > 0),
             dual: false,
         };
         let mut kappa = KAPPA_START;
@@ -401,7 +432,13 @@ impl Island {
         // (no new factor while the pieces stay) give, as the dual method's
         // Newton steps go past it: the velocities of resting contacts
         // come out at `1e-12` of the impulses, not at the tolerance.
-        let enough = (PAST * settings.tolerance).max(FLOOR);
+        let enough = if m > 0 {
+            // No finish takes bounded rows: the outer iterations go on to
+            // the tolerance (as far as their progress lasts).
+            PAST * settings.tolerance
+        } else {
+            (PAST * settings.tolerance).max(FLOOR)
+        };
         let mut kept = f64::INFINITY;
         let mut raised = false;
         while error > enough && report.iterations < settings.max_iterations {
@@ -452,7 +489,7 @@ impl Island {
                 0
             };
             last_move = moved;
-            if d == 3 && drifting > 0 {
+            if d == 3 && drifting > 0 && m == 0 {
                 // In space (no dual method to tell): a steady drift is
                 // taken to where it leaves the cone, or found endless.
                 match self.jump(&problem.mu, d) {
@@ -462,10 +499,7 @@ impl Island {
                         last_move = f64::INFINITY;
                         // The velocities of the impulses jumped to: the
                         // point is measured (and kept if the best) as it is.
-                        self.mv.copy_from_slice(&problem.force);
-                        problem.rows.add_transpose(&self.lambda, &mut self.mv);
-                        self.apply_mass_inverse(v);
-                        self.contact_velocity(problem, v, u);
+                        self.impulse_velocities(problem, v, u);
                         fresh = false;
                     }
                     Jump::Endless => {
@@ -481,7 +515,7 @@ impl Island {
                 .zip(self.lambda.iter().zip(&self.projected))
                 .for_each(|(s, (a, b))| *s = a - b);
             // Coulomb's law, and Newton's (the minimum's gradient).
-            error = error_for(settings.friction, &problem.mu, &self.free, &self.lambda, u).max(
+            error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u).max(
                 dynamics_residual(
                     problem,
                     &self.newton.mass,
@@ -535,10 +569,14 @@ impl Island {
         report.error = error;
         if error <= margin * settings.tolerance && !drifted {
             report.status = Status::Solved;
-        } else if d == 3 && k > 0 && finish::budget(problem, settings.finish_steps) > 0 {
-            // The dual method is planar; in space proximal Newton
-            // iterations in `(v, r)` finish. A walk found endless that
-            // they do not end is a problem without an answer.
+        } else if (d == 3 || m > 0)
+            && k + m > 0
+            && finish::budget(problem, settings.finish_steps) > 0
+        {
+            // The dual method is planar, without bounded rows; in space,
+            // or with bounded rows, proximal Newton iterations in `(v, r)`
+            // finish. A walk found endless that they do not end is a
+            // problem without an answer.
             let finish = self.finish.get_or_insert_with(|| Finish::build(problem));
             let given = IslandView {
                 problem,
@@ -547,17 +585,21 @@ impl Island {
                 free: &self.free,
             };
             let (status, finished, steps) = finish.solve(&given, settings, v, r, u);
+            // No answer only where the drift is a certificate; with bounded
+            // rows a finish that ends on their growing impulses (the
+            // measure relative to them) has none either.
+            let solved = status == Status::Solved;
             report.status = match status {
-                Status::Solved => Status::Solved,
-                // No answer only where the drift is a certificate.
+                Status::Solved if m == 0 || !drifted => Status::Solved,
                 _ if drifted && self.certifies_no_answer(problem, exact, u) => Status::Unbounded,
+                _ if solved => Status::Solved,
                 Status::Unbounded => Status::NotConverged,
                 other => other,
             };
             report.error = finished;
             report.newton_steps += steps;
             report.dual = true;
-        } else if self.newton.diagonal && k > 0 && d == 2 {
+        } else if self.newton.diagonal && k > 0 && d == 2 && m == 0 {
             self.finish_dual(problem, settings, r, v, u, &mut report)?;
         }
         Ok(report)
@@ -639,11 +681,20 @@ impl Island {
         self.newton.solve(v);
     }
 
-    /// `rho_i = kappa / w_i`, `w_i` contact `i`'s normal row's inverse
-    /// effective mass by `M`'s diagonal.
+    /// `rho_i = kappa / w_i`, `w_i` contact `i`'s normal row's (or a
+    /// bounded row's) inverse effective mass by `M`'s diagonal.
     fn penalties(&mut self, problem: &VelocityProblem, kappa: f64) {
         let rows = &problem.rows;
-        for (i, rho) in self.rho.iter_mut().enumerate() {
+        let k = rows.contacts();
+        let bounded = &problem.bounded;
+        for (j, rho) in self.rho[k..].iter_mut().enumerate() {
+            let w: f64 = bounded
+                .entries(j)
+                .map(|a| bounded.values[a].powi(2) / self.newton.mass_diagonal[bounded.cols[a]])
+                .sum();
+            *rho = if w > 0.0 { kappa / w } else { kappa };
+        }
+        for (i, rho) in self.rho[..k].iter_mut().enumerate() {
             let w: f64 = (rows.start[i]..rows.start[i + 1])
                 .map(|a| rows.entry(a)[0].powi(2) / self.newton.mass_diagonal[rows.cols[a]])
                 .sum();
@@ -651,7 +702,7 @@ impl Island {
         }
     }
 
-    /// `u = J v + b`.
+    /// `u = J v + b`, the bounded rows' `g v + b` after the contacts'.
     fn contact_velocity(&self, problem: &VelocityProblem, v: &[f64], u: &mut [f64]) {
         let d = problem.rows.dimension;
         for i in 0..problem.mu.len() {
@@ -660,13 +711,38 @@ impl Island {
                 u[d * i + c] = ji[c] + problem.b[d * i + c];
             }
         }
+        let (dk, bounded) = (d * problem.mu.len(), &problem.bounded);
+        for j in 0..bounded.len() {
+            u[dk + j] = bounded.velocity(j, v) + bounded.b[j];
+        }
     }
 
-    /// `p(t) . J d` summed over the contacts, `p_i(t)` the projection at
-    /// the contact velocities `u + t J d` (`phi`'s contact part's slope
-    /// along `d`, negated), with the projections and pieces written when
-    /// `keep`.
-    fn contact_slope(&mut self, mu: &[f64], d: usize, u: &[f64], t: f64, keep: bool) -> f64 {
+    /// The velocities `v = M^-1 (f + J^T lambda)` of the outer iterate's
+    /// impulses (the bounded rows' too), and their `u`.
+    fn impulse_velocities(&mut self, problem: &VelocityProblem, v: &mut [f64], u: &mut [f64]) {
+        let dk = problem.rows.dimension * problem.mu.len();
+        self.mv.copy_from_slice(&problem.force);
+        problem.rows.add_transpose(&self.lambda, &mut self.mv);
+        problem
+            .bounded
+            .add_transpose(&self.lambda[dk..], &mut self.mv);
+        self.apply_mass_inverse(v);
+        self.contact_velocity(problem, v, u);
+    }
+
+    /// `p(t) . J d` summed over the contacts and the bounded rows, `p_i(t)`
+    /// the projection at the velocities `u + t J d` (`phi`'s contact part's
+    /// slope along `d`, negated), with the projections and pieces written
+    /// when `keep`.
+    fn contact_slope(
+        &mut self,
+        mu: &[f64],
+        bounded: &BoundedRows,
+        d: usize,
+        u: &[f64],
+        t: f64,
+        keep: bool,
+    ) -> f64 {
         let mut slope = 0.0;
         for i in 0..mu.len() {
             let (jd, ui, li) = (
@@ -686,6 +762,24 @@ impl Island {
                 set_components(&mut self.projected, d, i, p);
                 self.pieces[i] = piece;
                 self.points[i] = x;
+            }
+        }
+        let (k, dk) = (mu.len(), d * mu.len());
+        for j in 0..bounded.len() {
+            let (jd, a) = (self.jd[dk + j], dk + j);
+            let x = self.lambda[a] - self.rho[k + j] * (u[a] + t * jd);
+            let (lo, hi) = (bounded.lo[j], bounded.hi[j]);
+            let (p, piece) = if x <= lo {
+                (lo, ConePiece::Apex)
+            } else if x >= hi {
+                (hi, ConePiece::Apex)
+            } else {
+                (x, ConePiece::Inside)
+            };
+            slope += p * jd;
+            if keep {
+                self.projected[a] = p;
+                self.pieces[k + j] = piece;
             }
         }
         slope
@@ -711,7 +805,7 @@ impl Island {
     ) -> Result<bool, GlobalError> {
         let d = problem.rows.dimension;
         self.jd.fill(0.0);
-        self.contact_slope(&problem.mu, d, u, 0.0, true);
+        self.contact_slope(&problem.mu, &problem.bounded, d, u, 0.0, true);
         self.mv.fill(0.0);
         symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
         let (mut refining, mut full, mut last) = (false, false, f64::INFINITY);
@@ -738,6 +832,16 @@ impl Island {
                     let col = rows.cols[a];
                     let e = rows.entry(a);
                     let term = e[0] * p[0] + e[1] * p[1] + e[2] * p[2];
+                    self.gradient[col] -= term;
+                    scale = scale.max(term.abs() / diagonal[col]);
+                }
+            }
+            let (bounded, dk) = (&problem.bounded, d * rows.contacts());
+            for j in 0..bounded.len() {
+                let p = self.projected[dk + j];
+                for a in bounded.entries(j) {
+                    let col = bounded.cols[a];
+                    let term = bounded.values[a] * p;
                     self.gradient[col] -= term;
                     scale = scale.max(term.abs() / diagonal[col]);
                 }
@@ -776,6 +880,9 @@ impl Island {
                 let jd = rows.velocity(i, &self.direction);
                 set_components(&mut self.jd, d, i, jd);
             }
+            for j in 0..bounded.len() {
+                self.jd[dk + j] = bounded.velocity(j, &self.direction);
+            }
             self.md.fill(0.0);
             symmetric_product(
                 &problem.mass,
@@ -807,11 +914,13 @@ impl Island {
                 .map(|(d, m)| d * m)
                 .sum();
             let along = |s: &mut Self, t: f64| {
-                mass_slope + t * curvature - s.contact_slope(&problem.mu, d, u, t, false)
+                mass_slope + t * curvature
+                    - s.contact_slope(&problem.mu, &problem.bounded, d, u, t, false)
             };
             let mut t = 1.0;
             // The full step's projections are kept: most steps take it.
-            let end = mass_slope + curvature - self.contact_slope(&problem.mu, d, u, 1.0, true);
+            let end = mass_slope + curvature
+                - self.contact_slope(&problem.mu, &problem.bounded, d, u, 1.0, true);
             if end > 0.0 {
                 // The slope's zero in (0, 1), by regula falsi (Illinois).
                 let (mut a, mut fa, mut b, mut fb) = (0.0, slope, 1.0, end);
@@ -848,7 +957,7 @@ impl Island {
                 }
                 if t == 0.0 {
                     // The projections back at the iterate.
-                    self.contact_slope(&problem.mu, d, u, 0.0, true);
+                    self.contact_slope(&problem.mu, &problem.bounded, d, u, 0.0, true);
                     return Ok(true);
                 }
             }
@@ -856,7 +965,7 @@ impl Island {
                 *x += t * d;
             }
             if t != 1.0 {
-                self.contact_slope(&problem.mu, d, u, t, true);
+                self.contact_slope(&problem.mu, &problem.bounded, d, u, t, true);
             }
             for (x, d) in u.iter_mut().zip(&self.jd) {
                 *x += t * d;
@@ -956,9 +1065,13 @@ impl Island {
     /// the impulses grow without bound: every answer would have
     /// `(u + s) . d >= 0` (`u + s` in the dual cones), and here it is
     /// negative. (For the convex form `s = 0` and this is Clarabel's
-    /// certificate of dual infeasibility.) Uses `best_*` as scratch.
+    /// certificate of dual infeasibility.) A bounded row's component of
+    /// `d` must keep to its box's directions (negative only where `lo =
+    /// -inf`, positive only where `hi = +inf`): contradictory equality rows
+    /// are such a ray. Uses `best_*` as scratch.
     fn certifies_no_answer(&mut self, problem: &VelocityProblem, exact: bool, u: &[f64]) -> bool {
         let (k, d) = (problem.mu.len(), problem.rows.dimension);
+        let (bounded, dk) = (&problem.bounded, d * k);
         let mut ray = std::mem::take(&mut self.best_u);
         for (x, (a, b)) in ray.iter_mut().zip(self.lambda.iter().zip(&self.projected)) {
             *x = a - b;
@@ -973,17 +1086,34 @@ impl Island {
             let off: f64 = (0..d).map(|c| (p[c] - x[c]).powi(2)).sum::<f64>().sqrt();
             certified &= off <= CERTIFICATE * length;
         }
+        for j in 0..bounded.len() {
+            let x = ray[dk + j];
+            let off = if bounded.lo[j].is_finite() {
+                (-x).max(0.0)
+            } else {
+                0.0
+            } + if bounded.hi[j].is_finite() {
+                x.max(0.0)
+            } else {
+                0.0
+            };
+            certified &= off <= CERTIFICATE * length;
+        }
         // Its image by `W`, against `W`'s scale (its largest diagonal
         // entry, by `M`'s diagonal).
         if certified {
             self.mv.fill(0.0);
             problem.rows.add_transpose(&ray, &mut self.mv);
+            bounded.add_transpose(&ray[dk..], &mut self.mv);
             let mut v = std::mem::take(&mut self.best_v);
             self.apply_mass_inverse(&mut v);
             let mut image = 0.0;
             for i in 0..k {
                 let ji = problem.rows.velocity(i, &v);
                 image += (0..d).map(|c| ji[c] * ji[c]).sum::<f64>();
+            }
+            for j in 0..bounded.len() {
+                image += bounded.velocity(j, &v).powi(2);
             }
             self.best_v = v;
             let scale = (0..k)
@@ -995,6 +1125,14 @@ impl Island {
                         })
                         .sum::<f64>()
                 })
+                .chain((0..bounded.len()).map(|j| {
+                    bounded
+                        .entries(j)
+                        .map(|a| {
+                            bounded.values[a].powi(2) / self.newton.mass_diagonal[bounded.cols[a]]
+                        })
+                        .sum::<f64>()
+                }))
                 .fold(0.0f64, f64::max);
             certified &= image.sqrt() <= CERTIFICATE * scale * length;
         }
@@ -1016,6 +1154,11 @@ impl Island {
                 work += qc * x[c];
                 size += qc * qc;
             }
+        }
+        for j in 0..bounded.len() {
+            let q = self.free[dk + j];
+            work += q * ray[dk + j];
+            size += q * q;
         }
         self.best_u = ray;
         certified && work < -CERTIFICATE * size.sqrt() * length
@@ -1049,17 +1192,18 @@ impl Island {
             problem.mu.len(),
             problem.rows.dimension,
         );
+        let m = problem.bounded.len();
         self.newton = Newton::build(problem);
         self.finish = None;
         self.points.clear();
         self.points.resize(k, [0.0; 3]);
-        for v in [&mut self.rho, &mut self.slip] {
-            v.clear();
-            v.resize(k, 0.0);
-        }
+        self.slip.clear();
+        self.slip.resize(k, 0.0);
+        self.rho.clear();
+        self.rho.resize(k + m, 0.0);
         for v in [&mut self.pieces, &mut self.factored] {
             v.clear();
-            v.resize(k, ConePiece::Apex);
+            v.resize(k + m, ConePiece::Apex);
         }
         for v in [
             &mut self.lambda,
@@ -1071,7 +1215,7 @@ impl Island {
             &mut self.free,
         ] {
             v.clear();
-            v.resize(d * k, 0.0);
+            v.resize(d * k + m, 0.0);
         }
         for v in [
             &mut self.md,

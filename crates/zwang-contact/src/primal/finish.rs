@@ -35,11 +35,16 @@
 //! Coulomb friction: formulations and numerical comparisons", 2018) in
 //! velocities and impulses, on Alart and Curnier's mixed formulation
 //! (1991) of De Saxce's law.
+//!
+//! A bounded row (an impulse in a box, [`super::BoundedRows`]) is a
+//! contact of one component whose projection is the clamp to its box:
+//! `D_j` is 1 inside it, 0 clamped, and its block `A_j` a number. The
+//! finish takes them in the plane too, where the dual method does not.
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
-use super::VelocityProblem;
-use crate::error::{components, cone_spectrum, error_for, project_on_cone, set_components};
+use super::{bounded_error, VelocityProblem};
+use crate::error::{components, cone_spectrum, project_on_cone, set_components};
 use crate::pattern::{compress, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
@@ -122,12 +127,14 @@ pub(super) struct Finish {
     centre: Vec<f64>,
     /// Per contact: `rho`, `sigma`, the projection's derivative (its
     /// eigenpairs), the slip direction (`mu s`), and `A^-1` of the last
-    /// Newton matrix.
+    /// Newton matrix; `rho` and `sigma` go on with the bounded rows', whose
+    /// derivative (1 inside the box, 0 clamped) is `clamped`.
     rho: Vec<f64>,
     sigma: Vec<f64>,
     spectra: Vec<[(f64, [f64; 3]); 3]>,
     slips: Vec<[f64; 2]>,
     inverses: Vec<[[f64; 3]; 3]>,
+    inside: Vec<f64>,
     scratch: Vec<f64>,
     jr: Vec<f64>,
     /// The refinement's residual and correction.
@@ -156,7 +163,8 @@ pub(super) struct IslandView<'a> {
 /// The Newton steps a finish of `problem` may take, `steps` on islands of
 /// up to [`BUDGET_SIZE`] unknowns.
 pub(super) fn budget(problem: &VelocityProblem, steps: usize) -> usize {
-    let size = problem.force.len() + problem.rows.dimension * problem.mu.len();
+    let size =
+        problem.force.len() + problem.rows.dimension * problem.mu.len() + problem.bounded.len();
     let steps = steps as f64;
     (steps * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(steps) as usize
 }
@@ -176,13 +184,19 @@ impl Finish {
             problem.mu.len(),
             problem.rows.dimension,
         );
-        let rows = &problem.rows;
+        let (rows, bounded) = (&problem.rows, &problem.bounded);
+        let m = bounded.len();
         let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
         for (_, (r, c)) in problem.mass.iter() {
             entries.extend([(c, r), (r, c)]);
         }
-        for i in 0..k {
-            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+        // The contacts' columns, then the bounded rows'.
+        let row_cols = || {
+            (0..k)
+                .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
+                .chain((0..m).map(|j| &bounded.cols[bounded.entries(j)]))
+        };
+        for cols in row_cols() {
             for &a in cols {
                 for &b in cols {
                     entries.push((b, a));
@@ -201,8 +215,7 @@ impl Finish {
             .collect();
         let mut pair_start = vec![0];
         let mut pairs = Vec::new();
-        for i in 0..k {
-            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
+        for cols in row_cols() {
             for &a in cols {
                 for &b in cols {
                     pairs.push(at(a, b));
@@ -212,7 +225,7 @@ impl Finish {
         }
         let symbolic = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let lu = Some(SparseLu::analyze(symbolic));
-        let size = n + d * k;
+        let size = n + d * k + m;
         Finish {
             values: vec![0.0; row_idx.len()],
             col_ptr,
@@ -224,12 +237,13 @@ impl Finish {
             f: vec![0.0; size],
             step: vec![0.0; size],
             trial_v: vec![0.0; n],
-            trial_r: vec![0.0; d * k],
-            trial_u: vec![0.0; d * k],
+            trial_r: vec![0.0; d * k + m],
+            trial_u: vec![0.0; d * k + m],
             trial_f: vec![0.0; size],
-            centre: vec![0.0; d * k],
-            rho: vec![0.0; k],
-            sigma: vec![0.0; k],
+            centre: vec![0.0; d * k + m],
+            rho: vec![0.0; k + m],
+            sigma: vec![0.0; k + m],
+            inside: vec![0.0; m],
             spectra: vec![[(0.0, [0.0; 3]); 3]; k],
             slips: vec![[0.0; 2]; k],
             inverses: vec![[[0.0; 3]; 3]; k],
@@ -240,8 +254,8 @@ impl Finish {
             steps: 0,
             budget: 0,
             best_v: vec![0.0; n],
-            best_r: vec![0.0; d * k],
-            best_u: vec![0.0; d * k],
+            best_r: vec![0.0; d * k + m],
+            best_u: vec![0.0; d * k + m],
             best: f64::INFINITY,
         }
     }
@@ -268,6 +282,14 @@ impl Finish {
                 .map(|a| rows.entry(a)[0].powi(2) / diagonal[rows.cols[a]])
                 .sum();
             self.rho[i] = if w > 0.0 { 1.0 / w } else { 1.0 };
+        }
+        let (k, bounded) = (problem.mu.len(), &problem.bounded);
+        for j in 0..bounded.len() {
+            let w: f64 = bounded
+                .entries(j)
+                .map(|a| bounded.values[a].powi(2) / diagonal[bounded.cols[a]])
+                .sum();
+            self.rho[k + j] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
         self.steps = 0;
         self.budget = budget(problem, settings.finish_steps);
@@ -318,7 +340,8 @@ impl Finish {
             if keep {
                 self.keep(error, v, r, u);
             }
-            if error <= tolerance || given.problem.mu.is_empty() || self.steps >= self.budget {
+            let nothing = given.problem.mu.is_empty() && given.problem.bounded.is_empty();
+            if error <= tolerance || nothing || self.steps >= self.budget {
                 break;
             }
             for (s, rho) in self.sigma.iter_mut().zip(&self.rho) {
@@ -436,8 +459,8 @@ impl Finish {
         Some((MAX_NEWTON, false))
     }
 
-    /// The primal method's measure: Coulomb's law (Siconos') and the
-    /// dynamics residual in velocities.
+    /// The primal method's measure: Coulomb's law (Siconos', with the
+    /// bounded rows' law) and the dynamics residual in velocities.
     fn measure(
         &mut self,
         given: &IslandView,
@@ -446,7 +469,7 @@ impl Finish {
         r: &[f64],
         u: &[f64],
     ) -> f64 {
-        let coulomb = error_for(friction, &given.problem.mu, given.free, r, u);
+        let coulomb = bounded_error(friction, given.problem, given.free, r, u);
         coulomb.max(super::momentum::dynamics_residual(
             given.problem,
             given.places,
@@ -495,6 +518,15 @@ impl Finish {
                 u[d * i + c] = ji[c] + problem.b[d * i + c];
             }
         }
+        let (k, dk, bounded) = (problem.mu.len(), d * problem.mu.len(), &problem.bounded);
+        for j in 0..bounded.len() {
+            for a in bounded.entries(j) {
+                let (col, term) = (bounded.cols[a], bounded.values[a] * r[dk + j]);
+                fv[col] -= term;
+                scale = scale.max(term.abs() / diagonal[col]);
+            }
+            u[dk + j] = bounded.velocity(j, v) + bounded.b[j];
+        }
         for (x, m) in fv.iter_mut().zip(diagonal) {
             *x /= m;
         }
@@ -524,6 +556,16 @@ impl Finish {
                 } else {
                     [0.0; 2]
                 };
+            }
+        }
+        // The bounded rows' `F_r`, the clamp's.
+        for j in 0..bounded.len() {
+            let (a, rho, sigma) = (dk + j, self.rho[k + j], self.sigma[k + j]);
+            let x = r[a] - rho * (u[a] + sigma * (r[a] - self.centre[a]));
+            let p = bounded.clamp(j, x);
+            self.f[n + a] = (r[a] - p) / rho;
+            if derivatives {
+                self.inside[j] = if p == x { 1.0 } else { 0.0 };
             }
         }
         (0.5 * self.f.iter().map(|x| x * x).sum::<f64>(), scale)
@@ -584,6 +626,22 @@ impl Finish {
                 }
             }
         }
+        let (k, bounded) = (problem.mu.len(), &problem.bounded);
+        for j in 0..bounded.len() {
+            let lambda = self.inside[j];
+            let couple = lambda / block(lambda, self.rho[k + j], self.sigma[k + j]);
+            if couple == 0.0 {
+                continue;
+            }
+            let mut place = self.pair_start[k + j];
+            for a in bounded.entries(j) {
+                let left = bounded.values[a] * couple / diagonal[bounded.cols[a]];
+                for b in bounded.entries(j) {
+                    self.values[self.pairs[place]] += left * bounded.values[b];
+                    place += 1;
+                }
+            }
+        }
         let symbolic =
             SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         let lu = self.lu.as_mut().expect("analysed");
@@ -633,6 +691,14 @@ impl Finish {
                 out[col] -= (0..d).map(|p| e[p] * g[p]).sum::<f64>() / diagonal[col];
             }
         }
+        let (k, dk, bounded) = (problem.mu.len(), d * problem.mu.len(), &problem.bounded);
+        for j in 0..bounded.len() {
+            let g = rhs[n + dk + j] / self.bounded_block(k, j);
+            for a in bounded.entries(j) {
+                let col = bounded.cols[a];
+                out[col] -= bounded.values[a] * g / diagonal[col];
+            }
+        }
         self.lu
             .as_mut()
             .expect("analysed")
@@ -645,6 +711,16 @@ impl Finish {
                 out[n + d * i + p] = -(0..d).map(|c| inverse[p][c] * x[c]).sum::<f64>();
             }
         }
+        // dr_j = -(rhs_r,j + D_j g_j dv) / A_j.
+        for j in 0..bounded.len() {
+            let along = self.inside[j] * bounded.velocity(j, &out[..n]);
+            out[n + dk + j] = -(rhs[n + dk + j] + along) / self.bounded_block(k, j);
+        }
+    }
+
+    /// Bounded row `j`'s block `A_j` (`k` contacts before it).
+    fn bounded_block(&self, k: usize, j: usize) -> f64 {
+        block(self.inside[j], self.rho[k + j], self.sigma[k + j])
     }
 
     /// `base + D_i J^_i dv` of contact `i`.
@@ -678,6 +754,8 @@ impl Finish {
         super::momentum::symmetric_product(&problem.mass, given.places, dv, fv);
         self.jr.fill(0.0);
         problem.rows.add_transpose(dr, &mut self.jr);
+        let (k, dk, bounded) = (problem.mu.len(), d * problem.mu.len(), &problem.bounded);
+        bounded.add_transpose(&dr[dk..], &mut self.jr);
         for ((y, t), m) in fv.iter_mut().zip(&self.jr).zip(diagonal) {
             *y = (*y - t) / m;
         }
@@ -695,13 +773,18 @@ impl Finish {
             }
             set_components(&mut out[n..], d, i, y);
         }
+        // D_j g_j dv + A_j dr_j.
+        for j in 0..bounded.len() {
+            let along = self.inside[j] * bounded.velocity(j, dv);
+            out[n + dk + j] = along + self.bounded_block(k, j) * dr[dk + j];
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ContactRows;
+    use crate::{BoundedRows, ContactRows};
 
     /// A small problem in space with `M` not diagonal, stored in full.
     fn problem() -> VelocityProblem {
@@ -725,6 +808,7 @@ mod tests {
             rows,
             b: vec![-0.1, 0.2, 0.05, 0.3, -0.2, 0.1],
             mu: vec![0.6, 0.3],
+            bounded: BoundedRows::default(),
         }
     }
 

@@ -33,11 +33,17 @@
 //! analytically-invertible dynamics with contacts and constraints"
 //! (2014), here without regularisation.
 //!
+//! Bounded rows ([`BoundedRows`]: `u_j = g_j v + b_j`, the impulse in
+//! `[lo_j, hi_j]`; equality rows, limits, dry friction at joints) join the
+//! contacts as one more projection, the clamp to the box (its derivative 1
+//! inside, 0 clamped), in the outer iterations and the finish alike; their
+//! impulses and velocities follow the contacts' in `r` and `u`.
+//!
 //! Where the outer iterations stall (a contact that must change state
 //! while its impulse is large, De Saxce's fixed point cycling, a
 //! tolerance below the penalty's round-off), the dual method finishes in
 //! the plane (`augmented_lagrangian.rs`) and proximal Newton iterations on `(v, r)` in
-//! space (`finish.rs`).
+//! space (`finish.rs`), and in the plane too where there are bounded rows.
 
 mod augmented_lagrangian;
 mod finish;
@@ -50,10 +56,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use sprs::CsMat;
 
-use crate::error::{components, set_components};
+use crate::error::{components, error_for, natural_map, set_components};
 use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
-use crate::{GlobalError, ProblemError, SolverSettings, UnionFind};
+use crate::{Friction, GlobalError, ProblemError, SolverSettings, UnionFind};
 use augmented_lagrangian::Island;
 pub use text::{parse_island, write_island, IslandText, IslandTextError};
 
@@ -147,6 +153,168 @@ impl ContactRows {
     }
 }
 
+/// Scalar rows over `v` whose impulses lie in a box: row `j` is `g_j`,
+/// its velocity `u_j = g_j v + b_j`, its impulse `r_j` in `[lo_j, hi_j]`
+/// with the mixed complementarity `r_j = lo_j => u_j >= 0`,
+/// `r_j = hi_j => u_j <= 0`, `lo_j < r_j < hi_j => u_j = 0` (that is,
+/// `r_j = clamp(r_j - u_j, lo_j, hi_j)`). An equality row has `lo = -inf`,
+/// `hi = +inf` (`u = 0`); a limit `lo = 0`, `hi = +inf` (a frictionless
+/// one-sided constraint); dry friction at a joint `lo = -F`, `hi = F`
+/// (`F` the largest impulse over the step). Stored entry by entry as
+/// [`ContactRows`] stores contacts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundedRows {
+    /// Row `j`'s entries are `start[j] .. start[j + 1]` (`[0]` or empty
+    /// for no rows).
+    pub start: Vec<usize>,
+    /// The entries' columns (entries of `v`); a column repeated within a
+    /// row counts as the sum of its entries.
+    pub cols: Vec<usize>,
+    /// The entries' values.
+    pub values: Vec<f64>,
+    /// Per row, the free term of its velocity.
+    pub b: Vec<f64>,
+    /// Per row, the impulse's lower bound (`-inf` allowed).
+    pub lo: Vec<f64>,
+    /// Per row, the impulse's upper bound (`+inf` allowed).
+    pub hi: Vec<f64>,
+}
+
+impl Default for BoundedRows {
+    /// No rows.
+    fn default() -> Self {
+        BoundedRows::new()
+    }
+}
+
+impl BoundedRows {
+    /// No rows.
+    pub fn new() -> Self {
+        BoundedRows {
+            start: vec![0],
+            cols: Vec::new(),
+            values: Vec::new(),
+            b: Vec::new(),
+            lo: Vec::new(),
+            hi: Vec::new(),
+        }
+    }
+
+    /// No rows (keeping the memory).
+    pub fn clear(&mut self) {
+        self.start.clear();
+        self.start.push(0);
+        for x in [&mut self.values, &mut self.b, &mut self.lo, &mut self.hi] {
+            x.clear();
+        }
+        self.cols.clear();
+    }
+
+    /// Appends the row of entries `(column, value)`, velocity term `b`
+    /// and impulse bounds `[lo, hi]`.
+    pub fn push(
+        &mut self,
+        entries: impl IntoIterator<Item = (usize, f64)>,
+        b: f64,
+        lo: f64,
+        hi: f64,
+    ) {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        for (c, value) in entries {
+            self.cols.push(c);
+            self.values.push(value);
+        }
+        self.start.push(self.cols.len());
+        self.b.push(b);
+        self.lo.push(lo);
+        self.hi.push(hi);
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.lo.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.lo.is_empty()
+    }
+
+    /// Row `j`'s entries.
+    pub(crate) fn entries(&self, j: usize) -> std::ops::Range<usize> {
+        self.start[j]..self.start[j + 1]
+    }
+
+    /// `g_j v` of row `j` (without `b_j`).
+    pub fn velocity(&self, j: usize, v: &[f64]) -> f64 {
+        self.entries(j)
+            .map(|a| self.values[a] * v[self.cols[a]])
+            .sum()
+    }
+
+    /// `y += G^T r`.
+    pub fn add_transpose(&self, r: &[f64], y: &mut [f64]) {
+        for (j, &rj) in r.iter().enumerate().take(self.len()) {
+            for a in self.entries(j) {
+                y[self.cols[a]] += self.values[a] * rj;
+            }
+        }
+    }
+
+    /// `r_j` clamped to its box.
+    pub fn clamp(&self, j: usize, r: f64) -> f64 {
+        r.max(self.lo[j]).min(self.hi[j])
+    }
+
+    /// Checks sizes, columns (below `n`), finiteness and bounds.
+    fn validate(&self, n: usize) -> Result<(), ProblemError> {
+        let m = self.len();
+        let rows = if self.start.is_empty() {
+            0
+        } else {
+            self.start.len() - 1
+        };
+        check_sizes(&[
+            ("the bounded rows' starts", rows, m),
+            ("the bounded rows' b", self.b.len(), m),
+            ("the bounded rows' hi", self.hi.len(), m),
+            (
+                "the bounded rows' values",
+                self.values.len(),
+                self.cols.len(),
+            ),
+        ])?;
+        let ends = self.start.windows(2).all(|w| w[0] <= w[1])
+            && self.start.first().is_none_or(|&s| s == 0)
+            && self.start.last().copied().unwrap_or(0) == self.cols.len();
+        if !ends {
+            return Err(ProblemError::Size {
+                what: "the bounded rows' starts",
+                found: self.start.last().copied().unwrap_or(0),
+                expected: self.cols.len(),
+            });
+        }
+        if let Some(&c) = self.cols.iter().find(|&&c| c >= n) {
+            return Err(ProblemError::Size {
+                what: "a column of a bounded row",
+                found: c,
+                expected: n,
+            });
+        }
+        check_finite("the bounded rows' values", &self.values)?;
+        check_finite("the bounded rows' b", &self.b)?;
+        for (row, (&lo, &hi)) in self.lo.iter().zip(&self.hi).enumerate() {
+            // `lo <= hi`, no NaN, and neither bound the wrong infinity.
+            if !(lo <= hi && lo < f64::INFINITY && hi > f64::NEG_INFINITY) {
+                return Err(ProblemError::Bounds { row, lo, hi });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `M v = f + J^T r`, `u = J v + b`, Coulomb's law at each contact.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VelocityProblem {
@@ -161,10 +329,15 @@ pub struct VelocityProblem {
     pub b: Vec<f64>,
     /// One friction coefficient per contact.
     pub mu: Vec<f64>,
+    /// The rows whose impulses lie in a box (none for contacts alone):
+    /// their impulses and velocities follow the contacts' in the answer
+    /// ([`PrimalSolver::solve_in_place`]).
+    pub bounded: BoundedRows,
 }
 
 impl VelocityProblem {
-    /// Checks sizes, columns, finiteness and friction coefficients.
+    /// Checks sizes, columns, finiteness, friction coefficients and the
+    /// bounded rows' boxes.
     pub fn validate(&self) -> Result<(), ProblemError> {
         let n = self.force.len();
         let k = self.mu.len();
@@ -204,8 +377,39 @@ impl VelocityProblem {
         check_finite("f", &self.force)?;
         check_finite("b", &self.b)?;
         check_finite("J's values", &self.rows.values)?;
+        self.bounded.validate(n)?;
         crate::problem::check_finite_matrix("M", &self.mass)
     }
+}
+
+/// The solvers' stopping measure ([`error_for`]) with the bounded rows'
+/// terms: the natural map's residual of the contacts and, per bounded
+/// row, `r_j - clamp(r_j - u_j, lo_j, hi_j)`, as one vector norm, relative
+/// to `max(|q|, |r|, |u|)` over contacts and bounded rows alike (`q`, `r`,
+/// `u` hold the contacts' then the bounded rows'). Without bounded rows,
+/// [`error_for`] itself.
+pub(crate) fn bounded_error(
+    friction: Friction,
+    problem: &VelocityProblem,
+    q: &[f64],
+    r: &[f64],
+    u: &[f64],
+) -> f64 {
+    let bounded = &problem.bounded;
+    if bounded.is_empty() {
+        return error_for(friction, &problem.mu, q, r, u);
+    }
+    let dk = problem.rows.dimension * problem.mu.len();
+    let contacts = natural_map(friction, &problem.mu, &r[..dk], &u[..dk]);
+    let mut sum = contacts * contacts;
+    for j in 0..bounded.len() {
+        let (x, w) = (r[dk + j], u[dk + j]);
+        sum += (x - bounded.clamp(j, x - w)).powi(2);
+    }
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let scale = norm(q).max(norm(r)).max(norm(u));
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    sum.sqrt() / scale
 }
 
 /// The pattern the workspace was built for.
@@ -217,6 +421,8 @@ struct Pattern {
     mass_indices: Vec<usize>,
     start: Vec<usize>,
     cols: Vec<usize>,
+    bounded_start: Vec<usize>,
+    bounded_cols: Vec<usize>,
 }
 
 /// An island (velocities coupled through `M` or a contact): where its
@@ -226,6 +432,8 @@ struct Pattern {
 struct Part {
     coords: Vec<usize>,
     contacts: Vec<usize>,
+    /// The bounded rows it holds, in the whole problem.
+    bounded: Vec<usize>,
     /// Per stored entry of the island's `M`, the entry of the whole `M`
     /// it copies.
     mass_entries: Vec<usize>,
@@ -276,6 +484,7 @@ fn write_unsolved(
 struct FoundIsland {
     coords: Vec<usize>,
     contacts: Vec<usize>,
+    bounded: Vec<usize>,
     mass_entries: Vec<usize>,
     problem: VelocityProblem,
 }
@@ -291,17 +500,19 @@ impl Part {
     fn new(fresh: FoundIsland) -> Part {
         let d = fresh.problem.rows.dimension;
         let (m, c) = (fresh.coords.len(), fresh.contacts.len());
+        let rows = d * c + fresh.bounded.len();
         Part {
             island: Box::new(Island::new(&fresh.problem)),
             mass_entries: fresh.mass_entries,
             problem: fresh.problem,
-            r: vec![0.0; d * c],
+            r: vec![0.0; rows],
             v: vec![0.0; m],
-            u: vec![0.0; d * c],
+            u: vec![0.0; rows],
             outcome: None,
             warm: Vec::new(),
             coords: fresh.coords,
             contacts: fresh.contacts,
+            bounded: fresh.bounded,
         }
     }
 
@@ -315,6 +526,8 @@ impl Part {
             && a.mass.indices() == b.mass.indices()
             && a.rows.start == b.rows.start
             && a.rows.cols == b.rows.cols
+            && a.bounded.start == b.bounded.start
+            && a.bounded.cols == b.bounded.cols
     }
 
     /// Copies the island's numbers from `whole` (and its warm start from
@@ -345,6 +558,16 @@ impl Part {
             set_components(&mut p.b, d, local, components(&whole.b, d, i));
             p.mu[local] = whole.mu[i];
             set_components(&mut self.r, d, local, components(r, d, i));
+        }
+        let (dk, dc) = (d * whole.mu.len(), d * self.contacts.len());
+        for (local, &j) in self.bounded.iter().enumerate() {
+            let (from, to) = (whole.bounded.start[j], whole.bounded.start[j + 1]);
+            let at = p.bounded.start[local];
+            p.bounded.values[at..at + to - from].copy_from_slice(&whole.bounded.values[from..to]);
+            p.bounded.b[local] = whole.bounded.b[j];
+            p.bounded.lo[local] = whole.bounded.lo[j];
+            p.bounded.hi[local] = whole.bounded.hi[j];
+            self.r[dc + local] = r[dk + j];
         }
         if unsolved_to.is_some() {
             self.warm.clone_from(&self.r);
@@ -401,8 +624,11 @@ impl PrimalSolver {
 
     /// Solves `problem` from the impulses in `r` (the warm start; zeros
     /// for none), writing the answer's impulses to `r`, velocities to `v`
-    /// and contact velocities to `u`. Allocates nothing when the pattern
-    /// (`M`'s, and the columns of each contact) is the last solve's.
+    /// and contact velocities to `u`. `r` and `u` hold the contacts'
+    /// (`dimension` per contact) and then the bounded rows' (one per row):
+    /// `d k + m` entries for `k` contacts and `m` bounded rows. Allocates
+    /// nothing when the pattern (`M`'s, and the columns of each contact
+    /// and bounded row) is the last solve's.
     pub fn solve_in_place(
         &mut self,
         problem: &VelocityProblem,
@@ -418,9 +644,10 @@ impl PrimalSolver {
             problem.mu.len(),
             problem.rows.dimension,
         );
+        let (m, dk) = (problem.bounded.len(), d * k);
         for (what, found, expected) in [
-            ("r", r.len(), d * k),
-            ("u", u.len(), d * k),
+            ("r", r.len(), dk + m),
+            ("u", u.len(), dk + m),
             ("v", v.len(), n),
         ] {
             if found != expected {
@@ -440,7 +667,7 @@ impl PrimalSolver {
             .into());
         }
         if !self.same_pattern(problem) {
-            self.build(problem, settings.parallel && k >= PARALLEL_FROM);
+            self.build(problem, settings.parallel && k + m >= PARALLEL_FROM);
         }
         let warm: &[f64] = r;
         let original = settings.tolerance;
@@ -456,7 +683,7 @@ impl PrimalSolver {
         };
         let settings = &shared;
         let unsolved_to = self.unsolved_to.as_deref();
-        if settings.parallel && self.parts.len() > 1 && k >= PARALLEL_FROM {
+        if settings.parallel && self.parts.len() > 1 && k + m >= PARALLEL_FROM {
             self.parts
                 .par_iter_mut()
                 .for_each(|part| part.solve(problem, settings, warm, unsolved_to));
@@ -484,6 +711,12 @@ impl PrimalSolver {
                 set_components(u, d, i, components(&part.u, d, local));
                 set_components(&mut self.free, d, i, components(free, d, local));
             }
+            let dc = d * part.contacts.len();
+            for (local, &j) in part.bounded.iter().enumerate() {
+                r[dk + j] = part.r[dc + local];
+                u[dk + j] = part.u[dc + local];
+                self.free[dk + j] = free[dc + local];
+            }
             report.status = match (report.status, island.status) {
                 (Status::Unbounded, _) | (_, Status::Unbounded) => Status::Unbounded,
                 (Status::Solved, Status::Solved) => Status::Solved,
@@ -496,7 +729,7 @@ impl PrimalSolver {
             report.dual |= island.dual;
         }
         if self.parts.len() > 1 {
-            let whole = crate::error::error_for(settings.friction, &problem.mu, &self.free, r, u);
+            let whole = bounded_error(settings.friction, problem, &self.free, r, u);
             report.error = report.error.max(whole);
             if report.status == Status::Solved && report.error > original {
                 report.status = Status::NotConverged;
@@ -516,15 +749,20 @@ impl PrimalSolver {
             && p.mass_indices.as_slice() == m.indices()
             && p.start == problem.rows.start
             && p.cols == problem.rows.cols
+            && p.bounded_start == problem.bounded.start
+            && p.bounded_cols == problem.bounded.cols
     }
 
     /// Splits the problem into islands (velocities coupled through `M`'s
-    /// entries or a contact's row; those without contacts together) and
+    /// entries, a contact's rows or a bounded row; those without contacts
+    /// or bounded rows together) and
     /// builds each one's solver (on rayon's pool when `parallel`), keeping
     /// those of islands whose pattern has not changed.
     fn build(&mut self, problem: &VelocityProblem, parallel: bool) {
         let (n, k) = (problem.force.len(), problem.mu.len());
         let rows = &problem.rows;
+        let bounded = &problem.bounded;
+        let m = bounded.len();
         let mut uf = UnionFind::new(n);
         for (_, (a, b)) in problem.mass.iter() {
             uf.union(a, b);
@@ -535,11 +773,23 @@ impl PrimalSolver {
                 uf.union(c, cols[0]);
             }
         }
+        for j in 0..m {
+            let cols = &bounded.cols[bounded.entries(j)];
+            for &c in cols {
+                uf.union(c, cols[0]);
+            }
+        }
         let mut labels = Vec::with_capacity(n);
         let mut count = uf.labels(&mut labels).max(1);
-        // A contact touching no velocity sits in the first island.
+        // A contact (or bounded row) touching no velocity sits in the
+        // first island.
         let island_of = |labels: &[usize], i: usize| {
             rows.cols[rows.start[i]..rows.start[i + 1]]
+                .first()
+                .map_or(0, |&c| labels[c])
+        };
+        let bounded_island_of = |labels: &[usize], j: usize| {
+            bounded.cols[bounded.entries(j)]
                 .first()
                 .map_or(0, |&c| labels[c])
         };
@@ -550,6 +800,9 @@ impl PrimalSolver {
         let mut touched = vec![false; count];
         for i in 0..k {
             touched[island_of(&labels, i)] = true;
+        }
+        for j in 0..m {
+            touched[bounded_island_of(&labels, j)] = true;
         }
         if let Some(first_free) = touched.iter().position(|t| !t) {
             let mut renumber = vec![0; count];
@@ -580,6 +833,10 @@ impl PrimalSolver {
         for i in 0..k {
             contacts[island_of(&labels, i)].push(i);
         }
+        let mut bounded_rows = vec![Vec::new(); count];
+        for j in 0..m {
+            bounded_rows[bounded_island_of(&labels, j)].push(j);
+        }
         // Each island's `M` by compressed columns, and where its entries
         // come from.
         let mut entries = vec![Vec::new(); count];
@@ -590,8 +847,9 @@ impl PrimalSolver {
         let fresh: Vec<FoundIsland> = coords
             .into_iter()
             .zip(contacts)
+            .zip(bounded_rows)
             .zip(entries)
-            .map(|((coords, contacts), mut entries)| {
+            .map(|(((coords, contacts), bounded_rows), mut entries)| {
                 entries.sort_unstable();
                 let m = coords.len();
                 let mut indptr = vec![0; m + 1];
@@ -617,6 +875,19 @@ impl PrimalSolver {
                         .extend_from_slice(&rows.values[d * from..d * to]);
                     sub_rows.start.push(sub_rows.cols.len());
                 }
+                let mut sub_bounded = BoundedRows::new();
+                for &j in &bounded_rows {
+                    let e = bounded.entries(j);
+                    sub_bounded.push(
+                        bounded.cols[e.clone()]
+                            .iter()
+                            .map(|&c| local[c])
+                            .zip(bounded.values[e].iter().copied()),
+                        bounded.b[j],
+                        bounded.lo[j],
+                        bounded.hi[j],
+                    );
+                }
                 let problem = VelocityProblem {
                     mass: CsMat::new_csc((m, m), indptr, indices, data),
                     force: coords.iter().map(|&x| problem.force[x]).collect(),
@@ -626,10 +897,12 @@ impl PrimalSolver {
                         .flat_map(|&i| problem.b[d * i..d * i + d].iter().copied())
                         .collect(),
                     mu: contacts.iter().map(|&i| problem.mu[i]).collect(),
+                    bounded: sub_bounded,
                 };
                 FoundIsland {
                     coords,
                     contacts,
+                    bounded: bounded_rows,
                     mass_entries: entries.iter().map(|&(_, _, e)| e).collect(),
                     problem,
                 }
@@ -660,6 +933,7 @@ impl PrimalSolver {
                     Some(slot) if slot.as_ref().is_some_and(|p| p.same_pattern(&f)) => {
                         let mut part = slot.take().expect("checked");
                         part.contacts = f.contacts;
+                        part.bounded = f.bounded;
                         part.mass_entries = f.mass_entries;
                         Placement::Reused(part)
                     }
@@ -677,7 +951,7 @@ impl PrimalSolver {
             kept.into_iter().map(new).collect()
         };
         self.free.clear();
-        self.free.resize(rows.dimension * k, 0.0);
+        self.free.resize(rows.dimension * k + m, 0.0);
         self.pattern = Some(Pattern {
             dimension: rows.dimension,
             csr: problem.mass.is_csr(),
@@ -685,6 +959,8 @@ impl PrimalSolver {
             mass_indices: problem.mass.indices().to_vec(),
             start: rows.start.clone(),
             cols: rows.cols.clone(),
+            bounded_start: bounded.start.clone(),
+            bounded_cols: bounded.cols.clone(),
         });
     }
 }

@@ -9,7 +9,8 @@ use super::VelocityProblem;
 
 /// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`D` the
 /// inverse of `M`'s diagonal, `places` as [`symmetric_product`] takes
-/// them; `mv`, `jr` scratch of `v`'s length): Siconos' measure of a global
+/// them; `mv`, `jr` scratch of `v`'s length; `r` the contacts' impulses,
+/// then the bounded rows' if it holds them): Siconos' measure of a global
 /// answer's dynamics, in velocities so that a light body beside a heavy
 /// one counts as much.
 pub(super) fn dynamics_residual(
@@ -32,6 +33,10 @@ pub(super) fn dynamics_residual(
     symmetric_product(&problem.mass, places, v, mv);
     jr.fill(0.0);
     problem.rows.add_transpose(r, jr);
+    let dk = problem.rows.dimension * problem.mu.len();
+    if let Some(bounded) = r.get(dk..) {
+        problem.bounded.add_transpose(bounded, jr);
+    }
     let scale = norm(&problem.force).max(norm(mv)).max(norm(jr));
     let residual = mv
         .iter()

@@ -12,21 +12,25 @@
 //! row's, then the tangents'); `b`; `mu`; the warm start `r`; and, if
 //! the writer knew them, the settings it was solved with (friction law,
 //! tolerance, finish steps: a run gives each of several islands half its
-//! tolerance).
+//! tolerance; a blank line where it did not know them but bounded rows
+//! follow); then, if there are bounded rows, their starts, columns,
+//! values, `b`, `lo` and `hi` (the warm start holding their impulses after
+//! the contacts').
 
 use std::fmt::Write;
 
 use sprs::CsMat;
 use thiserror::Error;
 
-use super::{ContactRows, VelocityProblem};
+use super::{BoundedRows, ContactRows, VelocityProblem};
 use crate::{Friction, ProblemError, SolverSettings};
 
 /// What is wrong with an island's text.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum IslandTextError {
     /// The text ends before item `item` (from 1) of eleven (a twelfth,
-    /// the settings, is optional).
+    /// the settings, is optional, and so are the bounded rows' six after
+    /// it, all or none).
     #[error("the text ends before item {item} of 11")]
     Truncated {
         /// The missing item, from 1.
@@ -98,6 +102,19 @@ pub fn write_island(
             "{friction} {:e} {}",
             settings.tolerance, settings.finish_steps
         ));
+    } else if !problem.bounded.is_empty() {
+        lines.push(String::new());
+    }
+    let bounded = &problem.bounded;
+    if !bounded.is_empty() {
+        lines.extend([
+            join(&bounded.start),
+            join(&bounded.cols),
+            reals(&bounded.values),
+            reals(&bounded.b),
+            reals(&bounded.lo),
+            reals(&bounded.hi),
+        ]);
     }
     for line in lines {
         let _ = writeln!(text, "{line}");
@@ -144,14 +161,25 @@ pub fn parse_island(text: &str) -> Result<IslandText, IslandTextError> {
         },
         b: reals(9)?,
         mu: reals(10)?,
+        bounded: match lines.get(12) {
+            Some(line) if !line.trim().is_empty() => BoundedRows {
+                start: whole(13)?,
+                cols: whole(14)?,
+                values: reals(15)?,
+                b: reals(16)?,
+                lo: reals(17)?,
+                hi: reals(18)?,
+            },
+            _ => BoundedRows::default(),
+        },
     };
     problem.validate()?;
     let r = reals(11)?;
-    if r.len() != problem.b.len() {
+    if r.len() != problem.b.len() + problem.bounded.len() {
         return Err(ProblemError::Size {
             what: "the warm start r",
             found: r.len(),
-            expected: problem.b.len(),
+            expected: problem.b.len() + problem.bounded.len(),
         }
         .into());
     }

@@ -2,7 +2,9 @@
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::DefaultSettings;
-use sprs::CsMat;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use sprs::{CsMat, TriMat};
 
 /// The upper triangle of a symmetric matrix, as Clarabel's `P`.
 pub fn upper_triangle(m: &CsMat<f64>) -> CscMatrix<f64> {
@@ -55,4 +57,25 @@ pub fn settings(tol: f64) -> DefaultSettings<f64> {
         max_iter: 400,
         ..DefaultSettings::default()
     }
+}
+
+/// A random symmetric positive definite `M` of size `n`: diagonal, or
+/// `A^T A + I / 2` (all entries) for a random `A`.
+#[allow(dead_code)] // Not every test file that shares this module asks.
+pub fn random_mass(rng: &mut ChaCha8Rng, n: usize, diagonal: bool) -> CsMat<f64> {
+    let mut m = TriMat::new((n, n));
+    if diagonal {
+        for i in 0..n {
+            m.add_triplet(i, i, rng.gen_range(0.1..10.0));
+        }
+    } else {
+        let a: Vec<f64> = (0..n * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        for i in 0..n {
+            for j in 0..n {
+                let dot: f64 = (0..n).map(|l| a[l * n + i] * a[l * n + j]).sum();
+                m.add_triplet(i, j, dot + if i == j { 0.5 } else { 0.0 });
+            }
+        }
+    }
+    m.to_csc()
 }

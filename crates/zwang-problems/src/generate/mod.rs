@@ -7,7 +7,7 @@ pub mod spatial;
 
 use sprs::{CsMat, TriMat};
 
-use zwang_contact::{ContactRows, LocalProblem, VelocityProblem};
+use zwang_contact::{BoundedRows, ContactRows, LocalProblem, VelocityProblem};
 
 /// Standard gravity.
 pub const G: f64 = 9.81;
@@ -160,6 +160,7 @@ impl Scene {
             rows,
             b: vec![0.0; 2 * self.contacts.len()],
             mu: self.contacts.iter().map(|c| c.mu).collect(),
+            bounded: BoundedRows::default(),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use sprs::CsMat;
 
-use zwang_contact::{ContactRows, VelocityProblem};
+use zwang_contact::{BoundedRows, ContactRows, VelocityProblem};
 
 /// `a x b`.
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
@@ -125,6 +125,7 @@ impl World {
             rows,
             b: vec![0.0; 3 * k],
             mu: self.contacts.iter().map(|c| c.3).collect(),
+            bounded: BoundedRows::default(),
         }
     }
 }

@@ -11,7 +11,7 @@
 use super::collide::StepContact;
 use crate::stepping::gap_term;
 use sprs::CsMat;
-use zwang_contact::{ContactRows, Delassus, LocalProblem, VelocityProblem};
+use zwang_contact::{BoundedRows, ContactRows, Delassus, LocalProblem, VelocityProblem};
 
 /// The working memory of the stage: the problem in both forms (`W` kept
 /// while its pattern stays, so that the contact solver's analysis of it
@@ -31,6 +31,7 @@ impl Default for Assemble {
                 rows: ContactRows::default(),
                 b: Vec::new(),
                 mu: Vec::new(),
+                bounded: BoundedRows::default(),
             },
             problem: LocalProblem {
                 dimension: 2,

@@ -26,7 +26,7 @@
 
 use sprs::CsMat;
 use zwang_contact::{
-    ContactRows, PrimalSolver, Report, SolverSettings, UnionFind, VelocityProblem,
+    BoundedRows, ContactRows, PrimalSolver, Report, SolverSettings, UnionFind, VelocityProblem,
 };
 use zwang_instant::dense;
 use zwang_model::spatial::{JointRows, SpatialModel};
@@ -164,6 +164,7 @@ impl SpaceJoints {
                 rows: ContactRows::new(3),
                 b: Vec::new(),
                 mu: Vec::new(),
+                bounded: BoundedRows::default(),
             },
             primal: PrimalSolver::new(),
             z: Vec::new(),
@@ -353,6 +354,7 @@ impl SpaceJoints {
             rows: ContactRows::new(3),
             b: Vec::new(),
             mu: Vec::new(),
+            bounded: BoundedRows::default(),
         };
         self.solve(&p, mass, &SolverSettings::default(), &mut [], v, &mut [])?;
         Ok(violation)

@@ -36,7 +36,9 @@ mod joints;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
-use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_contact::{
+    BoundedRows, ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem,
+};
 use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
@@ -144,6 +146,7 @@ fn problem_of(mass: &[f64]) -> VelocityProblem {
         rows: ContactRows::new(3),
         b: Vec::new(),
         mu: Vec::new(),
+        bounded: BoundedRows::default(),
     }
 }
 
