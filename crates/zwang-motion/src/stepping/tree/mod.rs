@@ -158,6 +158,7 @@ fn problem_of(n: usize, indptr: &[usize], indices: &[usize]) -> VelocityProblem 
         rows: ContactRows::new(3),
         b: Vec::new(),
         mu: Vec::new(),
+        bounded: zwang_contact::BoundedRows::default(),
     }
 }
 
