@@ -72,6 +72,21 @@ pub struct MjcfModel {
     pub integrator: String,
 }
 
+impl MjcfModel {
+    /// The keyframe `key` names: a key's name, else its 0-based index.
+    pub fn keyframe(&self, key: &str) -> Option<usize> {
+        let keys = &self.model.keyframes;
+        keys.iter()
+            .position(|k| !k.name.is_empty() && k.name == key)
+            .or_else(|| key.parse::<usize>().ok().filter(|&i| i < keys.len()))
+    }
+
+    /// The body named `name` (an index of the tree's bodies).
+    pub fn body(&self, name: &str) -> Option<usize> {
+        self.body_names.iter().position(|n| n == name)
+    }
+}
+
 /// Reads the MJCF file at `path` (its includes relative to the including
 /// file).
 pub fn read(path: &Path) -> Result<MjcfModel, MjcfError> {
