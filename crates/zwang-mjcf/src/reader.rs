@@ -767,18 +767,23 @@ impl Reader {
         self.body_names
             .push(name.unwrap_or_else(|| format!("body[{id}]")));
         self.body_weighs.push(false);
+        let joint_count = e
+            .children
+            .iter()
+            .filter(|c| matches!(c.tag.as_str(), "joint" | "freejoint"))
+            .count();
+        let has_joints = joint_count > 0;
         let mut joints = Vec::new();
         let mut pieces = Vec::new();
         let mut inertial = None;
         for c in &e.children {
             match c.tag.as_str() {
-                "joint" | "freejoint" => joints.push(self.joint(c, index, &childclass, parent)?),
+                "joint" | "freejoint" => {
+                    let alone = parent.is_none() && joint_count == 1;
+                    joints.push(self.joint(c, &childclass, alone)?)
+                }
                 "geom" => {
-                    let moves = moving
-                        || !joints.is_empty()
-                        || e.children
-                            .iter()
-                            .any(|c| matches!(c.tag.as_str(), "joint" | "freejoint"));
+                    let moves = moving || has_joints;
                     if let Some(piece) = self.geom(c, Some(index), &childclass, moves)? {
                         pieces.push((c, piece));
                     }
@@ -916,13 +921,9 @@ impl Reader {
         }
     }
 
-    fn joint(
-        &mut self,
-        e: &Element,
-        body: usize,
-        childclass: &str,
-        parent: Option<usize>,
-    ) -> Result<Joint> {
+    /// A joint of a body (`alone`: its only joint, and the body's parent
+    /// is the world: where a free joint may be).
+    fn joint(&mut self, e: &Element, childclass: &str, alone: bool) -> Result<Joint> {
         let index = self.joints.len();
         let p = e.path.as_str();
         let (a, kind) = if e.tag == "freejoint" {
@@ -957,7 +958,7 @@ impl Reader {
             };
             (a, kind)
         };
-        if kind == "free" && (parent.is_some() || !self.bodies[body].joints.is_empty()) {
+        if kind == "free" && !alone {
             return Err(MjcfError::new(
                 p,
                 "a free joint must be the only joint of a body whose parent is the world",
@@ -1882,8 +1883,7 @@ impl Reader {
             };
             Ok([b1, b2])
         };
-        let poly = |this: &Self| -> Result<[f64; 5]> {
-            let _ = this;
+        let poly = || -> Result<[f64; 5]> {
             match a.get("polycoef") {
                 Some(t) => some_numbers::<5>(t, p, "polycoef", [0.0; 5]),
                 None => Ok([0.0, 1.0, 0.0, 0.0, 0.0]),
@@ -1951,7 +1951,7 @@ impl Reader {
                     }
                 }
                 let q0 = |j: usize| tree.qpos0()[self.joint_info[j].qadr];
-                let c = poly(self)?;
+                let c = poly()?;
                 let (polycoef, second) = match j2 {
                     Some(j2) => (shifted(c, q0(j1), q0(j2)), j2),
                     None => ([q0(j1) + c[0], 0.0, 0.0, 0.0, 0.0], j1),
@@ -1970,7 +1970,7 @@ impl Reader {
                     .get("tendon2")
                     .map(|n| self.tendon_named(n, p, "tendon2"))
                     .transpose()?;
-                let c = poly(self)?;
+                let c = poly()?;
                 let l0 = |t: usize| self.tendon_length(t, tree.qpos0(), poses);
                 let (polycoef, second) = match t2 {
                     Some(t2) => (shifted(c, l0(t1), l0(t2)), t2),

@@ -432,6 +432,10 @@ fn refusals_and_errors_are_one_line_naming_the_element() {
             "mjcf: worldbody/body[b]/body[c]/freejoint: a free joint must be the only joint of a body whose parent is the world",
         ),
         (
+            world(r#"<body name="b"><joint/><freejoint/><geom size="1"/></body>"#),
+            "mjcf: worldbody/body[b]/freejoint: a free joint must be the only joint of a body whose parent is the world",
+        ),
+        (
             world(r#"<body name="b"><joint/><geom type="plane" size="1 1 1"/></body>"#),
             "mjcf: worldbody/body[b]/geom.type: a plane is only allowed in a body that does not move",
         ),
