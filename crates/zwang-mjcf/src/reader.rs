@@ -17,7 +17,7 @@ use crate::error::{MjcfError, Result};
 use crate::frames::{
     combine, eigen, from_eigen, transform, unit, z_to, Angles, Mat3, Piece, Solid,
 };
-use crate::xml::{integer, list, numbers, some_numbers, word, Element};
+use crate::xml::{count, integer, list, numbers, some_numbers, word, Element};
 use crate::MjcfModel;
 
 /// MuJoCo's `option timestep` when the file gives none, s.
@@ -2050,7 +2050,7 @@ impl Reader {
                         return Err(MjcfError::attr(
                             p,
                             attr,
-                            format!("has {} numbers: the model needs {n}", v.len()),
+                            format!("has {}: the model needs {n}", count(v.len())),
                         ));
                     }
                     Ok(v)

@@ -336,7 +336,7 @@ fn keyframes_fill_what_they_leave_out_and_check_lengths() {
     let e = err(&text(r#"<key/><key qvel="1"/>"#));
     assert_eq!(
         e,
-        "mjcf: keyframe/key[1].qvel: has 1 numbers: the model needs 4"
+        "mjcf: keyframe/key[1].qvel: has 1 number: the model needs 4"
     );
     let m = parse(&text(r#"<key name="k" time="2" qvel="1 2 3 4"/>"#), None).unwrap();
     let k = &m.model.keyframes[0];
