@@ -79,6 +79,18 @@ pub fn looks_like_xml(text: &str) -> bool {
         .starts_with('<')
 }
 
+impl MjcfModel {
+    /// The keyframe `key` names: a key's name, else its 0-based index.
+    pub fn keyframe(&self, key: &str) -> Option<usize> {
+        self.model.keyframe(key)
+    }
+
+    /// The body named `name` (an index of the tree's bodies).
+    pub fn body(&self, name: &str) -> Option<usize> {
+        self.body_names.iter().position(|n| n == name)
+    }
+}
+
 /// Reads the MJCF file at `path` (its includes relative to the including
 /// file).
 pub fn read(path: &Path) -> Result<MjcfModel, MjcfError> {

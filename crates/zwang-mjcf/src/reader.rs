@@ -17,7 +17,7 @@ use crate::error::{MjcfError, Result};
 use crate::frames::{
     combine, eigen, from_eigen, transform, unit, z_to, Angles, Mat3, Piece, Solid,
 };
-use crate::xml::{integer, list, numbers, some_numbers, word, Element};
+use crate::xml::{count, integer, list, numbers, some_numbers, word, Element};
 use crate::MjcfModel;
 
 /// MuJoCo's `option timestep` when the file gives none, s.
@@ -773,18 +773,23 @@ impl Reader {
         self.body_names.push(shown);
         self.body_paths.push(p.to_string());
         self.body_weighs.push(false);
+        let joint_count = e
+            .children
+            .iter()
+            .filter(|c| matches!(c.tag.as_str(), "joint" | "freejoint"))
+            .count();
+        let has_joints = joint_count > 0;
         let mut joints = Vec::new();
         let mut pieces = Vec::new();
         let mut inertial = None;
         for c in &e.children {
             match c.tag.as_str() {
-                "joint" | "freejoint" => joints.push(self.joint(c, index, &childclass, parent)?),
+                "joint" | "freejoint" => {
+                    let alone = parent.is_none() && joint_count == 1;
+                    joints.push(self.joint(c, &childclass, alone)?)
+                }
                 "geom" => {
-                    let moves = moving
-                        || !joints.is_empty()
-                        || e.children
-                            .iter()
-                            .any(|c| matches!(c.tag.as_str(), "joint" | "freejoint"));
+                    let moves = moving || has_joints;
                     if let Some(piece) = self.geom(c, Some(index), &childclass, moves)? {
                         pieces.push((c, piece));
                     }
@@ -922,13 +927,9 @@ impl Reader {
         }
     }
 
-    fn joint(
-        &mut self,
-        e: &Element,
-        body: usize,
-        childclass: &str,
-        parent: Option<usize>,
-    ) -> Result<Joint> {
+    /// A joint of a body (`alone`: its only joint, and the body's parent
+    /// is the world: where a free joint may be).
+    fn joint(&mut self, e: &Element, childclass: &str, alone: bool) -> Result<Joint> {
         let index = self.joints.len();
         let p = e.path.as_str();
         let (a, kind) = if e.tag == "freejoint" {
@@ -963,7 +964,7 @@ impl Reader {
             };
             (a, kind)
         };
-        if kind == "free" && (parent.is_some() || !self.bodies[body].joints.is_empty()) {
+        if kind == "free" && !alone {
             return Err(MjcfError::new(
                 p,
                 "a free joint must be the only joint of a body whose parent is the world",
@@ -1888,8 +1889,7 @@ impl Reader {
             };
             Ok([b1, b2])
         };
-        let poly = |this: &Self| -> Result<[f64; 5]> {
-            let _ = this;
+        let poly = || -> Result<[f64; 5]> {
             match a.get("polycoef") {
                 Some(t) => some_numbers::<5>(t, p, "polycoef", [0.0; 5]),
                 None => Ok([0.0, 1.0, 0.0, 0.0, 0.0]),
@@ -1957,7 +1957,7 @@ impl Reader {
                     }
                 }
                 let q0 = |j: usize| tree.qpos0()[self.joint_info[j].qadr];
-                let c = poly(self)?;
+                let c = poly()?;
                 let (polycoef, second) = match j2 {
                     Some(j2) => (shifted(c, q0(j1), q0(j2)), j2),
                     None => ([q0(j1) + c[0], 0.0, 0.0, 0.0, 0.0], j1),
@@ -1976,7 +1976,7 @@ impl Reader {
                     .get("tendon2")
                     .map(|n| self.tendon_named(n, p, "tendon2"))
                     .transpose()?;
-                let c = poly(self)?;
+                let c = poly()?;
                 let l0 = |t: usize| self.tendon_length(t, tree.qpos0(), poses);
                 let (polycoef, second) = match t2 {
                     Some(t2) => (shifted(c, l0(t1), l0(t2)), t2),
@@ -2056,7 +2056,7 @@ impl Reader {
                         return Err(MjcfError::attr(
                             p,
                             attr,
-                            format!("has {} numbers: the model needs {n}", v.len()),
+                            format!("has {}: the model needs {n}", count(v.len())),
                         ));
                     }
                     Ok(v)

@@ -282,9 +282,18 @@ pub(crate) fn numbers<const N: usize>(text: &str, path: &str, attr: &str) -> Res
         MjcfError::attr(
             path,
             attr,
-            format!("expected {N} numbers, found {}", values.len()),
+            format!("expected {}, found {}", count(N), values.len()),
         )
     })
+}
+
+/// `n number` or `n numbers`.
+pub(crate) fn count(n: usize) -> String {
+    if n == 1 {
+        "1 number".to_string()
+    } else {
+        format!("{n} numbers")
+    }
 }
 
 /// From 1 to `N` numbers, the rest from `fill` (MuJoCo's reading of

@@ -336,7 +336,7 @@ fn keyframes_fill_what_they_leave_out_and_check_lengths() {
     let e = err(&text(r#"<key/><key qvel="1"/>"#));
     assert_eq!(
         e,
-        "mjcf: keyframe/key[1].qvel: has 1 numbers: the model needs 4"
+        "mjcf: keyframe/key[1].qvel: has 1 number: the model needs 4"
     );
     let m = parse(&text(r#"<key name="k" time="2" qvel="1 2 3 4"/>"#), None).unwrap();
     let k = &m.model.keyframes[0];
@@ -432,6 +432,10 @@ fn refusals_and_errors_are_one_line_naming_the_element() {
             "mjcf: worldbody/body[b]/body[c]/freejoint: a free joint must be the only joint of a body whose parent is the world",
         ),
         (
+            world(r#"<body name="b"><joint/><freejoint/><geom size="1"/></body>"#),
+            "mjcf: worldbody/body[b]/freejoint: a free joint must be the only joint of a body whose parent is the world",
+        ),
+        (
             world(r#"<body name="b"><joint/><geom type="plane" size="1 1 1"/></body>"#),
             "mjcf: worldbody/body[b]/geom.type: a plane is only allowed in a body that does not move",
         ),
@@ -469,6 +473,106 @@ fn a_massless_moving_body_may_carry_a_welded_one() {
     )
     .unwrap();
     assert_eq!(m.model.tree.bodies()[0].mass, 0.0);
+}
+
+/// `option/flag`: constraints off drop limits, dry friction, equalities
+/// and contacts; gravity off zeroes it; springs and dampers off zero them.
+#[test]
+fn flags_switch_physics_off() {
+    let text = |flags: &str| {
+        format!(
+            r#"<mujoco><option gravity="0 0 -3"><flag {flags}/></option><worldbody>
+                 <body name="a"><joint name="j" type="slide" range="-1 1" frictionloss="0.1" stiffness="2" damping="3"/>
+                 <geom size="0.1"/></body></worldbody>
+               <equality><joint joint1="j"/></equality></mujoco>"#
+        )
+    };
+    let m = parse(&text(r#"energy="enable""#), None).unwrap().model;
+    assert_eq!(m.joints[0].range, Some([-1.0, 1.0]));
+    assert_eq!(
+        (m.joints[0].frictionloss, m.equalities.len(), m.contact),
+        (0.1, 1, true)
+    );
+    assert_eq!(m.tree.gravity(), [0.0, 0.0, -3.0]);
+    let m = parse(&text(r#"constraint="disable""#), None).unwrap().model;
+    assert_eq!(m.joints[0].range, None);
+    assert_eq!(
+        (m.joints[0].frictionloss, m.equalities.len(), m.contact),
+        (0.0, 0, false)
+    );
+    let m = parse(&text(r#"limit="disable" gravity="disable""#), None)
+        .unwrap()
+        .model;
+    assert_eq!((m.joints[0].range, m.equalities.len()), (None, 1));
+    assert_eq!(m.tree.gravity(), [0.0; 3]);
+    let m = parse(&text(r#"spring="disable" damper="disable""#), None)
+        .unwrap()
+        .model;
+    assert_eq!((m.joints[0].stiffness, m.joints[0].damping), (0.0, 0.0));
+    let e = err(&text(r#"actuation="disable""#));
+    assert_eq!(
+        e,
+        r#"mjcf: option/flag.actuation: "disable" is not supported (refused)"#
+    );
+}
+
+/// A weld holds the relative pose at `qpos0`: the second body's frame in
+/// the first's, here a quarter turn about z and a shift along the turned
+/// axes.
+#[test]
+fn a_weld_holds_the_pose_at_qpos0() {
+    let m = parse(
+        r#"<mujoco><worldbody>
+             <body name="a" pos="1 0 0" euler="0 0 90"><freejoint/><geom size="0.1"/></body>
+             <body name="b" pos="1 2 0"><freejoint/><geom size="0.1"/></body></worldbody>
+           <equality><weld body1="a" body2="b"/><weld body1="b" relpose="1 2 3 1 0 0 0"/></equality>
+           <keyframe><key name="rest"/><key/></keyframe></mujoco>"#,
+        None,
+    )
+    .unwrap();
+    let Equality::Weld { bodies, relative } = &m.model.equalities[0] else {
+        panic!()
+    };
+    assert_eq!(*bodies, [Some(0), Some(1)]);
+    // b sits 2 along world y from a: along a's x (a turned by 90 degrees).
+    let want = [2.0, 0.0, 0.0];
+    assert!(
+        (0..3).all(|k| (relative.position[k] - want[k]).abs() < 1e-15),
+        "{relative:?}"
+    );
+    let s = std::f64::consts::FRAC_1_SQRT_2;
+    let q = relative.orientation;
+    assert!(
+        (q[0] - s).abs() < 1e-15 && (q[3] + s).abs() < 1e-15,
+        "{q:?}"
+    );
+    let Equality::Weld { bodies, relative } = &m.model.equalities[1] else {
+        panic!()
+    };
+    assert_eq!(
+        (*bodies, relative.position),
+        ([Some(1), None], [1.0, 2.0, 3.0])
+    );
+    assert_eq!(
+        (m.keyframe("rest"), m.keyframe("1"), m.keyframe("2")),
+        (Some(0), Some(1), None)
+    );
+    assert_eq!(m.body("b"), Some(1));
+}
+
+/// Geoms outside `compiler inertiagrouprange` add no mass.
+#[test]
+fn inertia_group_range_selects_geoms() {
+    let m = parse(
+        r#"<mujoco><compiler inertiagrouprange="0 2"/><worldbody><body><joint/>
+             <geom type="box" size="0.5 0.5 0.5" group="2"/>
+             <geom type="box" size="0.5 0.5 0.5" group="3" pos="1 0 0"/>
+           </body></worldbody></mujoco>"#,
+        None,
+    )
+    .unwrap();
+    let b = &m.model.tree.bodies()[0];
+    assert_eq!((b.mass, b.com), (1000.0, [0.0; 3]));
 }
 
 /// Soft-contact and solver parameters are listed once each, sorted; what

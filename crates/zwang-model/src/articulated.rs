@@ -217,3 +217,13 @@ pub struct Articulated {
     /// The starts the file names.
     pub keyframes: Vec<Keyframe>,
 }
+
+impl Articulated {
+    /// The keyframe `key` names: a key's name, else its 0-based index.
+    pub fn keyframe(&self, key: &str) -> Option<usize> {
+        let keys = &self.keyframes;
+        keys.iter()
+            .position(|k| !k.name.is_empty() && k.name == key)
+            .or_else(|| key.parse::<usize>().ok().filter(|&i| i < keys.len()))
+    }
+}
