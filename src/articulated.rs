@@ -45,16 +45,7 @@ pub fn start_of(model: &Articulated, keyframe: Option<&str>) -> Result<Start, St
             time: 0.0,
         });
     };
-    let found = model
-        .keyframes
-        .iter()
-        .position(|k| !k.name.is_empty() && k.name == key)
-        .or_else(|| {
-            key.parse::<usize>()
-                .ok()
-                .filter(|&i| i < model.keyframes.len())
-        });
-    let Some(i) = found else {
+    let Some(i) = model.keyframe(key) else {
         let names: Vec<String> = model
             .keyframes
             .iter()
