@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 use zwang_model::articulated::{Articulated, ArticulatedMechanism};
 use zwang_model::spatial::rotation::cross;
 use zwang_motion::{
-    simulate, simulate_tree, ContactSample, NoObserver, Observer, Settings, Status, StepSettings,
-    TreeStart,
+    simulate, simulate_tree, ContactSample, NoObserver, Observer, Settings, StartProjection,
+    Status, StepSettings, TreeStart,
 };
 
 /// Reads an MJCF file (`docs/mjcf.md`) into its model and the
@@ -144,6 +144,8 @@ pub struct ArticulatedReport {
     pub unsolved_steps: usize,
     /// The worst such error and when, if any.
     pub worst_unsolved: Option<(f64, f64)>,
+    /// How the start was moved apart or into its limits, if it was.
+    pub start_projection: Option<StartProjection>,
     /// The file's attributes read and ignored (`"geom.solref"`).
     pub ignored: Vec<String>,
     /// s.
@@ -179,6 +181,16 @@ impl ArticulatedReport {
         });
         if let Some(reason) = &self.reason {
             out["reason"] = json!(reason);
+        }
+        if let Some(p) = &self.start_projection {
+            out["start_projection"] = json!({
+                "violation": p.violation,
+                "at": p.at,
+                "position_change": p.position_change,
+                "velocity_change": p.velocity_change,
+                "energy_given": p.energy_given,
+                "energy_projected": self.energy[0],
+            });
         }
         if let Some((error, time)) = self.worst_unsolved {
             out["worst_unsolved"] = json!({"error": error, "time": time});
@@ -246,6 +258,7 @@ pub fn run_event(
         max_penetration: 0.0,
         unsolved_steps: 0,
         worst_unsolved: None,
+        start_projection: out.start_projection,
         ignored: ignored.to_vec(),
         wall_time: clock.elapsed().as_secs_f64(),
     })
@@ -289,6 +302,7 @@ pub fn run_steps(
         unsolved_steps: unsolved.steps,
         worst_unsolved: (unsolved.steps > 0)
             .then_some((unsolved.worst_error, start.time + unsolved.worst_time)),
+        start_projection: out.start_projection,
         ignored: ignored.to_vec(),
         wall_time: clock.elapsed().as_secs_f64(),
     })
@@ -448,6 +462,11 @@ impl Simulation {
             }
         }
         r.wall_time += part.wall_time;
+        if r.steps == part.steps {
+            // The first stretch: its start is the run's.
+            r.energy[0] = part.energy[0];
+            r.start_projection = part.start_projection;
+        }
         r.qpos.clone_from(&part.qpos);
         r.qvel.clone_from(&part.qvel);
         self.now.qpos = part.qpos;
@@ -478,6 +497,7 @@ fn empty_report(model: &Articulated, start: &Start, ignored: &[String]) -> Artic
         max_limit_violation: 0.0,
         unsolved_steps: 0,
         worst_unsolved: None,
+        start_projection: None,
         ignored: ignored.to_vec(),
         wall_time: 0.0,
     }

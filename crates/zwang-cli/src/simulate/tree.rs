@@ -99,8 +99,9 @@ pub(super) fn run(
         emit(
             err,
             &format!(
-                "warning: {} steps ended above the contact tolerance\n",
-                report.unsolved_steps
+                "warning: {} {} ended above the contact tolerance\n",
+                report.unsolved_steps,
+                if report.unsolved_steps == 1 { "step" } else { "steps" }
             ),
         );
     }
@@ -147,6 +148,18 @@ fn summary(r: &ArticulatedReport) -> String {
         readable(r.max_limit_violation),
         r.unsolved_steps,
     );
+    if let Some(p) = &r.start_projection {
+        s.push_str(&format!(
+            "start: moved into its limits and apart (by {} at {}): positions by up to {}, \
+             velocities by up to {}, energy {} -> {} J\n",
+            readable(p.violation),
+            p.at,
+            readable(p.position_change),
+            readable(p.velocity_change),
+            readable(p.energy_given),
+            readable(r.energy[0]),
+        ));
+    }
     if !r.ignored.is_empty() {
         s.push_str(&format!("ignored: {}\n", r.ignored.join(", ")));
     }
