@@ -101,7 +101,11 @@ pub(super) fn run(
             &format!(
                 "warning: {} {} ended above the contact tolerance\n",
                 report.unsolved_steps,
-                if report.unsolved_steps == 1 { "step" } else { "steps" }
+                if report.unsolved_steps == 1 {
+                    "step"
+                } else {
+                    "steps"
+                }
             ),
         );
     }

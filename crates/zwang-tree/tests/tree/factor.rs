@@ -4,7 +4,7 @@
 //! (`zwang_instant::dense`), on seeded random trees; its storage and work
 //! counted on a 1,000-link chain and on trees of bounded depth.
 
-mod common;
+use crate::common;
 
 use common::{random_state, random_tree};
 use rand::SeedableRng;

@@ -5,7 +5,7 @@
 //! driven along a floor), the islands they join, and a solver that meets a
 //! new pattern.
 
-mod common;
+use crate::common;
 
 use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};

@@ -12,7 +12,7 @@
 //!
 //! `c_i = sum_j d2T/dtheta_dot_i dtheta_j v_j - dT/dtheta_i + dV/dtheta_i`.
 
-mod common;
+use crate::common;
 
 use common::{kinetic, mass_frames, potential, random_state, random_tree};
 use num_dual::{Dual64, HyperDual64};

@@ -2,7 +2,7 @@
 //! one on `M` and `J`: every scene is run on both) against closed forms,
 //! physical laws and Clarabel's interior point on the convex form.
 
-mod common;
+use crate::common;
 
 use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};

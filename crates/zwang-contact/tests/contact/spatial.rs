@@ -3,7 +3,7 @@
 //! the planar solver on planar problems, and Clarabel's second-order cone
 //! program on the convex form.
 
-mod common;
+use crate::common;
 
 use clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use rand::{Rng, SeedableRng};
@@ -857,7 +857,7 @@ fn bad_spatial_input_is_a_typed_error() {
 /// corners sliding; so does the finish now.
 #[test]
 fn a_box_edge_sliding_at_both_corners_is_found_as_siconos_finds_it() {
-    let a = solve_dumped(include_str!("data/box_edge_sliding_at_both_corners.txt"));
+    let a = solve_dumped(include_str!("../data/box_edge_sliding_at_both_corners.txt"));
     // Siconos 4.4's answer for the two corners (the data file's header).
     let siconos = [
         2.9918966066041796e-3,
@@ -897,7 +897,7 @@ fn read_problem(text: &str) -> (VelocityProblem, Vec<f64>) {
 /// one is a typed error naming the item.
 #[test]
 fn an_island_written_as_text_reads_back_the_same() {
-    let (p, warm) = read_problem(include_str!("data/box_landing_on_four_corners.txt"));
+    let (p, warm) = read_problem(include_str!("../data/box_landing_on_four_corners.txt"));
     let settings = SolverSettings {
         friction: Friction::Convex,
         tolerance: 5e-11,
@@ -935,7 +935,7 @@ fn an_island_written_as_text_reads_back_the_same() {
 /// solves.
 #[test]
 fn an_unsolved_island_is_written_where_the_solver_is_told() {
-    let (p, warm) = read_problem(include_str!("data/box_landing_on_four_corners.txt"));
+    let (p, warm) = read_problem(include_str!("../data/box_landing_on_four_corners.txt"));
     let directory = std::env::temp_dir().join(format!("zwang-islands-{}", std::process::id()));
     let mut solver = PrimalSolver::new();
     solver.write_unsolved_to(Some(directory.clone()));
@@ -973,7 +973,7 @@ fn an_unsolved_island_is_written_where_the_solver_is_told() {
 /// along the cone's surface, to where a corner lifts.
 #[test]
 fn a_box_sliding_on_four_corners_does_not_walk_its_load_forever() {
-    let (p, warm) = read_problem(include_str!("data/box_sliding_on_four_corners.txt"));
+    let (p, warm) = read_problem(include_str!("../data/box_sliding_on_four_corners.txt"));
     p.validate().unwrap();
     let settings = tight();
     let a = solve_with(&mut PrimalSolver::new(), &p, &settings, Some(&warm));
@@ -994,7 +994,7 @@ fn a_box_sliding_on_four_corners_does_not_walk_its_load_forever() {
 /// stiffer penalty now gets 10 steps.
 #[test]
 fn a_box_landing_on_four_corners_does_not_retry_a_stiffer_penalty_at_length() {
-    let a = solve_dumped(include_str!("data/box_landing_on_four_corners.txt"));
+    let a = solve_dumped(include_str!("../data/box_landing_on_four_corners.txt"));
     assert!(a.newton_steps < 300, "{} Newton steps", a.newton_steps);
     // Three corners slide; the fourth lifts off the floor.
     let lifted: Vec<usize> = (0..4).filter(|&i| a.r[3 * i] == 0.0).collect();

@@ -3,7 +3,7 @@
 //! turned frame (a body spinning at a constant local rate turns about a
 //! fixed axis).
 
-mod common;
+use crate::common;
 
 use common::{quat_matrix, random_state, random_tree};
 use rand::SeedableRng;

@@ -1,0 +1,11 @@
+//! The contact solvers' integration tests as one binary (one build and link instead of one per
+//! file): each file a module. The no-allocation test keeps its own
+//! binary, for its counting allocator.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bounded;
+mod proptest_velocity;
+mod spatial;
+mod velocity;
