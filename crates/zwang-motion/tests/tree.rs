@@ -172,6 +172,52 @@ fn a_damped_slide_decays_as_implicit_euler_in_closed_form() {
     assert!((s.time() - 2.0).abs() < 1e-12);
 }
 
+#[test]
+fn dry_friction_at_a_slide_stops_it_in_closed_form_and_holds_it() {
+    // Coulomb friction f at the joint: each step takes f h of momentum
+    // until the block stops, (m + a) v_n = (m + a) v_0 - n f h, exactly;
+    // then it holds against any push below f.
+    let (m, a, f, h, v0) = (1.5, 0.5, 1.0, 0.01, 1.0);
+    let mut model = slider(m, a);
+    model.joints[0].frictionloss = f;
+    model.actuators.push(motor(0, 1.0));
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.0], &[v0], &[0.0]).unwrap();
+    let (mut v, mut q) = (v0, 0.0);
+    // The momentum (m + a) v0 = 2 lasts 200 steps of f h = 0.01.
+    for n in 1..=250 {
+        s.step().unwrap();
+        v = (v - f * h / (m + a)).max(0.0);
+        q += h * v;
+        assert!(
+            (s.qvel()[0] - v).abs() < 1e-9,
+            "step {n}: {} against {v}",
+            s.qvel()[0]
+        );
+    }
+    assert!(
+        (s.qpos()[0] - q).abs() < 1e-9,
+        "{} against {q}",
+        s.qpos()[0]
+    );
+    assert!(s.qvel()[0].abs() < 1e-9);
+    // A push of 0.9 f holds; one of 1.2 f moves it at (1.2 f - f) / (m + a).
+    s.set_ctrl(&[0.9 * f]).unwrap();
+    let at = s.qpos()[0];
+    for _ in 0..100 {
+        s.step().unwrap();
+    }
+    assert!((s.qpos()[0] - at).abs() < 1e-9 && s.qvel()[0].abs() < 1e-9);
+    s.set_ctrl(&[1.2 * f]).unwrap();
+    s.step().unwrap();
+    let expected = 0.2 * f * h / (m + a);
+    assert!(
+        (s.qvel()[0] - expected).abs() < 1e-9,
+        "{} against {expected}",
+        s.qvel()[0]
+    );
+}
+
 /// A compound pendulum hinged about y at the world origin: a bob of mass
 /// `m` and moment `i` about its centre at distance `l` below the hinge.
 fn pendulum(m: f64, l: f64, i: f64) -> Articulated {

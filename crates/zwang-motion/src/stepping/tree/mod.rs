@@ -15,7 +15,7 @@
 //!    joints' and tendons' damping (implicit: the compulsion's linear
 //!    term), `tau` the springs and the actuators, gravity in `c`; the
 //!    normal free terms the gap a contact still apart may close (the
-//!    space stepper's [`gap_term`], no restitution);
+//!    space stepper's `gap_term`, no restitution);
 //! 3. **solve**: Coulomb's law by [`PrimalSolver`] with `M + h D` in the
 //!    tree's sparsity (a fixed pattern: its symbolic factorization is
 //!    kept), warm-started; without rows, the tree's own factor;
@@ -637,20 +637,28 @@ impl Stages for TreeStepper<'_> {
             p.mu.push(c.mu);
         }
         level_faces(&self.contacts, slop, h, &mut p.b);
+        p.bounded.clear();
+        for &(dof, f) in &self.physics.friction {
+            p.bounded.push([(dof, 1.0)], 0.0, -f * h, f * h);
+        }
         Ok(())
     }
 
     fn solve(&mut self) -> Result<StepReport, StepError> {
         let k = 3 * self.contacts.len();
-        self.r.resize(k, 0.0);
-        self.u.resize(k, 0.0);
+        let rows = k + self.problem.bounded.len();
+        self.r.resize(rows, 0.0);
+        self.u.resize(rows, 0.0);
+        // The bounded rows start from no impulse (the warm start knows the
+        // contacts only).
+        self.r[k..].fill(0.0);
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
         if self.core.settings.on_unsolved == OnUnsolved::Fail {
             self.v_start.copy_from_slice(&self.core.v);
         }
-        let report = if k == 0 {
+        let report = if rows == 0 {
             self.core.v.copy_from_slice(&self.v_star);
             None
         } else {
@@ -667,8 +675,14 @@ impl Stages for TreeStepper<'_> {
             )
         };
         self.warm
-            .store(self.contacts.iter().map(|c| c.key), 3, &self.r);
-        Ok(StepReport::of(report, warm_started, &self.r, &self.u, 3))
+            .store(self.contacts.iter().map(|c| c.key), 3, &self.r[..k]);
+        Ok(StepReport::of(
+            report,
+            warm_started,
+            &self.r[..k],
+            &self.u[..k],
+            3,
+        ))
     }
 
     fn restore(&mut self) {

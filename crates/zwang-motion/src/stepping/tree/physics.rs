@@ -50,6 +50,10 @@ pub(super) struct Physics {
     pub addresses: Vec<JointAddress>,
     tendons: Vec<Terms>,
     limits: Vec<Limit>,
+    /// Dry friction at joints (MuJoCo's `frictionloss`): `(dof, f)`, a
+    /// force in `[-f, f]` at each dof, a bounded row of the contact
+    /// problem with its impulse in `[-f h, f h]`.
+    pub friction: Vec<(usize, f64)>,
     /// The damping matrix `D` (joints' and tendons') as entries of
     /// [`Tree::mass_layout`]: `(index, value)`.
     pub damping: Vec<(usize, f64)>,
@@ -115,23 +119,22 @@ impl Physics {
                 )));
             }
         }
-        for physics in &model.joints {
-            if physics.frictionloss != 0.0 {
-                return Err(unsupported(format!(
-                    "joint {}: frictionloss is not supported yet by the time stepper over trees",
-                    physics.name
-                )));
-            }
-        }
         model.check_forces()?;
         let addresses = model.joint_addresses();
         let mut limits = Vec::new();
         let mut damping = Vec::new();
+        let mut friction = Vec::new();
         let (madr, _) = tree.mass_layout();
         for (joint, (slot, physics)) in addresses.iter().zip(&model.joints).enumerate() {
             let what = format!("joint {} (joint[{joint}])", physics.name);
             finite_nonnegative(&format!("{what}: damping"), physics.damping)?;
+            finite_nonnegative(&format!("{what}: frictionloss"), physics.frictionloss)?;
             check_range(&what, physics.range)?;
+            if physics.frictionloss > 0.0 {
+                for d in slot.dof..slot.dof + slot.kind.nv() {
+                    friction.push((d, physics.frictionloss));
+                }
+            }
             if physics.damping > 0.0 {
                 for d in slot.dof..slot.dof + slot.kind.nv() {
                     damping.push((madr[d], physics.damping));
@@ -183,6 +186,7 @@ impl Physics {
             tendons,
             limits,
             damping,
+            friction,
         })
     }
 
