@@ -641,6 +641,8 @@ impl Stages for TreeStepper<'_> {
         for &(dof, f) in &self.physics.friction {
             p.bounded.push([(dof, 1.0)], 0.0, -f * h, f * h);
         }
+        self.physics
+            .push_equalities(&self.core.q, h, &mut p.bounded);
         Ok(())
     }
 

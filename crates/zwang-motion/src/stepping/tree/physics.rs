@@ -54,9 +54,37 @@ pub(super) struct Physics {
     /// force in `[-f, f]` at each dof, a bounded row of the contact
     /// problem with its impulse in `[-f h, f h]`.
     pub friction: Vec<(usize, f64)>,
+    /// Joint and fixed-tendon equalities, `L1 = P(L2)` with `P` the
+    /// polynomial (`L1 = a0` without a second side).
+    equalities: Vec<(Terms, Option<Terms>, [f64; 5])>,
     /// The damping matrix `D` (joints' and tendons') as entries of
     /// [`Tree::mass_layout`]: `(index, value)`.
     pub damping: Vec<(usize, f64)>,
+}
+
+impl Physics {
+    /// Pushes the equalities' rows at `(q, v)`: `g v+ = -err / h`, so
+    /// that the step ends on `L1 = P(L2)` to first order.
+    pub fn push_equalities(&self, q: &[f64], h: f64, rows: &mut zwang_contact::BoundedRows) {
+        for (first, second, p) in &self.equalities {
+            let l1 = first.length(q);
+            let (value, slope) = match second {
+                Some(t) => {
+                    let x = t.length(q);
+                    let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
+                    let slope = p[1] + x * (2.0 * p[2] + x * (3.0 * p[3] + x * 4.0 * p[4]));
+                    (value, slope)
+                }
+                None => (p[0], 0.0),
+            };
+            let entries = first.0.iter().map(|&(_, d, c)| (d, c)).chain(
+                second
+                    .iter()
+                    .flat_map(|t| t.0.iter().map(move |&(_, d, c)| (d, -slope * c))),
+            );
+            rows.push(entries, (l1 - value) / h, f64::NEG_INFINITY, f64::INFINITY);
+        }
+    }
 }
 
 /// A limit's key for the warm starts: its own pair, out of the range of
@@ -100,15 +128,14 @@ impl Physics {
     /// compute, a range on a free joint, tendon damping across branches).
     pub fn new(model: &Articulated) -> Result<Physics, StepError> {
         let tree = &model.tree;
-        if let Some((k, e)) = model.equalities.iter().enumerate().next() {
+        for (k, e) in model.equalities.iter().enumerate() {
             let kind = match e {
                 Equality::Connect { .. } => "connect",
                 Equality::Weld { .. } => "weld",
-                Equality::Joint { .. } => "joint",
-                Equality::Tendon { .. } => "tendon",
+                Equality::Joint { .. } | Equality::Tendon { .. } => continue,
             };
             return Err(unsupported(format!(
-                "equality[{k}] ({kind}): equality constraints are not supported yet by the time stepper over trees"
+                "equality[{k}] ({kind}): connect and weld equalities are not supported yet by the time stepper over trees"
             )));
         }
         for (k, tendon) in model.tendons.iter().enumerate() {
@@ -181,12 +208,41 @@ impl Physics {
             }
             tendons.push(terms);
         }
+        let mut equalities = Vec::new();
+        for (k, e) in model.equalities.iter().enumerate() {
+            let side = |what: &str, i: usize| -> Result<Terms, StepError> {
+                if what == "joint" {
+                    match addresses.get(i) {
+                        Some(a) if a.kind.nv() == 1 => Ok(Terms(vec![(a.qpos, a.dof, 1.0)])),
+                        _ => Err(unsupported(format!(
+                            "equality[{k}]: joint {i} is not a hinge or a slide"
+                        ))),
+                    }
+                } else {
+                    tendons
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| unsupported(format!("equality[{k}]: no tendon {i}")))
+                }
+            };
+            let (what, [a, b], polycoef) = match e {
+                Equality::Joint { joints, polycoef } => ("joint", *joints, *polycoef),
+                Equality::Tendon { tendons, polycoef } => ("tendon", *tendons, *polycoef),
+                _ => continue,
+            };
+            if polycoef.iter().any(|c| !c.is_finite()) {
+                return Err(unsupported(format!("equality[{k}].polycoef: not finite")));
+            }
+            let second = (a != b).then(|| side(what, b)).transpose()?;
+            equalities.push((side(what, a)?, second, polycoef));
+        }
         Ok(Physics {
             addresses,
             tendons,
             limits,
             damping,
             friction,
+            equalities,
         })
     }
 
