@@ -908,7 +908,11 @@ fn what_is_not_supported_yet_is_refused_with_its_name() {
     };
     let mut model = pendulum(1.0, 0.5, 0.01);
     model.joints[0].frictionloss = -0.1;
-    assert!(refused(&model).contains("frictionloss is -0.1"), "{}", refused(&model));
+    assert!(
+        refused(&model).contains("frictionloss is -0.1"),
+        "{}",
+        refused(&model)
+    );
     let mut model = pendulum(1.0, 0.5, 0.01);
     model.equalities.push(Equality::Connect {
         bodies: [None, Some(0)],
