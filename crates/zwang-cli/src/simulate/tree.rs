@@ -1,8 +1,9 @@
 //! `zwang simulate MODEL.xml`: a MuJoCo model as a kinematic tree in
 //! joint coordinates (`docs/mjcf.md`), from `qpos0` at rest or a
 //! keyframe, time-stepped at the file's time step or by the event-driven
-//! method; the contract's JSON, a text summary, and the CSV of `qpos` and
-//! `qvel`.
+//! method; the contract's JSON, a text summary, and a CSV of the final
+//! `qpos` and `qvel` (one row: the trajectory's rows are not written
+//! yet).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -11,7 +12,7 @@ use zwang::articulated::{run_event, run_steps, start_of, ArticulatedReport};
 use zwang_core::readable;
 use zwang_model::articulated::Articulated;
 
-use super::{cannot_write, SimulateArgs, MAX_SAMPLES};
+use super::{cannot_write, SimulateArgs};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// The event-driven method's relative tolerance when none is given.
@@ -118,7 +119,6 @@ pub(super) fn run(
 
 /// The final state as one CSV row (header: `t`, `qpos[i]`, `qvel[i]`).
 fn write_csv(path: &std::path::Path, report: &ArticulatedReport) -> std::io::Result<()> {
-    let _ = MAX_SAMPLES;
     let mut w = BufWriter::new(File::create(path)?);
     let mut header = vec!["t".to_string()];
     header.extend((0..report.qpos.len()).map(|i| format!("qpos[{i}]")));

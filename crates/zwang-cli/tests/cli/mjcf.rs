@@ -117,6 +117,23 @@ fn the_json_has_the_contracts_fields() {
     }
     assert!(v["stats"]["wall_time"].as_f64().unwrap() >= 0.0);
     assert_eq!(v["unsolved_steps"], 0);
+    // The CSV: a header, then the final state, as the JSON has it.
+    let csv = Temp::new("stack.csv", "");
+    let w = json_with(&[
+        &space("stack_1_100.xml"),
+        "--duration",
+        "0.1",
+        "--csv",
+        csv.path(),
+    ]);
+    let text = std::fs::read_to_string(csv.path()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("t,qpos[0],") && lines[0].ends_with(",qvel[23]"));
+    let row: Vec<f64> = lines[1].split(',').map(|x| x.parse().unwrap()).collect();
+    assert_eq!(row[0], 0.1);
+    assert_eq!(row[1..29], numbers(&w["final"]["qpos"])[..]);
+    assert_eq!(row[29..], numbers(&w["final"]["qvel"])[..]);
 }
 
 /// The free bodies of the MJCF twins end where their TOML twins do (the
