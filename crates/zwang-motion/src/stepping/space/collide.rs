@@ -22,6 +22,39 @@ pub(crate) struct SpaceContact {
     pub restitution: f64,
 }
 
+/// Writes the overlap correction's problem over `contacts` (their rows in
+/// `entries`): no force, each gap as its normal free term, frictionless,
+/// so that its answer is the displacement `min 1/2 dq^T M dq` with
+/// `g + J_n dq >= 0`; sizes `r` and `u` for it and returns the settings
+/// it is solved with (the convex form, in series).
+pub(crate) fn overlap_problem(
+    p: &mut zwang_contact::VelocityProblem,
+    contacts: &[SpaceContact],
+    entries: &[(usize, [f64; 3])],
+    r: &mut Vec<f64>,
+    u: &mut Vec<f64>,
+) -> zwang_contact::SolverSettings {
+    p.force.fill(0.0);
+    p.rows.clear();
+    p.b.clear();
+    p.mu.clear();
+    for c in contacts {
+        p.rows
+            .push(entries[c.entries.0..c.entries.1].iter().copied());
+        p.b.extend([c.gap, 0.0, 0.0]);
+        p.mu.push(0.0);
+    }
+    let k = 3 * contacts.len();
+    r.clear();
+    r.resize(k, 0.0);
+    u.resize(k, 0.0);
+    zwang_contact::SolverSettings {
+        friction: zwang_contact::Friction::Convex,
+        parallel: false,
+        ..zwang_contact::SolverSettings::default()
+    }
+}
+
 /// The bounding radius of a shape about its body's origin (a
 /// half-space's is infinite).
 pub(crate) fn bounding_radius(shape: &Shape) -> f64 {

@@ -36,9 +36,7 @@ mod joints;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
-use zwang_contact::{
-    BoundedRows, ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem,
-};
+use zwang_contact::{BoundedRows, ContactRows, PrimalSolver, SolverSettings, VelocityProblem};
 use zwang_geometry::spatial::Collision;
 use zwang_model::spatial::SpatialModel;
 
@@ -48,7 +46,7 @@ use crate::stepping::{
     StepSettings, GAP_SLOP, START_CORRECTIONS,
 };
 use crate::warm::Warm;
-use collide::{bounding_radius, ContactFinder, SpaceContact};
+use collide::{bounding_radius, overlap_problem, ContactFinder, SpaceContact};
 use joints::SpaceJoints;
 
 /// Points of one pair from which its gap terms are levelled (see
@@ -320,25 +318,7 @@ impl<'m> SpaceStepper<'m> {
     /// dq` with `g + J_n dq >= 0` at every contact; the solve's report.
     fn displacement(&mut self) -> Result<Option<zwang_contact::Report>, StepError> {
         let p = &mut self.overlap;
-        p.force.fill(0.0);
-        p.rows.clear();
-        p.b.clear();
-        p.mu.clear();
-        for c in &self.contacts {
-            p.rows
-                .push(self.entries[c.entries.0..c.entries.1].iter().copied());
-            p.b.extend([c.gap, 0.0, 0.0]);
-            p.mu.push(0.0);
-        }
-        let k = 3 * self.contacts.len();
-        self.r.clear();
-        self.r.resize(k, 0.0);
-        self.u.resize(k, 0.0);
-        let settings = SolverSettings {
-            friction: Friction::Convex,
-            parallel: false,
-            ..SolverSettings::default()
-        };
+        let settings = overlap_problem(p, &self.contacts, &self.entries, &mut self.r, &mut self.u);
         if let Some(joints) = self.joints.as_mut() {
             // The joints' null space at these positions.
             joints.refresh(self.model, &self.core.q, &self.mass)?;

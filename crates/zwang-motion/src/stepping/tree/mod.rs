@@ -36,13 +36,13 @@ use std::ops::Range;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
-use zwang_contact::{ContactRows, Friction, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_contact::{ContactRows, PrimalSolver, SolverSettings, VelocityProblem};
 use zwang_core::rotation::cross;
 use zwang_model::articulated::{full_pattern, Articulated};
 use zwang_tree::{TreeError, Workspace};
 
 use crate::simulate::{Observer, Outcome, StartProjection};
-use crate::stepping::space::collide::SpaceContact;
+use crate::stepping::space::collide::{overlap_problem, SpaceContact};
 use crate::stepping::space::level_faces;
 use crate::stepping::{
     self, gap_term, pay_for, run_keeping, OnUnsolved, Stages, StepCore, StepError, StepReport,
@@ -420,25 +420,7 @@ impl<'m> TreeStepper<'m> {
         for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
             *x = self.ws.mass()[e];
         }
-        p.force.fill(0.0);
-        p.rows.clear();
-        p.b.clear();
-        p.mu.clear();
-        for c in &self.contacts {
-            p.rows
-                .push(self.entries[c.entries.0..c.entries.1].iter().copied());
-            p.b.extend([c.gap, 0.0, 0.0]);
-            p.mu.push(0.0);
-        }
-        let k = 3 * self.contacts.len();
-        self.r.clear();
-        self.r.resize(k, 0.0);
-        self.u.resize(k, 0.0);
-        let settings = SolverSettings {
-            friction: Friction::Convex,
-            parallel: false,
-            ..SolverSettings::default()
-        };
+        let settings = overlap_problem(p, &self.contacts, &self.entries, &mut self.r, &mut self.u);
         self.correct
             .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
             .map_err(StepError::from_global)
