@@ -753,16 +753,7 @@ impl Reader {
         };
         let index = self.bodies.len();
         let id = index + 1;
-        let name = e.get("name").map(str::to_string);
-        if let Some(n) = &name {
-            if n == "world" || self.body_lookup.insert(n.clone(), index).is_some() {
-                return Err(MjcfError::attr(
-                    p,
-                    "name",
-                    format!("the body name {n:?} is taken"),
-                ));
-            }
-        }
+        let name = register(&mut self.body_lookup, e.get("name"), index, "body", p)?;
         // The tree's body is named as reports name it: MJCF's name, or
         // `body[id]`.
         let shown = name.unwrap_or_else(|| format!("body[{id}]"));
@@ -970,16 +961,7 @@ impl Reader {
                 "a free joint must be the only joint of a body whose parent is the world",
             ));
         }
-        let name = e.get("name").map(str::to_string);
-        if let Some(n) = &name {
-            if self.joint_lookup.insert(n.clone(), index).is_some() {
-                return Err(MjcfError::attr(
-                    p,
-                    "name",
-                    format!("the joint name {n:?} is taken"),
-                ));
-            }
-        }
+        let name = register(&mut self.joint_lookup, e.get("name"), index, "joint", p)?;
         let name = name.unwrap_or_else(|| format!("joint[{index}]"));
         let pos = a.vector::<3>("pos")?.unwrap_or([0.0; 3]);
         let axis = a.vector::<3>("axis")?.unwrap_or([0.0, 0.0, 1.0]);
@@ -1314,16 +1296,7 @@ impl Reader {
         if let Some(t) = a.get("size") {
             some_numbers::<3>(t, p, "size", [0.0; 3])?;
         }
-        let name = e.get("name").map(str::to_string);
-        if let Some(n) = &name {
-            if self.site_lookup.insert(n.clone(), index).is_some() {
-                return Err(MjcfError::attr(
-                    p,
-                    "name",
-                    format!("the site name {n:?} is taken"),
-                ));
-            }
-        }
+        let name = register(&mut self.site_lookup, e.get("name"), index, "site", p)?;
         self.sites.push(Site {
             name: name.unwrap_or_else(|| format!("site[{index}]")),
             body,
@@ -1685,16 +1658,7 @@ impl Reader {
                 TendonPath::Spatial(sites)
             };
             let index = self.tendons.len();
-            let name = t.get("name").map(str::to_string);
-            if let Some(n) = &name {
-                if self.tendon_lookup.insert(n.clone(), index).is_some() {
-                    return Err(MjcfError::attr(
-                        p,
-                        "name",
-                        format!("the tendon name {n:?} is taken"),
-                    ));
-                }
-            }
+            let name = register(&mut self.tendon_lookup, t.get("name"), index, "tendon", p)?;
             self.tendons.push(Tendon {
                 name: name.unwrap_or_else(|| format!("tendon[{index}]")),
                 path,
@@ -2128,4 +2092,24 @@ fn shifted(c: [f64; 5], y0: f64, x0: f64) -> [f64; 5] {
         }
     }
     b
+}
+
+/// Registers `name` (if given) as `index` in `lookup`; a name already
+/// taken (or, for a body, `world`) is an error on `path`'s `name`.
+fn register(
+    lookup: &mut HashMap<String, usize>,
+    name: Option<&str>,
+    index: usize,
+    kind: &str,
+    path: &str,
+) -> Result<Option<String>> {
+    let Some(n) = name else { return Ok(None) };
+    if (kind == "body" && n == "world") || lookup.insert(n.to_string(), index).is_some() {
+        return Err(MjcfError::attr(
+            path,
+            "name",
+            format!("the {kind} name {n:?} is taken"),
+        ));
+    }
+    Ok(Some(n.to_string()))
 }
