@@ -414,7 +414,7 @@ impl Island {
             self.lambda[dk + j] = problem.bounded.clamp(j, r[dk + j]);
         }
         self.impulse_velocities(problem, v, u);
-        let mut error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u);
+        let mut error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u, v);
         let mut report = Report {
             status: Status::NotConverged,
             error,
@@ -515,7 +515,7 @@ impl Island {
                 .zip(self.lambda.iter().zip(&self.projected))
                 .for_each(|(s, (a, b))| *s = a - b);
             // Coulomb's law, and Newton's (the minimum's gradient).
-            error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u).max(
+            error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u, v).max(
                 dynamics_residual(
                     problem,
                     &self.newton.mass,

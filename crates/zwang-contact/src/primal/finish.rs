@@ -469,7 +469,7 @@ impl Finish {
         r: &[f64],
         u: &[f64],
     ) -> f64 {
-        let coulomb = bounded_error(friction, given.problem, given.free, r, u);
+        let coulomb = bounded_error(friction, given.problem, given.free, r, u, v);
         coulomb.max(super::momentum::dynamics_residual(
             given.problem,
             given.places,

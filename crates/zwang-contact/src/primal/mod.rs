@@ -385,15 +385,19 @@ impl VelocityProblem {
 /// The solvers' stopping measure ([`error_for`]) with the bounded rows'
 /// terms: the natural map's residual of the contacts and, per bounded
 /// row, `r_j - clamp(r_j - u_j, lo_j, hi_j)`, as one vector norm, relative
-/// to `max(|q|, |r|, |u|)` over contacts and bounded rows alike (`q`, `r`,
-/// `u` hold the contacts' then the bounded rows'). Without bounded rows,
-/// [`error_for`] itself.
+/// to `max(|q|, |r|, |u|, |t|)` over contacts and bounded rows alike (`q`,
+/// `r`, `u` hold the contacts' then the bounded rows'; `t_j = sum_i
+/// |g_ji v_i| + |b_j|`, the terms a bounded row's `u_j` is summed from, so
+/// that a row the free motion already keeps, `q_j` and `u_j` round-off
+/// of a cancellation, is not held to a tolerance below that round-off).
+/// Without bounded rows, [`error_for`] itself.
 pub(crate) fn bounded_error(
     friction: Friction,
     problem: &VelocityProblem,
     q: &[f64],
     r: &[f64],
     u: &[f64],
+    v: &[f64],
 ) -> f64 {
     let bounded = &problem.bounded;
     if bounded.is_empty() {
@@ -402,12 +406,21 @@ pub(crate) fn bounded_error(
     let dk = problem.rows.dimension * problem.mu.len();
     let contacts = natural_map(friction, &problem.mu, &r[..dk], &u[..dk]);
     let mut sum = contacts * contacts;
+    let mut terms = 0.0;
     for j in 0..bounded.len() {
         let (x, w) = (r[dk + j], u[dk + j]);
         sum += (x - bounded.clamp(j, x - w)).powi(2);
+        let entries = bounded.start[j]..bounded.start[j + 1];
+        let t = bounded.cols[entries.clone()]
+            .iter()
+            .zip(&bounded.values[entries])
+            .map(|(&c, g)| (g * v[c]).abs())
+            .sum::<f64>()
+            + bounded.b[j].abs();
+        terms += t * t;
     }
     let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let scale = norm(q).max(norm(r)).max(norm(u));
+    let scale = norm(q).max(norm(r)).max(norm(u)).max(terms.sqrt());
     let scale = if scale > 0.0 { scale } else { 1.0 };
     sum.sqrt() / scale
 }
@@ -729,7 +742,7 @@ impl PrimalSolver {
             report.dual |= island.dual;
         }
         if self.parts.len() > 1 {
-            let whole = bounded_error(settings.friction, problem, &self.free, r, u);
+            let whole = bounded_error(settings.friction, problem, &self.free, r, u, v);
             report.error = report.error.max(whole);
             if report.status == Status::Solved && report.error > original {
                 report.status = Status::NotConverged;
