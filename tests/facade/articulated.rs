@@ -295,3 +295,49 @@ fn a_simulation_advanced_in_pieces_with_a_control_loop_matches_closed_forms() {
         (0.0, 0.0, 0)
     );
 }
+
+/// Regression: the event-driven method let geoms pass through each other
+/// and reported the run finished, `max_penetration` 0 (a walker fell
+/// 19.6 m through its floor). It does not hold contacts between geoms:
+/// the run must fail, naming the geoms and the time they met (the closed
+/// form of the fall), with the overlap measured at its samples (the ball
+/// ends below the slab, overlapping nothing), while the time stepper
+/// lands the ball on the slab.
+#[test]
+fn geoms_the_event_driven_method_lets_meet_fail_the_run() {
+    use zwang::articulated::{load, run_event, run_steps, start_of};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/mjcf/ball_through_slab.xml");
+    let (model, ignored) = load(&path).expect("the file reads");
+    let start = start_of(&model, None).unwrap();
+    let meet = (2.0 * 0.44 / G).sqrt();
+
+    let before = run_event(&model, &start, 0.95 * meet, 1e-10, &ignored).unwrap();
+    assert_eq!(before.status, "finished", "{:?}", before.reason);
+    assert_eq!(before.max_penetration, 0.0);
+
+    let through = run_event(&model, &start, 1.0, 1e-10, &ignored).unwrap();
+    assert_eq!(through.status, "failed");
+    let reason = through.reason.expect("a reason");
+    assert!(
+        reason.contains("slab") && reason.contains("ball"),
+        "{reason}"
+    );
+    let at: f64 = reason
+        .split("t = ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("the time in the reason");
+    // Samples every 1e-4 s; an overlap counts beyond 1e-6 m.
+    assert!(at >= meet && at <= meet + 1.1e-4, "met at {at}, not {meet}");
+    assert!(through.qpos[2] < -4.0, "the ball ends below the slab");
+    // Its centre crossed the slab: the deepest overlap is its radius
+    // plus half the slab, to a sample's travel (0.001 m at 10 m/s).
+    assert!((through.max_penetration - 0.06).abs() < 1e-3);
+
+    let landed = run_steps(&model, &start, 1.0, None, &ignored).unwrap();
+    assert_eq!(landed.status, "finished");
+    assert!(landed.max_penetration < 1e-6);
+    assert!((landed.qpos[2] - 0.06).abs() < 1e-6, "{}", landed.qpos[2]);
+}

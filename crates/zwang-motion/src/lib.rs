@@ -63,7 +63,9 @@ pub use simulate::{
 pub use stepping::plane::compare::{compare_frictions, CompareRow, Comparison};
 pub use stepping::plane::{simulate_steps, TimeStepper};
 pub use stepping::space::{simulate_space, SpaceStepper};
-pub use stepping::tree::{simulate_tree, BodyState, TreeOutcome, TreeStart, TreeStepper};
+pub use stepping::tree::{
+    simulate_tree, BodyState, Overlaps, Touch, TreeOutcome, TreeStart, TreeStepper,
+};
 pub use stepping::{OnUnsolved, Stages, StepCore, StepError, StepReport, StepSettings, StepTotals};
 pub use vakonomic::{compare_equations, simulate_vakonomic, EquationsComparison, EquationsRow};
 pub use zwang_model::{

@@ -261,6 +261,73 @@ impl Geoms {
     }
 }
 
+/// Two geoms that overlap: how deep, and which (indices of the model's
+/// geoms).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Touch {
+    /// The overlap, m (positive).
+    pub depth: f64,
+    /// The two geoms.
+    pub geoms: [usize; 2],
+}
+
+/// The geoms' overlaps of a model at given positions, for a method that
+/// does not hold contacts between geoms (the event-driven one) to check
+/// its run against: it must say when geoms it lets pass meet.
+pub struct Overlaps<'m> {
+    model: &'m Articulated,
+    geoms: Geoms,
+    ws: Workspace,
+}
+
+impl<'m> Overlaps<'m> {
+    /// The model's geoms that may touch (MuJoCo's filter).
+    pub fn new(model: &'m Articulated) -> Result<Overlaps<'m>, StepError> {
+        let mut ws = model.tree.workspace();
+        let geoms = Geoms::new(model, &mut ws)?;
+        Ok(Overlaps { model, geoms, ws })
+    }
+
+    /// The deepest overlap of two geoms that may touch at positions `q`
+    /// (`None` when no two overlap).
+    pub fn deepest(&mut self, q: &[f64]) -> Result<Option<Touch>, StepError> {
+        self.model.tree.positions(&mut self.ws, q)?;
+        self.geoms.deepest(self.model, &self.ws)
+    }
+}
+
+impl Geoms {
+    /// The deepest overlap among the pairs that may touch, at the tree's
+    /// positions in `ws`.
+    fn deepest(&mut self, model: &Articulated, ws: &Workspace) -> Result<Option<Touch>, StepError> {
+        let tree = &model.tree;
+        let finder = &mut self.finder;
+        let Some(collision) = finder.collision.as_mut() else {
+            return Ok(None);
+        };
+        finder.poses.clear();
+        for &(g, body) in &self.moving {
+            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
+            finder.poses.push(pose);
+        }
+        collision.collide(&finder.poses, 0.0, &mut finder.points);
+        let mut deepest: Option<Touch> = None;
+        for p in &finder.points {
+            let [i, j] = p.colliders;
+            let apart = self.apart.binary_search(&[i, j]).is_ok()
+                || self.apart.binary_search(&[j, i]).is_ok();
+            if apart || p.gap >= 0.0 || deepest.is_some_and(|d| d.depth >= -p.gap) {
+                continue;
+            }
+            deepest = Some(Touch {
+                depth: -p.gap,
+                geoms: [self.geom_of[i], self.geom_of[j]],
+            });
+        }
+        Ok(deepest)
+    }
+}
+
 /// The rows `frame · (J_b(point) - J_a(point))` of a point on bodies `a`
 /// and `b` (`None`: the world), entry by entry: the dofs on one path and
 /// not the other (those above where the paths meet move both alike).

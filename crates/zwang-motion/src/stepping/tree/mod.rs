@@ -50,6 +50,7 @@ use crate::stepping::{
 };
 use crate::warm::Warm;
 use collide::Geoms;
+pub use collide::{Overlaps, Touch};
 use physics::Physics;
 
 /// A body's state in the world frame.
