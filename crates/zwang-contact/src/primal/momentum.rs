@@ -56,13 +56,22 @@ pub(super) fn dynamics_residual(
 /// `y += M x` from `M`'s stored entries (`places` says which are below the
 /// diagonal with a mirror, and are skipped in favour of it).
 pub(super) fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
-    for ((&value, (r, c)), &place) in mass.iter().zip(places) {
-        if place == usize::MAX {
-            continue;
+    // The product is symmetric in the entry's row and column: whether
+    // the storage is by rows or by columns does not matter.
+    let (indptr, indices, data) = (mass.indptr(), mass.indices(), mass.data());
+    let indptr = indptr.raw_storage();
+    for outer in 0..indptr.len().saturating_sub(1) {
+        let (xo, mut yo) = (x[outer], 0.0);
+        for k in indptr[outer]..indptr[outer + 1] {
+            if places[k] == usize::MAX {
+                continue;
+            }
+            let (inner, value) = (indices[k], data[k]);
+            yo += value * x[inner];
+            if inner != outer {
+                y[inner] += value * xo;
+            }
         }
-        y[r] += value * x[c];
-        if r != c {
-            y[c] += value * x[r];
-        }
+        y[outer] += yo;
     }
 }
