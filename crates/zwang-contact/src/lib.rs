@@ -53,7 +53,7 @@ pub use factored::FactorError;
 pub use global::{global_error, GlobalError, GlobalProblem, Reformulation};
 pub use primal::{
     parse_island, write_island, BoundedRows, ContactRows, IslandText, IslandTextError,
-    PrimalSolver, VelocityProblem,
+    PrimalSolver, VelocityProblem, FINISH_SIZE,
 };
 pub use problem::{LocalProblem, ProblemError};
 pub use solver::{ContactSolver, Friction, Report, Solution, SolverSettings, Status};

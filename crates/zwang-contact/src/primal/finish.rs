@@ -63,7 +63,7 @@ const MAX_NEWTON: usize = 40;
 /// answer when they run out. The finishes that solve do so well within
 /// the default; those that run past it mostly end unsolved, so a larger
 /// budget buys time, not answers (measurements: `docs/benchmarks.md`).
-const BUDGET_SIZE: usize = 500;
+pub(super) const BUDGET_SIZE: usize = 500;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
 /// `SIGMA_RAISE` times stronger after a proximal problem that Newton's
@@ -163,8 +163,7 @@ pub(super) struct IslandView<'a> {
 /// The Newton steps a finish of `problem` may take, `steps` on islands of
 /// up to [`BUDGET_SIZE`] unknowns.
 pub(super) fn budget(problem: &VelocityProblem, steps: usize) -> usize {
-    let size =
-        problem.force.len() + problem.rows.dimension * problem.mu.len() + problem.bounded.len();
+    let size = problem.unknowns();
     let steps = steps as f64;
     (steps * (BUDGET_SIZE as f64 / size.max(1) as f64).powi(3)).min(steps) as usize
 }

@@ -335,7 +335,18 @@ pub struct VelocityProblem {
     pub bounded: BoundedRows,
 }
 
+/// The size of a problem ([`VelocityProblem::unknowns`]) up to which the
+/// proximal finish may take all of [`SolverSettings::finish_steps`]
+/// (beyond it, fewer, as the cube of the size): where it is the cheap way
+/// to an answer.
+pub const FINISH_SIZE: usize = finish::BUDGET_SIZE;
+
 impl VelocityProblem {
+    /// Velocities plus impulses (the contacts' rows and the bounded rows).
+    pub fn unknowns(&self) -> usize {
+        self.force.len() + self.rows.dimension * self.mu.len() + self.bounded.len()
+    }
+
     /// Checks sizes, columns, finiteness, friction coefficients and the
     /// bounded rows' boxes.
     pub fn validate(&self) -> Result<(), ProblemError> {

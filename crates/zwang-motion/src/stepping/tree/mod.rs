@@ -36,7 +36,7 @@ use std::ops::Range;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
-use zwang_contact::{ContactRows, PrimalSolver, SolverSettings, VelocityProblem};
+use zwang_contact::{ContactRows, PrimalSolver, SolverSettings, VelocityProblem, FINISH_SIZE};
 use zwang_core::rotation::cross;
 use zwang_model::articulated::{full_pattern, Articulated};
 use zwang_tree::{TreeError, Workspace};
@@ -45,13 +45,17 @@ use crate::simulate::{Observer, Outcome, StartProjection};
 use crate::stepping::space::collide::{overlap_problem, SpaceContact};
 use crate::stepping::space::level_faces;
 use crate::stepping::{
-    self, gap_term, pay_for, run_keeping, OnUnsolved, Stages, StepCore, StepError, StepReport,
-    StepSettings, GAP_SLOP, START_CORRECTIONS,
+    self, gap_term, pay_for, run_keeping, Stages, StepCore, StepError, StepReport, StepSettings,
+    GAP_SLOP, START_CORRECTIONS,
 };
 use crate::warm::Warm;
 use collide::Geoms;
 pub use collide::{Overlaps, Touch};
 use physics::Physics;
+
+/// Outer iterations of the contact solver's quick first try
+/// ([`TreeStepper::solve_twice`]).
+const QUICK_OUTER: usize = 1;
 
 /// A body's state in the world frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,7 +143,12 @@ pub struct TreeStepper<'m> {
     fresh: bool,
     problem: VelocityProblem,
     primal: PrimalSolver,
+    /// The solver's settings for a first, quick try: `solver_settings`
+    /// with [`QUICK_OUTER`] outer iterations before the finish.
+    quick: SolverSettings,
     r: Vec<f64>,
+    /// The warm start `r` began from, for a second try.
+    r_warm: Vec<f64>,
     u: Vec<f64>,
     v_start: Vec<f64>,
     warm: Warm,
@@ -206,6 +215,10 @@ impl<'m> TreeStepper<'m> {
             finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
+        let quick = SolverSettings {
+            max_iterations: QUICK_OUTER,
+            ..solver_settings.clone()
+        };
         let start = TreeStart::rest(model);
         let mut stepper = TreeStepper {
             model,
@@ -215,6 +228,7 @@ impl<'m> TreeStepper<'m> {
             geoms,
             ws,
             solver_settings,
+            quick,
             mv: vec![0.0; n],
             bias: vec![0.0; n],
             tau: vec![0.0; n],
@@ -233,6 +247,7 @@ impl<'m> TreeStepper<'m> {
             r: Vec::new(),
             u: Vec::new(),
             v_start: vec![0.0; n],
+            r_warm: Vec::new(),
             warm: Warm::default(),
             dq: vec![0.0; n],
             max_limit_violation: 0.0,
@@ -393,6 +408,58 @@ impl<'m> TreeStepper<'m> {
             &mut self.entries,
         );
         Ok(())
+    }
+
+    /// The contact problem solved quickly (a few outer iterations, then
+    /// proximal Newton steps in `(v, r)`, which on a tree's few velocities
+    /// converge where the outer iterations crawl) and, when that ends
+    /// above the tolerance, again from the same start with the full
+    /// budget of outer iterations: never worse than the full solve alone.
+    /// Problems larger than [`FINISH_SIZE`], on which the finish takes
+    /// fewer steps, go straight to the full solve.
+    fn solve_twice(&mut self) -> Result<zwang_contact::Report, StepError> {
+        if self.problem.unknowns() > FINISH_SIZE {
+            return self
+                .primal
+                .solve_in_place(
+                    &self.problem,
+                    &self.solver_settings,
+                    &mut self.r,
+                    &mut self.core.v,
+                    &mut self.u,
+                )
+                .map_err(StepError::from_global);
+        }
+        self.r_warm.clear();
+        self.r_warm.extend_from_slice(&self.r);
+        let first = self
+            .primal
+            .solve_in_place(
+                &self.problem,
+                &self.quick,
+                &mut self.r,
+                &mut self.core.v,
+                &mut self.u,
+            )
+            .map_err(StepError::from_global)?;
+        if first.status == zwang_contact::Status::Solved {
+            return Ok(first);
+        }
+        self.r.copy_from_slice(&self.r_warm);
+        self.core.v.copy_from_slice(&self.v_start);
+        let mut second = self
+            .primal
+            .solve_in_place(
+                &self.problem,
+                &self.solver_settings,
+                &mut self.r,
+                &mut self.core.v,
+                &mut self.u,
+            )
+            .map_err(StepError::from_global)?;
+        second.newton_steps += first.newton_steps;
+        second.iterations += first.iterations;
+        Ok(second)
     }
 
     /// The distance geoms may close within a step of `h`: twice the
@@ -640,24 +707,12 @@ impl Stages for TreeStepper<'_> {
         let warm_started = self
             .warm
             .fill(self.contacts.iter().map(|c| c.key), 3, &mut self.r);
-        if self.core.settings.on_unsolved == OnUnsolved::Fail {
-            self.v_start.copy_from_slice(&self.core.v);
-        }
+        self.v_start.copy_from_slice(&self.core.v);
         let report = if rows == 0 {
             self.core.v.copy_from_slice(&self.v_star);
             None
         } else {
-            Some(
-                self.primal
-                    .solve_in_place(
-                        &self.problem,
-                        &self.solver_settings,
-                        &mut self.r,
-                        &mut self.core.v,
-                        &mut self.u,
-                    )
-                    .map_err(StepError::from_global)?,
-            )
+            Some(self.solve_twice()?)
         };
         self.warm
             .store(self.contacts.iter().map(|c| c.key), 3, &self.r[..k]);
