@@ -418,48 +418,42 @@ impl<'m> TreeStepper<'m> {
     /// Problems larger than [`FINISH_SIZE`], on which the finish takes
     /// fewer steps, go straight to the full solve.
     fn solve_twice(&mut self) -> Result<zwang_contact::Report, StepError> {
-        if self.problem.unknowns() > FINISH_SIZE {
-            return self
-                .primal
-                .solve_in_place(
-                    &self.problem,
-                    &self.solver_settings,
-                    &mut self.r,
-                    &mut self.core.v,
-                    &mut self.u,
-                )
-                .map_err(StepError::from_global);
+        let mut first = None;
+        if self.problem.unknowns() <= FINISH_SIZE {
+            self.r_warm.clear();
+            self.r_warm.extend_from_slice(&self.r);
+            let report = self.solve_with(true)?;
+            if report.status == zwang_contact::Status::Solved {
+                return Ok(report);
+            }
+            self.r.copy_from_slice(&self.r_warm);
+            self.core.v.copy_from_slice(&self.v_start);
+            first = Some(report);
         }
-        self.r_warm.clear();
-        self.r_warm.extend_from_slice(&self.r);
-        let first = self
-            .primal
+        let mut report = self.solve_with(false)?;
+        if let Some(first) = first {
+            report.newton_steps += first.newton_steps;
+            report.iterations += first.iterations;
+        }
+        Ok(report)
+    }
+
+    /// One solve of the contact problem from `r` and `v`, quick or full.
+    fn solve_with(&mut self, quick: bool) -> Result<zwang_contact::Report, StepError> {
+        let settings = if quick {
+            &self.quick
+        } else {
+            &self.solver_settings
+        };
+        self.primal
             .solve_in_place(
                 &self.problem,
-                &self.quick,
+                settings,
                 &mut self.r,
                 &mut self.core.v,
                 &mut self.u,
             )
-            .map_err(StepError::from_global)?;
-        if first.status == zwang_contact::Status::Solved {
-            return Ok(first);
-        }
-        self.r.copy_from_slice(&self.r_warm);
-        self.core.v.copy_from_slice(&self.v_start);
-        let mut second = self
-            .primal
-            .solve_in_place(
-                &self.problem,
-                &self.solver_settings,
-                &mut self.r,
-                &mut self.core.v,
-                &mut self.u,
-            )
-            .map_err(StepError::from_global)?;
-        second.newton_steps += first.newton_steps;
-        second.iterations += first.iterations;
-        Ok(second)
+            .map_err(StepError::from_global)
     }
 
     /// The distance geoms may close within a step of `h`: twice the
