@@ -198,13 +198,7 @@ pub fn convex_error(mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
 /// `||q||` is 4.3e-18, is solved to a relative 2.0e-9 (the residual
 /// 8.7e-27), which Siconos measures 8.7e-27.
 pub fn siconos_error(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    let scale = scale_of(q, r, u);
-    let residual = natural_map(friction, mu, r, u);
-    if scale > f64::EPSILON {
-        residual / scale
-    } else {
-        residual
-    }
+    error_below(friction, mu, q, r, u, f64::EPSILON)
 }
 
 /// The solvers' stopping measure: Siconos' ([`siconos_error`]) where the
@@ -213,9 +207,30 @@ pub fn siconos_error(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[
 /// and the same problem scaled by `1e-20` are solved alike; Siconos'
 /// absolute measure there is smaller than this one, never larger.
 pub fn error_for(friction: Friction, mu: &[f64], q: &[f64], r: &[f64], u: &[f64]) -> f64 {
-    let scale = scale_of(q, r, u);
-    let scale = if scale > 0.0 { scale } else { 1.0 };
-    natural_map(friction, mu, r, u) / scale
+    error_below(friction, mu, q, r, u, 0.0)
+}
+
+/// The natural map's residual relative to `max(||q||, ||r||, ||u||)`
+/// where that exceeds `floor`, absolute where it does not (the measures
+/// above are `floor` `DBL_EPSILON` and 0).
+pub(crate) fn error_below(
+    friction: Friction,
+    mu: &[f64],
+    q: &[f64],
+    r: &[f64],
+    u: &[f64],
+    floor: f64,
+) -> f64 {
+    relative(natural_map(friction, mu, r, u), scale_of(q, r, u), floor)
+}
+
+/// `residual / scale` where `scale` exceeds `floor`, else `residual`.
+pub(crate) fn relative(residual: f64, scale: f64, floor: f64) -> f64 {
+    if scale > floor {
+        residual / scale
+    } else {
+        residual
+    }
 }
 
 /// `max(||q||, ||r||, ||u||)`.

@@ -44,6 +44,15 @@ pub struct SolverSettings {
     /// to the tolerance on hard islands (a landing box's redundant corners
     /// at the cone's edge) at more cost, 0 for no finish.
     pub finish_steps: usize,
+    /// The primal solver's ([`crate::PrimalSolver`]) stopping measure is
+    /// absolute where its scale `max(|q|, |r|, |u|)` is at most this, as
+    /// Siconos' measure is at `DBL_EPSILON` ([`crate::siconos_error`]).
+    /// Default 0: relative down to zero, so that a problem and the same
+    /// problem scaled by `1e-20` are solved alike. A time stepper whose
+    /// islands are parts of a moving system sets `f64::EPSILON`: an island
+    /// whose velocities and impulses are all round-off (a joint at its
+    /// limit, at rest, in a falling model) is at its answer.
+    pub absolute_below: f64,
 }
 
 impl Default for SolverSettings {
@@ -54,6 +63,7 @@ impl Default for SolverSettings {
             friction: Friction::Exact,
             parallel: true,
             finish_steps: 200,
+            absolute_below: 0.0,
         }
     }
 }
@@ -61,8 +71,14 @@ impl Default for SolverSettings {
 impl SolverSettings {
     /// Checks the settings: a finite tolerance `>= 0` (zero: iterate until
     /// the error vanishes or the iterations run out), at least one
-    /// iteration.
+    /// iteration, a finite `absolute_below >= 0`.
     pub fn validate(&self) -> Result<(), ProblemError> {
+        if !(self.absolute_below.is_finite() && self.absolute_below >= 0.0) {
+            return Err(ProblemError::Setting {
+                name: "absolute_below",
+                value: self.absolute_below,
+            });
+        }
         if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
             return Err(ProblemError::Setting {
                 name: "tolerance",

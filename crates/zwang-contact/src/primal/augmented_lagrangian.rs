@@ -414,7 +414,15 @@ impl Island {
             self.lambda[dk + j] = problem.bounded.clamp(j, r[dk + j]);
         }
         self.impulse_velocities(problem, v, u);
-        let mut error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u, v);
+        let mut error = bounded_error(
+            settings.friction,
+            settings.absolute_below,
+            problem,
+            &self.free,
+            &self.lambda,
+            u,
+            v,
+        );
         let mut report = Report {
             status: Status::NotConverged,
             error,
@@ -515,17 +523,24 @@ impl Island {
                 .zip(self.lambda.iter().zip(&self.projected))
                 .for_each(|(s, (a, b))| *s = a - b);
             // Coulomb's law, and Newton's (the minimum's gradient).
-            error = bounded_error(settings.friction, problem, &self.free, &self.lambda, u, v).max(
-                dynamics_residual(
-                    problem,
-                    &self.newton.mass,
-                    &self.newton.mass_diagonal,
-                    v,
-                    &self.lambda,
-                    &mut self.mv,
-                    &mut self.md,
-                ),
-            );
+            error = bounded_error(
+                settings.friction,
+                settings.absolute_below,
+                problem,
+                &self.free,
+                &self.lambda,
+                u,
+                v,
+            )
+            .max(dynamics_residual(
+                problem,
+                &self.newton.mass,
+                &self.newton.mass_diagonal,
+                v,
+                &self.lambda,
+                &mut self.mv,
+                &mut self.md,
+            ));
             if error < kept {
                 kept = error;
                 self.best_lambda.copy_from_slice(&self.lambda);

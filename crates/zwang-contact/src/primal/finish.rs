@@ -143,6 +143,9 @@ pub(super) struct Finish {
     /// Newton steps taken by the last solve, and allowed (by the size).
     steps: usize,
     budget: usize,
+    /// The measure's scale below which it is absolute
+    /// ([`SolverSettings::absolute_below`]).
+    floor: f64,
     /// The best iterate of the last solve `(v, r, u)` and its error.
     best_v: Vec<f64>,
     best_r: Vec<f64>,
@@ -252,6 +255,7 @@ impl Finish {
             more: vec![0.0; size],
             steps: 0,
             budget: 0,
+            floor: 0.0,
             best_v: vec![0.0; n],
             best_r: vec![0.0; d * k + m],
             best_u: vec![0.0; d * k + m],
@@ -291,6 +295,7 @@ impl Finish {
             self.rho[k + j] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
         self.steps = 0;
+        self.floor = settings.absolute_below;
         self.budget = budget(problem, settings.finish_steps);
         self.best = f64::INFINITY;
         let mut error = self.prox(given, friction, tolerance, v, r, u, true);
@@ -468,7 +473,7 @@ impl Finish {
         r: &[f64],
         u: &[f64],
     ) -> f64 {
-        let coulomb = bounded_error(friction, given.problem, given.free, r, u, v);
+        let coulomb = bounded_error(friction, self.floor, given.problem, given.free, r, u, v);
         coulomb.max(super::momentum::dynamics_residual(
             given.problem,
             given.places,

@@ -56,7 +56,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use sprs::CsMat;
 
-use crate::error::{components, error_for, natural_map, set_components};
+use crate::error::{components, error_below, natural_map, relative, set_components};
 use crate::problem::{check_finite, check_friction, check_sizes};
 use crate::solver::{Report, Status, PARALLEL_FROM};
 use crate::{Friction, GlobalError, ProblemError, SolverSettings, UnionFind};
@@ -393,7 +393,7 @@ impl VelocityProblem {
     }
 }
 
-/// The solvers' stopping measure ([`error_for`]) with the bounded rows'
+/// The solvers' stopping measure ([`crate::error_for`]) with the bounded rows'
 /// terms: the natural map's residual of the contacts and, per bounded
 /// row, `r_j - clamp(r_j - u_j, lo_j, hi_j)`, as one vector norm, relative
 /// to `max(|q|, |r|, |u|, |t|)` over contacts and bounded rows alike (`q`,
@@ -401,9 +401,10 @@ impl VelocityProblem {
 /// |g_ji v_i| + |b_j|`, the terms a bounded row's `u_j` is summed from, so
 /// that a row the free motion already keeps, `q_j` and `u_j` round-off
 /// of a cancellation, is not held to a tolerance below that round-off).
-/// Without bounded rows, [`error_for`] itself.
+/// Without bounded rows, [`crate::error_for`] itself.
 pub(crate) fn bounded_error(
     friction: Friction,
+    floor: f64,
     problem: &VelocityProblem,
     q: &[f64],
     r: &[f64],
@@ -412,7 +413,7 @@ pub(crate) fn bounded_error(
 ) -> f64 {
     let bounded = &problem.bounded;
     if bounded.is_empty() {
-        return error_for(friction, &problem.mu, q, r, u);
+        return error_below(friction, &problem.mu, q, r, u, floor);
     }
     let dk = problem.rows.dimension * problem.mu.len();
     let contacts = natural_map(friction, &problem.mu, &r[..dk], &u[..dk]);
@@ -432,8 +433,7 @@ pub(crate) fn bounded_error(
     }
     let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
     let scale = norm(q).max(norm(r)).max(norm(u)).max(terms.sqrt());
-    let scale = if scale > 0.0 { scale } else { 1.0 };
-    sum.sqrt() / scale
+    relative(sum.sqrt(), scale, floor)
 }
 
 /// The pattern the workspace was built for.
@@ -753,7 +753,15 @@ impl PrimalSolver {
             report.dual |= island.dual;
         }
         if self.parts.len() > 1 {
-            let whole = bounded_error(settings.friction, problem, &self.free, r, u, v);
+            let whole = bounded_error(
+                settings.friction,
+                settings.absolute_below,
+                problem,
+                &self.free,
+                r,
+                u,
+                v,
+            );
             report.error = report.error.max(whole);
             if report.status == Status::Solved && report.error > original {
                 report.status = Status::NotConverged;

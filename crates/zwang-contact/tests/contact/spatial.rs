@@ -1001,3 +1001,46 @@ fn a_box_landing_on_four_corners_does_not_retry_a_stiffer_penalty_at_length() {
     assert_eq!(lifted.len(), 1, "{:?}", a.r);
     assert!(a.u[3 * lifted[0]] > 0.0);
 }
+
+/// Regression: a joint at its limit and at rest in a falling model (one
+/// frictionless row whose free velocity, impulse and velocity are all
+/// round-off, 1e-18) could not be solved below 1e-4 relative to that
+/// round-off; with the measure absolute below `DBL_EPSILON`, as Siconos'
+/// is, it is solved where it starts: no impulse, the free motion
+/// (Newton's law to round-off), the row kept to round-off of the speeds.
+#[test]
+fn a_limit_at_rest_in_a_falling_model_is_solved_where_it_starts() {
+    let island = parse_island(include_str!("../data/limit_at_rest_in_free_fall.txt")).unwrap();
+    let p = island.problem;
+    p.validate().unwrap();
+    let settings = SolverSettings {
+        absolute_below: f64::EPSILON,
+        ..tight()
+    };
+    let a = solve_with(&mut PrimalSolver::new(), &p, &settings, Some(&island.warm));
+    assert_eq!(a.status, Status::Solved);
+    let speed = a.v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let weight = p.force.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(a.r[0] >= 0.0 && a.r[0] <= 1e-15 * weight, "r_N = {:e}", a.r[0]);
+    assert!(a.u[0] >= -1e-15 * speed, "u_N = {:e}", a.u[0]);
+    // M v = f + J^T r, J the row's single entry.
+    let mut residual = p.force.iter().map(|f| -f).collect::<Vec<_>>();
+    for (&m, (i, j)) in p.mass.iter() {
+        residual[i] += m * a.v[j];
+    }
+    residual[p.rows.cols[0]] -= p.rows.values[0] * a.r[0];
+    let worst = residual.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(worst <= 1e-14 * weight, "|M v - f - J^T r| = {worst:e}");
+
+    let bad = SolverSettings {
+        absolute_below: -1.0,
+        ..tight()
+    };
+    assert!(matches!(
+        bad.validate(),
+        Err(ProblemError::Setting {
+            name: "absolute_below",
+            ..
+        })
+    ));
+}

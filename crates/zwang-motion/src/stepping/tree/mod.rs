@@ -213,6 +213,8 @@ impl<'m> TreeStepper<'m> {
             friction: settings.friction,
             tolerance: settings.tolerance,
             finish_steps: settings.finish_steps,
+            // Its islands are parts of a moving model.
+            absolute_below: f64::EPSILON,
             ..SolverSettings::default()
         };
         let quick = SolverSettings {
