@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use zwang_core::rotation::{apply_transpose, conjugate, matrix, mul, normalized};
+use zwang_core::rotation::{apply, apply_transpose, conjugate, matrix, mul, normalized};
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_model::articulated::{
     Actuator, Articulated, Equality, Geom, JointPhysics, Keyframe, Site, Tendon, TendonPath,
@@ -1877,14 +1877,22 @@ impl Reader {
             }
             "weld" => {
                 let [b1, b2] = bodies(self)?;
-                a.vector::<3>("anchor")?;
+                // MuJoCo holds body2's `anchor` on body1's point `relpose`
+                // (position) and body2's orientation at body1's times
+                // `relpose` (quaternion): body2's origin is then at
+                // `relpose - R(quaternion) anchor` in body1's frame.
+                let anchor = a.vector::<3>("anchor")?.unwrap_or([0.0; 3]);
                 let given = match a.get("relpose") {
                     Some(t) => {
                         let r = numbers::<7>(t, p, "relpose")?;
                         let q = [r[3], r[4], r[5], r[6]];
-                        (q != [0.0; 4]).then(|| Pose {
-                            position: [r[0], r[1], r[2]],
-                            orientation: normalized(q).unwrap_or([1.0, 0.0, 0.0, 0.0]),
+                        (q != [0.0; 4]).then(|| {
+                            let orientation = normalized(q).unwrap_or([1.0, 0.0, 0.0, 0.0]);
+                            let turned = apply(&matrix(orientation), anchor);
+                            Pose {
+                                position: [0, 1, 2].map(|k| r[k] - turned[k]),
+                                orientation,
+                            }
                         })
                     }
                     None => None,

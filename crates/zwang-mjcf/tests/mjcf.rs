@@ -352,7 +352,21 @@ fn keyframes_fill_what_they_leave_out_and_check_lengths() {
 #[test]
 fn refusals_and_errors_are_one_line_naming_the_element() {
     let world = |inner: &str| format!("<mujoco><worldbody>{inner}</worldbody></mujoco>");
+    let string = |inner: &str| {
+        format!(
+            r#"<mujoco><worldbody><site name="a"/><body name="b"><freejoint/><geom size="0.1"/><site name="s"/></body></worldbody>
+               <tendon><spatial name="t"><site site="a"/>{inner}<site site="s"/></spatial></tendon></mujoco>"#
+        )
+    };
     let cases = [
+        (
+            string(r#"<geom geom="g"/>"#),
+            "mjcf: tendon/spatial[t]/geom: <geom>: wrapping around geoms is not supported (refused)",
+        ),
+        (
+            string(r#"<pulley divisor="2"/>"#),
+            "mjcf: tendon/spatial[t]/pulley: <pulley>: pulleys are not supported (refused)",
+        ),
         (
             r#"<mujoco><asset><hfield name="t" nrow="2" ncol="2" size="1 1 1 1"/></asset></mujoco>"#.to_string(),
             "mjcf: asset/hfield[t]: <hfield>: height fields are not supported (refused)",
@@ -525,7 +539,8 @@ fn a_weld_holds_the_pose_at_qpos0() {
         r#"<mujoco><worldbody>
              <body name="a" pos="1 0 0" euler="0 0 90"><freejoint/><geom size="0.1"/></body>
              <body name="b" pos="1 2 0"><freejoint/><geom size="0.1"/></body></worldbody>
-           <equality><weld body1="a" body2="b"/><weld body1="b" relpose="1 2 3 1 0 0 0"/></equality>
+           <equality><weld body1="a" body2="b"/><weld body1="b" relpose="1 2 3 1 0 0 0"/>
+             <weld body1="a" body2="b" anchor="1 0 0" relpose="1 2 3 0 0 0 1"/></equality>
            <keyframe><key name="rest"/><key/></keyframe></mujoco>"#,
         None,
     )
@@ -553,6 +568,13 @@ fn a_weld_holds_the_pose_at_qpos0() {
         (*bodies, relative.position),
         ([Some(1), None], [1.0, 2.0, 3.0])
     );
+    // MuJoCo holds body2's anchor on body1's point `relpose`: b's origin
+    // at (1, 2, 3) - R_z(180) (1, 0, 0) = (2, 2, 3) in a's frame.
+    let Equality::Weld { relative, .. } = &m.model.equalities[2] else {
+        panic!()
+    };
+    assert_eq!(relative.position, [2.0, 2.0, 3.0]);
+    assert_eq!(relative.orientation, [0.0, 0.0, 0.0, 1.0]);
     assert_eq!(
         (m.keyframe("rest"), m.keyframe("1"), m.keyframe("2")),
         (Some(0), Some(1), None)
@@ -1141,4 +1163,52 @@ fn carried_over(name: &str, m: &MjcfModel, want: &serde_json::Value) {
     let contact = !(want["disable_contact"].as_bool().unwrap()
         || want["disable_constraint"].as_bool().unwrap());
     assert_eq!(a.contact, contact, "{name}: contact");
+}
+
+/// The time stepper over `m` from `qpos0` at rest for `duration`: the
+/// final `qpos` and the largest limit violation.
+fn run(m: &MjcfModel, duration: f64) -> (Vec<f64>, f64) {
+    use zwang_motion::{StepSettings, TreeStart, TreeStepper};
+    let settings = StepSettings {
+        time_step: m.model.timestep,
+        ..StepSettings::default()
+    };
+    let mut s = TreeStepper::new(&m.model, settings).unwrap_or_else(|e| panic!("{e}"));
+    let start = TreeStart::rest(&m.model);
+    s.reset(&start.qpos, &start.qvel, &start.ctrl).unwrap();
+    s.advance(duration).unwrap();
+    assert_eq!(s.totals().unsolved.steps, 0);
+    (s.qpos().to_vec(), s.max_limit_violation())
+}
+
+/// A ball hung by a spatial tendon's limit comes to rest under the hook
+/// at the string's length.
+#[test]
+fn a_ball_on_a_string_rests_at_its_length_under_the_hook() {
+    let m = load("string.xml");
+    let (q, violation) = run(&m, 6.0);
+    let (x, z) = (0.1 + q[0], 0.75 + q[1]);
+    let length = (x * x + (1.0 - z).powi(2)).sqrt();
+    assert!((length - 0.3).abs() < 1e-6, "{length}");
+    assert!(x.abs() < 1e-3, "{x}");
+    assert!(violation <= 1e-6, "{violation}");
+}
+
+/// dm_control's ball_in_cup (a spatial tendon) runs, its string never
+/// longer than its range beyond the tolerance, when `ZWANG_DM_CONTROL`
+/// names the suite's folder.
+#[test]
+fn dm_control_ball_in_cup_runs() {
+    let Some(dir) = std::env::var_os("ZWANG_DM_CONTROL") else {
+        eprintln!("ZWANG_DM_CONTROL is not set: ball_in_cup is skipped");
+        return;
+    };
+    let m = read(&PathBuf::from(dir).join("ball_in_cup.xml")).unwrap();
+    let (q, violation) = run(&m, 2.0);
+    assert!(violation <= 1e-6, "{violation}");
+    // The ball hangs under the cup at the string's length.
+    let ball = [q[2], 0.2 + q[3]];
+    let cup = [q[0], 0.6 + q[1] - 0.108];
+    let length = ((ball[0] - cup[0]).powi(2) + (ball[1] - cup[1]).powi(2)).sqrt();
+    assert!((length - 0.3).abs() < 1e-6, "{length}");
 }

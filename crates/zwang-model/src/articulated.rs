@@ -11,6 +11,7 @@
 //! `qvel` and `qpos` entries.
 
 mod forces;
+mod kinematics;
 mod mechanism;
 
 pub use forces::JointAddress;

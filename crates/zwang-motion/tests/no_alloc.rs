@@ -439,11 +439,15 @@ fn assert_space_steps_allocate_nothing(
 }
 
 /// Steady steps over a kinematic tree allocate nothing: a free cube
-/// resting on the floor, a ball rolling on it, and a damped, driven
-/// pendulum held on its joint limit by gravity.
+/// resting on the floor, a ball rolling on it, a damped, driven
+/// pendulum held on its joint limit by gravity (and pulled by a damped,
+/// driven spring through a spatial tendon), and a block on two slides
+/// held by a connect equality.
 fn tree_steps_allocate_nothing() {
     use zwang_geometry::spatial::{Pose, Shape as Shape3};
-    use zwang_model::articulated::{Actuator, Articulated, Geom, JointPhysics, Transmission};
+    use zwang_model::articulated::{
+        Actuator, Articulated, Equality, Geom, JointPhysics, Site, Tendon, TendonPath, Transmission,
+    };
     use zwang_tree::{Body as TreeBody, Joint as TreeJoint, Tree};
     let body = |name: &str, position: [f64; 3], com: [f64; 3], joint: TreeJoint| {
         let mut b = TreeBody::new(name, None);
@@ -484,13 +488,25 @@ fn tree_steps_allocate_nothing() {
             [0.0, 0.0, -0.3],
             TreeJoint::hinge("swing", [0.0, 1.0, 0.0], [0.0; 3]),
         ),
+        body(
+            "block",
+            [3.0, 0.0, 1.0],
+            [0.0; 3],
+            TreeJoint::slide("bx", [1.0, 0.0, 0.0]),
+        ),
     ];
+    let mut bodies = bodies;
+    bodies[3]
+        .joints
+        .push(TreeJoint::slide("bz", [0.0, 0.0, 1.0]));
     let model = Articulated {
         tree: Tree::new(bodies, [0.0, 0.0, -9.81]).unwrap(),
         joints: vec![
             physics("cube", None, 0.0),
             physics("ball", None, 0.0),
             physics("swing", Some([0.2, 0.5]), 0.3),
+            physics("bx", None, 0.0),
+            physics("bz", None, 0.0),
         ],
         geoms: vec![
             geom(
@@ -511,18 +527,51 @@ fn tree_steps_allocate_nothing() {
             ),
             geom("ball", Some(1), Shape3::Sphere { radius: 0.1 }, [0.0; 3]),
         ],
-        sites: Vec::new(),
-        tendons: Vec::new(),
-        actuators: vec![Actuator {
-            name: "motor".into(),
-            transmission: Transmission::Joint(2),
-            gear: 1.0,
-            gain: 1.0,
-            bias: [0.0; 3],
-            ctrlrange: Some([-1.0, 1.0]),
-            forcerange: None,
+        sites: vec![
+            Site {
+                name: "post".into(),
+                body: None,
+                position: [-0.5, 0.0, 1.2],
+            },
+            Site {
+                name: "arm".into(),
+                body: Some(2),
+                position: [0.0, 0.0, -0.3],
+            },
+        ],
+        tendons: vec![Tendon {
+            name: "spring".into(),
+            path: TendonPath::Spatial(vec![0, 1]),
+            range: Some([0.0, 10.0]),
+            damping: 0.1,
+            stiffness: 1.0,
+            springlength: Some(0.5),
         }],
-        equalities: Vec::new(),
+        actuators: vec![
+            Actuator {
+                name: "motor".into(),
+                transmission: Transmission::Joint(2),
+                gear: 1.0,
+                gain: 1.0,
+                bias: [0.0; 3],
+                ctrlrange: Some([-1.0, 1.0]),
+                forcerange: None,
+            },
+            Actuator {
+                name: "pull".into(),
+                transmission: Transmission::Tendon(0),
+                gear: 2.0,
+                gain: 1.0,
+                bias: [0.0; 3],
+                ctrlrange: None,
+                forcerange: None,
+            },
+        ],
+        equalities: vec![Equality::Connect {
+            bodies: [Some(3), None],
+            anchor: [0.0; 3],
+            anchor2: [3.0, 0.0, 1.0],
+        }],
         excluded: Vec::new(),
         contact: true,
         timestep: 0.002,
@@ -538,7 +587,7 @@ fn tree_steps_allocate_nothing() {
             qvel[10] = 10.0;
             let mut qpos = model.tree.qpos0().to_vec();
             qpos[14] = 0.2;
-            stepper.reset(&qpos, &qvel, &[0.5]).unwrap();
+            stepper.reset(&qpos, &qvel, &[0.5, 0.1]).unwrap();
             for _ in 0..50 {
                 stepper.step().unwrap();
             }

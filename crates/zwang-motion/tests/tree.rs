@@ -5,14 +5,19 @@
 //! box coming to rest on a floor, a box on an incline (sticking below the
 //! friction angle, sliding at `g (sin a - mu cos a)` above), a hinge
 //! limit, actuators, a two-link arm on the floor, MuJoCo's contact
-//! filter, chains, and what is refused.
+//! filter, chains, spatial tendons (the Jacobian against finite
+//! differences, a ball on a string at the pendulum's period, a motor
+//! through a string in equilibrium), a connect closing a four-bar and a
+//! weld making one compound pendulum (closed-form periods), and what is
+//! refused.
 
 use std::f64::consts::PI;
 
 use zwang_core::rotation::{apply, apply_transpose, cross, matrix};
 use zwang_geometry::spatial::{Pose, Shape};
 use zwang_model::articulated::{
-    Actuator, Articulated, Equality, Geom, JointPhysics, Tendon, TendonPath, Transmission,
+    Actuator, Articulated, ArticulatedMechanism, Equality, Geom, JointPhysics, Site, Tendon,
+    TendonPath, Transmission,
 };
 use zwang_model::spatial::{
     SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
@@ -917,11 +922,11 @@ fn what_is_not_supported_yet_is_refused_with_its_name() {
     );
     let mut model = pendulum(1.0, 0.5, 0.01);
     model.equalities.push(Equality::Connect {
-        bodies: [None, Some(0)],
+        bodies: [None, Some(5)],
         anchor: [0.0; 3],
         anchor2: [0.0; 3],
     });
-    assert!(refused(&model).contains("equality[0] (connect)"));
+    assert!(refused(&model).contains("equality[0]: no body 5"));
     let mut model = pendulum(1.0, 0.5, 0.01);
     model.tendons.push(Tendon {
         name: "rope".into(),
@@ -931,7 +936,14 @@ fn what_is_not_supported_yet_is_refused_with_its_name() {
         stiffness: 0.0,
         springlength: None,
     });
-    assert!(refused(&model).contains("tendon rope (tendon[0]): spatial"));
+    match TreeStepper::new(&model, settings(0.002)) {
+        Err(e) => assert!(
+            e.to_string()
+                .contains("tendon[rope]: site 0 does not exist"),
+            "{e}"
+        ),
+        Ok(_) => panic!("accepted"),
+    }
     let mut model = pendulum(1.0, 0.5, 0.01);
     model.geoms.push(geom(
         "g",
@@ -1099,4 +1111,377 @@ fn a_ball_joint_limit_holds() {
         "{}",
         s.max_limit_violation()
     );
+}
+
+fn site(name: &str, body: Option<usize>, position: [f64; 3]) -> Site {
+    Site {
+        name: name.into(),
+        body,
+        position,
+    }
+}
+
+fn spatial(name: &str, sites: Vec<usize>, range: Option<[f64; 2]>) -> Tendon {
+    Tendon {
+        name: name.into(),
+        path: TendonPath::Spatial(sites),
+        range,
+        damping: 0.0,
+        stiffness: 0.0,
+        springlength: None,
+    }
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+#[test]
+fn a_spatial_tendons_jacobian_is_the_derivative_of_its_length() {
+    // A string from a world site over a site on the second rod of a
+    // double pendulum to a site on a free body: dL/dq by central
+    // differences along each dof (on the manifold) against the row.
+    let mut model = double_pendulum();
+    let mut bodies = model.tree.bodies().to_vec();
+    bodies.push(free("box", 1.0, [0.1, 0.2, 0.3], [1.0, 0.5, -0.5]));
+    model = articulated(bodies, [0.0, 0.0, -G], Vec::new());
+    model.sites = vec![
+        site("anchor", None, [0.3, 0.1, 0.4]),
+        site("rod", Some(1), [0.05, 0.02, -0.7]),
+        site("box", Some(2), [0.1, -0.2, 0.15]),
+    ];
+    model.tendons = vec![spatial("string", vec![0, 1, 2], None)];
+    let tree = &model.tree;
+    let mut q = tree.qpos0().to_vec();
+    q[0] = 0.7;
+    q[1] = -1.1;
+    let turn = [0.9f64, 0.2, -0.3, 0.25];
+    let n = turn.iter().map(|x| x * x).sum::<f64>().sqrt();
+    q[2..5].copy_from_slice(&[1.0, 0.5, -0.5]);
+    for k in 0..4 {
+        q[5 + k] = turn[k] / n;
+    }
+    let mut ws = tree.workspace();
+    tree.positions(&mut ws, &q).unwrap();
+    let mut row = Vec::new();
+    let length = model.tendon_jacobian(&ws, &q, 0, &mut row).unwrap();
+    let at = |x: &[f64]| {
+        let mut ws = tree.workspace();
+        tree.positions(&mut ws, x).unwrap();
+        let p: Vec<[f64; 3]> = (0..3)
+            .map(|s| model.site_position(&ws, s).unwrap())
+            .collect();
+        (
+            distance(p[0], p[1]) + distance(p[1], p[2]),
+            model.tendon_length(&ws, x, 0).unwrap(),
+        )
+    };
+    let (direct, measured) = at(&q);
+    assert!((length - direct).abs() < 1e-15 && (measured - direct).abs() < 1e-15);
+    let eps = 1e-5;
+    for d in 0..tree.nv() {
+        let mut dv = vec![0.0; tree.nv()];
+        dv[d] = 1.0;
+        let (mut plus, mut minus) = (q.clone(), q.clone());
+        tree.integrate(&mut plus, &dv, eps).unwrap();
+        tree.integrate(&mut minus, &dv, -eps).unwrap();
+        let fd = (at(&plus).0 - at(&minus).0) / (2.0 * eps);
+        let got: f64 = row.iter().filter(|e| e.0 == d).map(|e| e.1).sum();
+        assert!((got - fd).abs() < 1e-9, "dof {d}: {got} against {fd}");
+        assert!(row.iter().filter(|e| e.0 == d).count() <= 1);
+    }
+}
+
+/// A ball of mass `m` on slides along x and z (the world's origin at
+/// its start), hung from the world's origin by a string of length `l`
+/// (a spatial tendon limited to `[0, l]`).
+fn ball_on_a_string(m: f64, l: f64) -> Articulated {
+    let b = body(
+        "ball",
+        None,
+        [0.0; 3],
+        m,
+        [0.0; 3],
+        [1e-3; 3],
+        vec![
+            Joint::slide("x", [1.0, 0.0, 0.0]),
+            Joint::slide("z", [0.0, 0.0, 1.0]),
+        ],
+    );
+    let mut model = articulated(vec![b], [0.0, 0.0, -G], Vec::new());
+    model.sites = vec![
+        site("hook", None, [0.0; 3]),
+        site("ball", Some(0), [0.0; 3]),
+    ];
+    model.tendons = vec![spatial("string", vec![0, 1], Some([0.0, l]))];
+    model
+}
+
+#[test]
+fn a_ball_on_a_string_swings_taut_at_the_pendulums_period() {
+    // A point mass on a string of length l swings with period
+    // 2 pi sqrt(l / g) (1 + theta0^2 / 16); the string never stretches
+    // and stays taut.
+    let (m, l, theta0, h) = (0.2, 0.3, 0.1f64, 2e-4);
+    let model = ball_on_a_string(m, l);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    let start = [l * theta0.sin(), -l * theta0.cos()];
+    s.reset(&start, &[0.0, 0.0], &[]).unwrap();
+    let e0 = s.energy().unwrap();
+    let (mut crossings, mut longest, mut shortest) = (Vec::new(), 0.0f64, f64::INFINITY);
+    let mut before = s.qpos()[0];
+    while s.time() < 5.0 {
+        let t0 = s.time();
+        s.step().unwrap();
+        let q = s.qpos();
+        let r = (q[0] * q[0] + q[1] * q[1]).sqrt();
+        longest = longest.max(r);
+        shortest = shortest.min(r);
+        if before < 0.0 && q[0] >= 0.0 {
+            crossings.push(t0 + h * before / (before - q[0]));
+        }
+        before = q[0];
+    }
+    // A curved limit drifts outward by O(h^2 v^2 / l) a step until the
+    // correction takes it back at the penetration tolerance.
+    let tolerance = settings(h).penetration_tolerance;
+    assert!(longest - l <= tolerance, "stretched to {longest}");
+    assert!(s.max_limit_violation() <= tolerance);
+    assert!(l - shortest < 1e-6, "slack to {shortest}");
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let expected = 2.0 * PI * (l / G).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    assert!(
+        ((period - expected) / expected).abs() < 1e-3,
+        "period {period} against {expected}"
+    );
+    // The string does no work: the energy is not gained.
+    let e = s.energy().unwrap();
+    assert!(e <= e0 + 1e-9, "{e} after {e0}");
+}
+
+/// A parallelogram four-bar in the xz plane: rods of length `a` and
+/// mass `m1` down from the world's origin, across (length `b`, mass
+/// `m2`) and up to `(b, 0, 0)`, a chain of hinges about y closed by a
+/// connect equality of the last rod's top to the world there.
+fn four_bar(a: f64, b: f64, m1: f64, m2: f64) -> Articulated {
+    let rod = |name: &str, parent, position: [f64; 3], m: f64, com: [f64; 3], len: f64| {
+        let i = m * len * len / 12.0;
+        body(
+            name,
+            parent,
+            position,
+            m,
+            com,
+            [i, i, i],
+            vec![Joint::hinge(name, [0.0, 1.0, 0.0], [0.0; 3])],
+        )
+    };
+    let bodies = vec![
+        rod("left", None, [0.0; 3], m1, [0.0, 0.0, -0.5 * a], a),
+        rod(
+            "across",
+            Some(0),
+            [0.0, 0.0, -a],
+            m2,
+            [0.5 * b, 0.0, 0.0],
+            b,
+        ),
+        rod("right", Some(1), [b, 0.0, 0.0], m1, [0.0, 0.0, 0.5 * a], a),
+    ];
+    let mut model = articulated(bodies, [0.0, 0.0, -G], Vec::new());
+    model.equalities.push(Equality::Connect {
+        bodies: [Some(2), None],
+        anchor: [0.0, 0.0, a],
+        anchor2: [b, 0.0, 0.0],
+    });
+    model
+}
+
+#[test]
+fn a_connect_closes_a_four_bar_that_swings_as_a_compound_pendulum() {
+    // The parallelogram's one dof: both side rods turn by theta, the
+    // crossing rod translates on a circle of radius a. Small swings:
+    // T = 2 pi sqrt((2 m1 a^2 / 3 + m2 a^2) / ((m1 + m2) g a)).
+    let (a, b, m1, m2, theta0, h) = (0.4, 0.6, 0.5, 1.2, 0.05f64, 1e-3);
+    let model = four_bar(a, b, m1, m2);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[theta0, -theta0, theta0], &[0.0; 3], &[]).unwrap();
+    let e0 = s.energy().unwrap();
+    let (mut crossings, mut gap, mut worst) = (Vec::new(), 0.0f64, 0.0f64);
+    let mut before = s.qpos()[0];
+    while s.time() < 6.0 {
+        let t0 = s.time();
+        s.step().unwrap();
+        let q = s.qpos().to_vec();
+        // The right rod's top: the loop's closure.
+        let top = [
+            a * q[0].sin() + b * (q[0] + q[1]).cos() - a * (q[0] + q[1] + q[2]).sin(),
+            -a * q[0].cos() - b * (q[0] + q[1]).sin() + a * (q[0] + q[1] + q[2]).cos(),
+        ];
+        gap = gap.max(((top[0] - b).powi(2) + top[1].powi(2)).sqrt());
+        worst = worst.max((s.energy().unwrap() - e0).abs());
+        if before < 0.0 && q[0] >= 0.0 {
+            crossings.push(t0 + h * before / (before - q[0]));
+        }
+        before = q[0];
+    }
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let inertia = 2.0 * m1 * a * a / 3.0 + m2 * a * a;
+    let expected =
+        2.0 * PI * (inertia / ((m1 + m2) * G * a)).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    assert!(
+        ((period - expected) / expected).abs() < 1e-3,
+        "period {period} against {expected}"
+    );
+    assert!(gap < 1e-9, "the loop opens by {gap:e}");
+    // Semi-implicit Euler's energy within O(h omega) of the swing's,
+    // without drift (as a free pendulum's).
+    let swing = (m1 + m2) * G * a * (1.0 - theta0.cos());
+    let omega = 2.0 * PI / expected;
+    assert!(
+        worst < h * omega * swing,
+        "energy off by {worst:e} of {swing:e}"
+    );
+    let last = (s.energy().unwrap() - e0).abs();
+    assert!(last < 0.5 * h * omega * swing, "{last:e}");
+}
+
+#[test]
+fn a_weld_makes_two_bodies_swing_as_one_compound_pendulum() {
+    // A rod hinged about y (mass ma, centre la below the hinge, moment
+    // ia) and a free body (mass mb, moment ib about y) welded la... lb
+    // below the hinge: one rigid body of moment ia + ma la^2 + ib + mb
+    // lb^2 about the hinge, T = 2 pi sqrt(I / (g (ma la + mb lb))) (1 +
+    // theta0^2 / 16).
+    let (ma, la, ia, mb, lb, ib, theta0, h) = (0.8, 0.3, 0.01, 1.5, 0.6, 0.02, 0.05f64, 1e-3);
+    let rod = body(
+        "rod",
+        None,
+        [0.0; 3],
+        ma,
+        [0.0, 0.0, -la],
+        [ia; 3],
+        vec![Joint::hinge("swing", [0.0, 1.0, 0.0], [0.0; 3])],
+    );
+    let weight = free("weight", mb, [ib; 3], [0.0, 0.0, -lb]);
+    let mut model = articulated(vec![rod, weight], [0.0, 0.0, -G], Vec::new());
+    model.equalities.push(Equality::Weld {
+        bodies: [Some(0), Some(1)],
+        relative: Pose {
+            position: [0.0, 0.0, -lb],
+            orientation: [1.0, 0.0, 0.0, 0.0],
+        },
+    });
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    let turned = |t: f64| {
+        vec![
+            t,
+            -lb * t.sin(),
+            0.0,
+            -lb * t.cos(),
+            (0.5 * t).cos(),
+            0.0,
+            (0.5 * t).sin(),
+            0.0,
+        ]
+    };
+    s.reset(&turned(theta0), &[0.0; 7], &[]).unwrap();
+    let (mut crossings, mut apart) = (Vec::new(), 0.0f64);
+    let mut before = s.qpos()[0];
+    while s.time() < 6.0 {
+        let t0 = s.time();
+        s.step().unwrap();
+        let q = s.qpos().to_vec();
+        let want = turned(q[0]);
+        // The weight's pose against the rod's: position, and the
+        // quaternion up to its sign.
+        let sign = if q[4] * want[4] + q[6] * want[6] < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        for k in 1..8 {
+            let x = if k >= 4 { sign * q[k] } else { q[k] };
+            apart = apart.max((x - want[k]).abs());
+        }
+        if before < 0.0 && q[0] >= 0.0 {
+            crossings.push(t0 + h * before / (before - q[0]));
+        }
+        before = q[0];
+    }
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let inertia = ia + ma * la * la + ib + mb * lb * lb;
+    let expected =
+        2.0 * PI * (inertia / (G * (ma * la + mb * lb))).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    assert!(
+        ((period - expected) / expected).abs() < 1e-3,
+        "period {period} against {expected}"
+    );
+    // Each step ends on the weld to first order: what is left is the
+    // rotation's second-order term, 1/2 (h w)^2 lb at the fastest swing
+    // w = theta0 2 pi / T, not accumulating (the leading term: 10 %
+    // more for the amplitude's corrections).
+    let w = theta0 * 2.0 * PI / expected;
+    let bound = 1.1 * 0.5 * (h * w).powi(2) * lb;
+    assert!(
+        apart < bound,
+        "the weld gives by {apart:e} (bound {bound:e})"
+    );
+}
+
+#[test]
+fn an_actuator_through_a_spatial_tendon_holds_a_weight_in_equilibrium() {
+    // A block on a vertical slide, a string from it to a world site
+    // (dx, 0, top) and a motor on the string with gear k: the force on
+    // the slide is k u dL/dz, dL/dz = -(top - z) / L. The control u =
+    // -m g L / (k top) holds the block at rest; twice that lifts it at
+    // g from rest.
+    let (m, dx, top, k, h) = (2.0, 0.3, 0.4, 5.0, 1e-3);
+    let b = body(
+        "block",
+        None,
+        [0.0; 3],
+        m,
+        [0.0; 3],
+        [0.01; 3],
+        vec![Joint::slide("z", [0.0, 0.0, 1.0])],
+    );
+    let mut model = articulated(vec![b], [0.0, 0.0, -G], Vec::new());
+    model.sites = vec![
+        site("pulley", None, [dx, 0.0, top]),
+        site("block", Some(0), [0.0; 3]),
+    ];
+    model.tendons = vec![spatial("string", vec![0, 1], None)];
+    model.actuators.push(Actuator {
+        transmission: Transmission::Tendon(0),
+        ..motor(0, k)
+    });
+    let l = (dx * dx + top * top).sqrt();
+    let hold = -m * G * l / (k * top);
+    let mut s = TreeStepper::new(&model, settings(h)).unwrap();
+    s.reset(&[0.0], &[0.0], &[hold]).unwrap();
+    s.advance(1.0).unwrap();
+    assert!(
+        s.qpos()[0].abs() < 1e-12 && s.qvel()[0].abs() < 1e-12,
+        "{:?}",
+        s.qpos()
+    );
+    s.reset(&[0.0], &[0.0], &[2.0 * hold]).unwrap();
+    s.step().unwrap();
+    assert!((s.qvel()[0] - h * G).abs() < 1e-12, "{}", s.qvel()[0]);
+}
+
+#[test]
+fn the_event_driven_method_refuses_equalities_and_tendon_limits_by_name() {
+    let refused = |model: Articulated| {
+        let (q, v) = (model.tree.qpos0().to_vec(), vec![0.0; model.tree.nv()]);
+        let ctrl = vec![0.0; model.actuators.len()];
+        ArticulatedMechanism::new(model, q, v, ctrl)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(four_bar(0.4, 0.6, 0.5, 1.2));
+    assert!(e.contains("equality[0] (connect)"), "{e}");
+    let e = refused(ball_on_a_string(0.2, 0.3));
+    assert!(e.contains("tendon[string].range"), "{e}");
 }

@@ -241,8 +241,8 @@ impl Tree {
     /// The Jacobian of the world point `point` fixed to body `body`:
     /// `translation` (the point's velocity) and `rotation` (the body's
     /// angular velocity), each 3 x nv row-major. Only the columns of
-    /// [`Tree::path`] are nonzero; a sparse caller walks the path with
-    /// [`Tree::dof_motion`] instead.
+    /// [`Tree::path`] are nonzero; a sparse caller visits them with
+    /// [`Tree::visit_point_jacobian`] instead.
     pub fn point_jacobian(
         &self,
         ws: &Workspace,
@@ -251,21 +251,36 @@ impl Tree {
         translation: &mut [f64],
         rotation: &mut [f64],
     ) -> Result<(), TreeError> {
-        self.check_body(body)?;
-        check_stage(ws, Stage::Positions, "point_jacobian", "positions")?;
         let nv = self.nv();
         check_length("translation", 3 * nv, translation.len())?;
         check_length("rotation", 3 * nv, rotation.len())?;
         translation.fill(0.0);
         rotation.fill(0.0);
-        for dof in self.path(body) {
-            let s = &ws.cdof[dof];
-            let w = [s[0], s[1], s[2]];
-            let v = add([s[3], s[4], s[5]], cross(w, point));
+        self.visit_point_jacobian(ws, body, point, |dof, v, w| {
             for r in 0..3 {
                 translation[r * nv + dof] = v[r];
                 rotation[r * nv + dof] = w[r];
             }
+        })
+    }
+
+    /// The nonzero columns of the Jacobian of the world point `point`
+    /// fixed to body `body` (the dofs of [`Tree::path`], from the body to
+    /// the root): `visit(dof, translation, rotation)`, the point's velocity
+    /// and the body's angular velocity at unit speed of the dof.
+    pub fn visit_point_jacobian(
+        &self,
+        ws: &Workspace,
+        body: usize,
+        point: [f64; 3],
+        mut visit: impl FnMut(usize, [f64; 3], [f64; 3]),
+    ) -> Result<(), TreeError> {
+        self.check_body(body)?;
+        check_stage(ws, Stage::Positions, "point_jacobian", "positions")?;
+        for dof in self.path(body) {
+            let s = &ws.cdof[dof];
+            let w = [s[0], s[1], s[2]];
+            visit(dof, add([s[3], s[4], s[5]], cross(w, point)), w);
         }
         Ok(())
     }

@@ -77,11 +77,13 @@ impl Articulated {
                         scalar(j, &format!("tendon[{}]", t.name))?;
                     }
                 }
-                TendonPath::Spatial(_) => {
-                    return Err(invalid(
-                        &format!("tendon[{}]", t.name),
-                        "spatial tendons are not supported yet".into(),
-                    ))
+                TendonPath::Spatial(sites) => {
+                    if let Some(s) = sites.iter().find(|&&s| s >= self.sites.len()) {
+                        return Err(invalid(
+                            &format!("tendon[{}]", t.name),
+                            format!("site {s} does not exist"),
+                        ));
+                    }
                 }
             }
         }
@@ -100,18 +102,22 @@ impl Articulated {
 
     /// Adds to `out` (length nv) the generalized forces at `(qpos, qvel)`
     /// with controls `ctrl`: joint and tendon springs, actuators, and,
-    /// when `damping` is set, joint and tendon damping `-d v`. Call
+    /// when `damping` is set, joint and tendon damping `-d v`. A tendon's
+    /// force `f` along its length is `J^T f` ([`Articulated::tendon_jacobian`]).
+    /// `ws` holds the positions at `qpos`; call
     /// [`Articulated::check_forces`] once first; `addresses` is
     /// [`Articulated::joint_addresses`].
+    #[allow(clippy::too_many_arguments)]
     pub fn add_forces(
         &self,
+        ws: &Workspace,
         addresses: &[JointAddress],
         qpos: &[f64],
         qvel: &[f64],
         ctrl: &[f64],
         damping: bool,
         out: &mut [f64],
-    ) {
+    ) -> Result<(), TreeError> {
         for (p, a) in self.joints.iter().zip(addresses) {
             let n = a.kind.nv();
             if damping && p.damping != 0.0 {
@@ -123,22 +129,20 @@ impl Articulated {
                 out[a.dof] -= p.stiffness * (qpos[a.qpos] - p.springref);
             }
         }
-        for t in &self.tendons {
-            let TendonPath::Fixed(terms) = &t.path else {
+        for (k, t) in self.tendons.iter().enumerate() {
+            if t.stiffness == 0.0 && !(damping && t.damping != 0.0) {
                 continue;
-            };
-            let (length, rate) = fixed_length(terms, addresses, qpos, qvel);
+            }
+            let (length, rate) = self.tendon_rate(ws, qpos, qvel, k)?;
             let mut force = 0.0;
             if t.stiffness != 0.0 {
-                force -= t.stiffness * (length - self.rest_length(t, addresses));
+                force -= t.stiffness * (length - self.rest_length(k)?);
             }
             if damping {
                 force -= t.damping * rate;
             }
             if force != 0.0 {
-                for &(j, c) in terms {
-                    out[addresses[j].dof] += c * force;
-                }
+                self.visit_tendon(ws, qpos, k, |d, c| out[d] += c * force)?;
             }
         }
         for (i, act) in self.actuators.iter().enumerate() {
@@ -149,10 +153,7 @@ impl Articulated {
                     let a = addresses[j];
                     (qpos[a.qpos], qvel[a.dof])
                 }
-                Transmission::Tendon(t) => match &self.tendons[t].path {
-                    TendonPath::Fixed(terms) => fixed_length(terms, addresses, qpos, qvel),
-                    TendonPath::Spatial(_) => continue,
-                },
+                Transmission::Tendon(t) => self.tendon_rate(ws, qpos, qvel, t)?,
             };
             let force = act.gain * u
                 + act.bias[0]
@@ -162,14 +163,24 @@ impl Articulated {
             match act.transmission {
                 Transmission::Joint(j) => out[addresses[j].dof] += act.gear * force,
                 Transmission::Tendon(t) => {
-                    if let TendonPath::Fixed(terms) = &self.tendons[t].path {
-                        for &(j, c) in terms {
-                            out[addresses[j].dof] += act.gear * c * force;
-                        }
-                    }
+                    self.visit_tendon(ws, qpos, t, |d, c| out[d] += act.gear * c * force)?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Tendon `t`'s length and rate `J qvel`.
+    fn tendon_rate(
+        &self,
+        ws: &Workspace,
+        qpos: &[f64],
+        qvel: &[f64],
+        t: usize,
+    ) -> Result<(f64, f64), TreeError> {
+        let mut rate = 0.0;
+        let length = self.visit_tendon(ws, qpos, t, |d, c| rate += c * qvel[d])?;
+        Ok((length, rate))
     }
 
     /// The energy: kinetic, gravity's and the springs', at `(qpos, qvel)`,
@@ -184,11 +195,17 @@ impl Articulated {
         self.tree.positions(ws, qpos)?;
         self.tree.velocities(ws, qvel)?;
         let motion = self.tree.kinetic_energy(ws)? + self.tree.potential_energy(ws)?;
-        Ok(motion + self.spring_energy(addresses, qpos))
+        Ok(motion + self.spring_energy(ws, addresses, qpos)?)
     }
 
-    /// The energy stored in joint and tendon springs at `qpos`.
-    pub fn spring_energy(&self, addresses: &[JointAddress], qpos: &[f64]) -> f64 {
+    /// The energy stored in joint and tendon springs at `qpos`, whose
+    /// positions are in `ws`.
+    pub fn spring_energy(
+        &self,
+        ws: &Workspace,
+        addresses: &[JointAddress],
+        qpos: &[f64],
+    ) -> Result<f64, TreeError> {
         let joints: f64 = self
             .joints
             .iter()
@@ -196,50 +213,37 @@ impl Articulated {
             .filter(|(p, a)| p.stiffness != 0.0 && a.kind.nv() == 1)
             .map(|(p, a)| 0.5 * p.stiffness * (qpos[a.qpos] - p.springref).powi(2))
             .sum();
-        let tendons: f64 = self
-            .tendons
-            .iter()
-            .filter_map(|t| match &t.path {
-                TendonPath::Fixed(terms) if t.stiffness != 0.0 => {
-                    let (length, _) = fixed_length(terms, addresses, qpos, &[]);
-                    let rest = self.rest_length(t, addresses);
-                    Some(0.5 * t.stiffness * (length - rest).powi(2))
-                }
-                _ => None,
-            })
-            .sum();
-        joints + tendons
-    }
-}
-
-impl Articulated {
-    /// A tendon spring's rest length: the one given, or the length at
-    /// `qpos0`.
-    fn rest_length(&self, t: &super::Tendon, addresses: &[JointAddress]) -> f64 {
-        match (&t.path, t.springlength) {
-            (_, Some(rest)) => rest,
-            (TendonPath::Fixed(terms), None) => {
-                fixed_length(terms, addresses, self.tree.qpos0(), &[]).0
+        let mut tendons = 0.0;
+        for (k, t) in self.tendons.iter().enumerate() {
+            if t.stiffness != 0.0 {
+                let length = self.tendon_length(ws, qpos, k)?;
+                tendons += 0.5 * t.stiffness * (length - self.rest_length(k)?).powi(2);
             }
-            (TendonPath::Spatial(_), None) => 0.0,
+        }
+        Ok(joints + tendons)
+    }
+
+    /// A tendon spring's rest length: the one given, or the length at
+    /// `qpos0` (a spatial tendon's in a working memory of its own: a
+    /// reader gives `springlength` to keep steps from allocating).
+    fn rest_length(&self, t: usize) -> Result<f64, TreeError> {
+        let tendon = &self.tendons[t];
+        match (&tendon.path, tendon.springlength) {
+            (_, Some(rest)) => Ok(rest),
+            (TendonPath::Fixed(terms), None) => {
+                let q0 = self.tree.qpos0();
+                Ok(terms
+                    .iter()
+                    .filter_map(|&(j, c)| self.tree.joint_qpos(j).map(|a| c * q0[a]))
+                    .sum())
+            }
+            (TendonPath::Spatial(_), None) => {
+                let mut ws = self.tree.workspace();
+                self.tree.positions(&mut ws, self.tree.qpos0())?;
+                self.tendon_length(&ws, self.tree.qpos0(), t)
+            }
         }
     }
-}
-
-/// A fixed tendon's length and rate (the rate 0 when `qvel` is empty).
-fn fixed_length(
-    terms: &[(usize, f64)],
-    addresses: &[JointAddress],
-    qpos: &[f64],
-    qvel: &[f64],
-) -> (f64, f64) {
-    terms.iter().fold((0.0, 0.0), |(l, r), &(j, c)| {
-        let a = addresses[j];
-        (
-            l + c * qpos[a.qpos],
-            r + c * qvel.get(a.dof).copied().unwrap_or(0.0),
-        )
-    })
 }
 
 fn invalid(key: &str, message: String) -> ModelError {

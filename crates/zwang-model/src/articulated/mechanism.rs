@@ -8,9 +8,10 @@
 //! method, two per limited joint (`q - low >= 0`, `high - q >= 0`): the
 //! method lands on them (plastically), holds them while they push, and
 //! leaves them when they would pull. What it does not take yet is refused
-//! when it is made, never dropped: equality constraints, dry friction at
-//! joints, spatial tendons, tendon limits. Geoms' contacts are the time
-//! stepper's.
+//! when it is made, never dropped: equality constraints (all four kinds),
+//! dry friction at joints, tendon limits (fixed or spatial). Tendons'
+//! springs, damping and actuators, spatial ones included, are forces of
+//! the model and taken. Geoms' contacts are the time stepper's.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -98,9 +99,15 @@ impl ArticulatedMechanism {
             }
         }
         model.check_forces()?;
-        if !model.equalities.is_empty() {
+        if let Some((k, e)) = model.equalities.iter().enumerate().next() {
+            let kind = match e {
+                super::Equality::Connect { .. } => "connect",
+                super::Equality::Weld { .. } => "weld",
+                super::Equality::Joint { .. } => "joint",
+                super::Equality::Tendon { .. } => "tendon",
+            };
             return Err(invalid(
-                "equality",
+                &format!("equality[{k}] ({kind})"),
                 "equality constraints are not supported by the event-driven method yet".into(),
             ));
         }
@@ -212,8 +219,8 @@ impl ArticulatedMechanism {
             *f = -c;
         }
         self.model
-            .add_forces(&self.addresses, q, v, &self.ctrl, true, force);
-        Ok(())
+            .add_forces(ws, &self.addresses, q, v, &self.ctrl, true, force)
+            .map_err(tree_error)
     }
 }
 

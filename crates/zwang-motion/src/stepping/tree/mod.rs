@@ -25,9 +25,12 @@
 //!    held), the kinetic energy of the moved trees paying for the
 //!    potential energy it adds.
 //!
-//! Equality constraints, dry friction at joints and spatial tendons are
-//! refused (with the element named) until the contact solver holds
-//! bounded rows. Steady-state steps allocate nothing.
+//! Equality constraints (joint and tendon couplings, `connect`, `weld`)
+//! and dry friction at joints are bounded rows of the contact problem
+//! (free impulses, or in `[-f h, f h]`), each equality's velocity target
+//! closing its position error within the step. Tendons are fixed or
+//! spatial (straight segments between sites). Steady-state steps
+//! allocate nothing.
 
 mod collide;
 mod physics;
@@ -196,9 +199,7 @@ fn root_groups(tree: &zwang_tree::Tree) -> Vec<Range<usize>> {
 
 impl<'m> TreeStepper<'m> {
     /// A stepper of `model` at `qpos0`, at rest, the controls zero. What
-    /// it does not hold yet (equality constraints, dry friction at joints,
-    /// spatial tendons) and what does not fit the model is refused with
-    /// the element named.
+    /// does not fit the model is refused with the element named.
     pub fn new(model: &'m Articulated, settings: StepSettings) -> Result<Self, StepError> {
         settings
             .validate(settings.time_step)
@@ -402,6 +403,7 @@ impl<'m> TreeStepper<'m> {
             &mut self.entries,
         )?;
         self.touching = self.contacts.len();
+        self.physics.refresh(self.model, &self.ws, &self.core.q)?;
         self.physics.limits(
             &self.core.q,
             [&self.core.v, &self.v_star],
@@ -627,7 +629,9 @@ impl Stages for TreeStepper<'_> {
         // The damping is implicit (below), the rest explicit.
         let addresses = &self.physics.addresses;
         self.model
-            .add_forces(addresses, q, v, &self.ctrl, false, &mut self.tau);
+            .add_forces(ws, addresses, q, v, &self.ctrl, false, &mut self.tau)?;
+        self.physics.refresh(self.model, ws, q)?;
+        self.physics.add_explicit_damping(v, &mut self.tau);
         let p = &mut self.problem;
         for (((f, mv), tau), c) in p
             .force
@@ -688,8 +692,7 @@ impl Stages for TreeStepper<'_> {
             p.bounded.push([(dof, 1.0)], 0.0, -f * h, f * h);
         }
         self.physics
-            .push_equalities(&self.core.q, h, &mut p.bounded);
-        Ok(())
+            .push_equalities(self.model, &self.ws, &self.core.q, h, &mut p.bounded)
     }
 
     fn solve(&mut self) -> Result<StepReport, StepError> {

@@ -1,29 +1,59 @@
 //! What the time stepper adds to an articulated model's forces (which
-//! are the model's, [`Articulated::add_forces`]): the joints' and
+//! are the model's, [`Articulated::add_forces`]): the joints' and fixed
 //! tendons' damping as entries of the tree's mass layout (taken
-//! implicitly), and joint and tendon limits as one-sided rows.
+//! implicitly; a spatial tendon's explicitly, its Jacobian changing with
+//! the positions and crossing branches), joint and tendon limits as
+//! one-sided rows, and equality constraints as rows of free impulse.
 
-use zwang_core::rotation::dot;
+use zwang_core::rotation::{conjugate, dot, mul};
 use zwang_model::articulated::{Articulated, Equality, JointAddress, TendonPath};
-use zwang_tree::{log, JointKind, Tree};
+use zwang_tree::{log, JointKind, Tree, Workspace};
 
 use crate::stepping::space::collide::SpaceContact;
 use crate::stepping::StepError;
 use crate::warm::Key;
 
-/// A fixed tendon's terms: `(qpos index, qvel index, coefficient)`, one
-/// per joint (repeats summed).
-#[derive(Debug, Clone)]
-struct Terms(Vec<(usize, usize, f64)>);
+/// A tendon's length and Jacobian at the current positions
+/// ([`Articulated::tendon_jacobian`]), refreshed by [`Physics::refresh`].
+#[derive(Debug, Clone, Default)]
+struct TendonState {
+    length: f64,
+    row: Vec<(usize, f64)>,
+}
 
-impl Terms {
-    fn length(&self, q: &[f64]) -> f64 {
-        self.0.iter().map(|&(a, _, c)| c * q[a]).sum()
-    }
-
+impl TendonState {
     fn rate(&self, v: &[f64]) -> f64 {
-        self.0.iter().map(|&(_, d, c)| c * v[d]).sum()
+        self.row.iter().map(|&(d, c)| c * v[d]).sum()
     }
+}
+
+/// One side of a joint or tendon equality.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    /// A hinge or slide coordinate.
+    Joint { qadr: usize, dadr: usize },
+    /// A tendon's length.
+    Tendon(usize),
+}
+
+/// An equality constraint as the stepper holds it.
+#[derive(Debug, Clone)]
+enum Held {
+    /// `L1 = P(L2)` with `P` the polynomial (`L1 = a0` without a second
+    /// side).
+    Polynomial(Side, Option<Side>, [f64; 5]),
+    /// Two bodies' points coincide: 3 rows.
+    Connect {
+        bodies: [Option<usize>; 2],
+        points: [[f64; 3]; 2],
+    },
+    /// The second body's origin at `position` in the first's frame and
+    /// its orientation `orientation` there: 3 + 3 rows.
+    Weld {
+        bodies: [Option<usize>; 2],
+        position: [f64; 3],
+        orientation: [f64; 4],
+    },
 }
 
 /// What a limit bounds.
@@ -33,7 +63,7 @@ enum Bounded {
     Coordinate { qadr: usize, dadr: usize },
     /// A ball joint's angle of rotation (its upper end only).
     Ball { qadr: usize, dadr: usize },
-    /// A fixed tendon's length.
+    /// A tendon's length.
     Tendon(usize),
 }
 
@@ -48,42 +78,151 @@ struct Limit {
 pub(super) struct Physics {
     /// Each joint's kind and addresses ([`Articulated::joint_addresses`]).
     pub addresses: Vec<JointAddress>,
-    tendons: Vec<Terms>,
+    tendons: Vec<TendonState>,
     limits: Vec<Limit>,
     /// Dry friction at joints (MuJoCo's `frictionloss`): `(dof, f)`, a
     /// force in `[-f, f]` at each dof, a bounded row of the contact
     /// problem with its impulse in `[-f h, f h]`.
     pub friction: Vec<(usize, f64)>,
-    /// Joint and fixed-tendon equalities, `L1 = P(L2)` with `P` the
-    /// polynomial (`L1 = a0` without a second side).
-    equalities: Vec<(Terms, Option<Terms>, [f64; 5])>,
-    /// The damping matrix `D` (joints' and tendons') as entries of
+    /// The equality constraints.
+    equalities: Vec<Held>,
+    /// The relative Jacobian of a connect or weld, `(dof, dv, dw)`.
+    scratch: Vec<(usize, [f64; 3], [f64; 3])>,
+    /// The damping matrix `D` (joints' and fixed tendons') as entries of
     /// [`Tree::mass_layout`]: `(index, value)`.
     pub damping: Vec<(usize, f64)>,
+    /// Spatial tendons' damping, explicit: `(tendon, d)`.
+    spatial_damping: Vec<(usize, f64)>,
+    /// `(d, 1)` for each dof `d`: a joint's row.
+    units: Vec<(usize, f64)>,
 }
 
 impl Physics {
-    /// Pushes the equalities' rows at `(q, v)`: `g v+ = -err / h`, so
-    /// that the step ends on `L1 = P(L2)` to first order.
-    pub fn push_equalities(&self, q: &[f64], h: f64, rows: &mut zwang_contact::BoundedRows) {
-        for (first, second, p) in &self.equalities {
-            let l1 = first.length(q);
-            let (value, slope) = match second {
-                Some(t) => {
-                    let x = t.length(q);
-                    let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
-                    let slope = p[1] + x * (2.0 * p[2] + x * (3.0 * p[3] + x * 4.0 * p[4]));
-                    (value, slope)
-                }
-                None => (p[0], 0.0),
-            };
-            let entries = first.0.iter().map(|&(_, d, c)| (d, c)).chain(
-                second
-                    .iter()
-                    .flat_map(|t| t.0.iter().map(move |&(_, d, c)| (d, -slope * c))),
-            );
-            rows.push(entries, (l1 - value) / h, f64::NEG_INFINITY, f64::INFINITY);
+    /// The tendons' lengths and Jacobians at `q`, whose positions are in
+    /// `ws`.
+    pub fn refresh(
+        &mut self,
+        model: &Articulated,
+        ws: &Workspace,
+        q: &[f64],
+    ) -> Result<(), StepError> {
+        for (k, t) in self.tendons.iter_mut().enumerate() {
+            t.length = model.tendon_jacobian(ws, q, k, &mut t.row)?;
         }
+        Ok(())
+    }
+
+    /// Adds the spatial tendons' damping `-d J^T (J v)` to `tau`
+    /// (after [`Physics::refresh`]).
+    pub fn add_explicit_damping(&self, v: &[f64], tau: &mut [f64]) {
+        for &(t, d) in &self.spatial_damping {
+            let tendon = &self.tendons[t];
+            let force = -d * tendon.rate(v);
+            for &(dof, c) in &tendon.row {
+                tau[dof] += c * force;
+            }
+        }
+    }
+
+    /// A side's value and Jacobian entries.
+    fn side(&self, side: Side, q: &[f64]) -> (f64, &[(usize, f64)]) {
+        match side {
+            Side::Joint { qadr, dadr } => (q[qadr], self.unit(dadr)),
+            Side::Tendon(t) => (self.tendons[t].length, &self.tendons[t].row),
+        }
+    }
+
+    /// The row `[(dof, 1)]`, without allocating: a slice of the dofs'
+    /// unit entries.
+    fn unit(&self, dof: usize) -> &[(usize, f64)] {
+        std::slice::from_ref(&self.units[dof])
+    }
+
+    /// Pushes the equalities' rows at `q` (positions in `ws`, tendons
+    /// refreshed): `g v+ = -err / h`, so that the step ends on each
+    /// constraint to first order. Joint and tendon couplings: `L1 =
+    /// P(L2)`, one row. Connect: the two points' world positions, three
+    /// rows. Weld: the second body's origin against the first's point
+    /// (three rows), and the rotation vector (world axes) from the second
+    /// body's orientation to the one held (three rows, the relative
+    /// angular velocity).
+    pub fn push_equalities(
+        &mut self,
+        model: &Articulated,
+        ws: &Workspace,
+        q: &[f64],
+        h: f64,
+        rows: &mut zwang_contact::BoundedRows,
+    ) -> Result<(), StepError> {
+        let free = |rows: &mut zwang_contact::BoundedRows,
+                    entries: &mut dyn Iterator<Item = (usize, f64)>,
+                    err: f64| {
+            rows.push(entries, err / h, f64::NEG_INFINITY, f64::INFINITY);
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for e in &self.equalities {
+            match *e {
+                Held::Polynomial(first, second, p) => {
+                    let (l1, row1) = self.side(first, q);
+                    let (value, slope, row2) = match second {
+                        Some(side) => {
+                            let (x, row2) = self.side(side, q);
+                            let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
+                            let slope = p[1] + x * (2.0 * p[2] + x * (3.0 * p[3] + x * 4.0 * p[4]));
+                            (value, slope, row2)
+                        }
+                        None => (p[0], 0.0, &[][..]),
+                    };
+                    let mut entries = row1
+                        .iter()
+                        .copied()
+                        .chain(row2.iter().map(|&(d, c)| (d, -slope * c)));
+                    free(rows, &mut entries, l1 - value);
+                }
+                Held::Connect { bodies, points } => {
+                    let p1 = model.world_point(ws, bodies[0], points[0])?;
+                    let p2 = model.world_point(ws, bodies[1], points[1])?;
+                    scratch.clear();
+                    model.visit_relative_jacobian(ws, bodies, [p1, p2], |d, dv, dw| {
+                        scratch.push((d, dv, dw))
+                    })?;
+                    for k in 0..3 {
+                        let mut entries = scratch.iter().map(|e| (e.0, e.1[k]));
+                        free(rows, &mut entries, p1[k] - p2[k]);
+                    }
+                }
+                Held::Weld {
+                    bodies,
+                    position,
+                    orientation,
+                } => {
+                    let p1 = model.world_point(ws, bodies[0], position)?;
+                    let p2 = model.world_point(ws, bodies[1], [0.0; 3])?;
+                    let frame = |b: Option<usize>| -> Result<[f64; 4], StepError> {
+                        Ok(match b {
+                            Some(b) => model.tree.pose(ws, b)?.1,
+                            None => [1.0, 0.0, 0.0, 0.0],
+                        })
+                    };
+                    let held = mul(frame(bodies[0])?, orientation);
+                    let turn = log(mul(held, conjugate(frame(bodies[1])?)));
+                    scratch.clear();
+                    model.visit_relative_jacobian(ws, bodies, [p1, p2], |d, dv, dw| {
+                        scratch.push((d, dv, dw))
+                    })?;
+                    for k in 0..3 {
+                        let mut entries = scratch.iter().map(|e| (e.0, e.1[k]));
+                        free(rows, &mut entries, p1[k] - p2[k]);
+                    }
+                    for k in 0..3 {
+                        let mut entries = scratch.iter().map(|e| (e.0, e.2[k]));
+                        free(rows, &mut entries, turn[k]);
+                    }
+                }
+            }
+        }
+        self.scratch = scratch;
+        Ok(())
     }
 }
 
@@ -122,30 +261,12 @@ fn check_range(what: &str, range: Option<[f64; 2]>) -> Result<(), StepError> {
 }
 
 impl Physics {
-    /// Resolves the model's joint physics; refuses what the stepper does
-    /// not hold yet (equality constraints, dry friction at joints,
-    /// spatial tendons) and what does not fit (forces the model cannot
-    /// compute, a range on a free joint, tendon damping across branches).
+    /// Resolves the model's joint physics; refuses what does not fit
+    /// (forces the model cannot compute, a range on a free joint, a fixed
+    /// tendon's damping across branches, an equality naming what does
+    /// not exist or not finite).
     pub fn new(model: &Articulated) -> Result<Physics, StepError> {
         let tree = &model.tree;
-        for (k, e) in model.equalities.iter().enumerate() {
-            let kind = match e {
-                Equality::Connect { .. } => "connect",
-                Equality::Weld { .. } => "weld",
-                Equality::Joint { .. } | Equality::Tendon { .. } => continue,
-            };
-            return Err(unsupported(format!(
-                "equality[{k}] ({kind}): connect and weld equalities are not supported yet by the time stepper over trees"
-            )));
-        }
-        for (k, tendon) in model.tendons.iter().enumerate() {
-            if let TendonPath::Spatial(_) = tendon.path {
-                return Err(unsupported(format!(
-                    "tendon {} (tendon[{k}]): spatial tendons are not supported yet by the time stepper over trees",
-                    tendon.name
-                )));
-            }
-        }
         model.check_forces()?;
         let addresses = model.joint_addresses();
         let mut limits = Vec::new();
@@ -181,24 +302,24 @@ impl Physics {
                 limits.push(Limit { what, range });
             }
         }
+        let mut ws = tree.workspace();
+        let q0 = tree.qpos0();
+        tree.positions(&mut ws, q0)?;
         let mut tendons = Vec::new();
+        let mut spatial_damping = Vec::new();
         for (k, tendon) in model.tendons.iter().enumerate() {
             let what = format!("tendon {} (tendon[{k}])", tendon.name);
             finite_nonnegative(&format!("{what}: damping"), tendon.damping)?;
             check_range(&what, tendon.range)?;
-            let mut terms: Vec<(usize, usize, f64)> = Vec::new();
-            if let TendonPath::Fixed(path) = &tendon.path {
-                for &(joint, coef) in path {
-                    let a = addresses[joint];
-                    match terms.iter_mut().find(|t| t.1 == a.dof) {
-                        Some(t) => t.2 += coef,
-                        None => terms.push((a.qpos, a.dof, coef)),
-                    }
-                }
-            }
-            let terms = Terms(terms);
+            let mut state = TendonState::default();
+            state.length = model.tendon_jacobian(&ws, q0, k, &mut state.row)?;
             if tendon.damping > 0.0 {
-                tendon_damping(tree, &terms, tendon.damping, &what, &mut damping)?;
+                match tendon.path {
+                    TendonPath::Fixed(_) => {
+                        tendon_damping(tree, &state.row, tendon.damping, &what, &mut damping)?
+                    }
+                    TendonPath::Spatial(_) => spatial_damping.push((k, tendon.damping)),
+                }
             }
             if let Some(range) = tendon.range {
                 limits.push(Limit {
@@ -206,43 +327,91 @@ impl Physics {
                     range,
                 });
             }
-            tendons.push(terms);
+            tendons.push(state);
         }
         let mut equalities = Vec::new();
         for (k, e) in model.equalities.iter().enumerate() {
-            let side = |what: &str, i: usize| -> Result<Terms, StepError> {
+            let side = |what: &str, i: usize| -> Result<Side, StepError> {
                 if what == "joint" {
                     match addresses.get(i) {
-                        Some(a) if a.kind.nv() == 1 => Ok(Terms(vec![(a.qpos, a.dof, 1.0)])),
+                        Some(a) if a.kind.nv() == 1 => Ok(Side::Joint {
+                            qadr: a.qpos,
+                            dadr: a.dof,
+                        }),
                         _ => Err(unsupported(format!(
                             "equality[{k}]: joint {i} is not a hinge or a slide"
                         ))),
                     }
+                } else if i < tendons.len() {
+                    Ok(Side::Tendon(i))
                 } else {
-                    tendons
-                        .get(i)
-                        .cloned()
-                        .ok_or_else(|| unsupported(format!("equality[{k}]: no tendon {i}")))
+                    Err(unsupported(format!("equality[{k}]: no tendon {i}")))
                 }
             };
-            let (what, [a, b], polycoef) = match e {
+            let body = |b: Option<usize>| -> Result<(), StepError> {
+                match b {
+                    Some(b) if b >= tree.nbody() => {
+                        Err(unsupported(format!("equality[{k}]: no body {b}")))
+                    }
+                    _ => Ok(()),
+                }
+            };
+            let finite = |what: &str, x: &[f64]| -> Result<(), StepError> {
+                if x.iter().all(|x| x.is_finite()) {
+                    Ok(())
+                } else {
+                    Err(unsupported(format!("equality[{k}].{what}: not finite")))
+                }
+            };
+            let held = match e {
                 Equality::Joint { joints, polycoef } => ("joint", *joints, *polycoef),
                 Equality::Tendon { tendons, polycoef } => ("tendon", *tendons, *polycoef),
-                _ => continue,
+                Equality::Connect {
+                    bodies,
+                    anchor,
+                    anchor2,
+                } => {
+                    bodies.iter().try_for_each(|&b| body(b))?;
+                    finite("anchor", anchor)?;
+                    finite("anchor2", anchor2)?;
+                    equalities.push(Held::Connect {
+                        bodies: *bodies,
+                        points: [*anchor, *anchor2],
+                    });
+                    continue;
+                }
+                Equality::Weld { bodies, relative } => {
+                    bodies.iter().try_for_each(|&b| body(b))?;
+                    finite("relative", &relative.position)?;
+                    let orientation = zwang_core::rotation::normalized(relative.orientation)
+                        .ok_or_else(|| {
+                            unsupported(format!(
+                                "equality[{k}].relative: the orientation is not a nonzero finite quaternion"
+                            ))
+                        })?;
+                    equalities.push(Held::Weld {
+                        bodies: *bodies,
+                        position: relative.position,
+                        orientation,
+                    });
+                    continue;
+                }
             };
-            if polycoef.iter().any(|c| !c.is_finite()) {
-                return Err(unsupported(format!("equality[{k}].polycoef: not finite")));
-            }
+            let (what, [a, b], polycoef) = held;
+            finite("polycoef", &polycoef)?;
             let second = (a != b).then(|| side(what, b)).transpose()?;
-            equalities.push((side(what, a)?, second, polycoef));
+            equalities.push(Held::Polynomial(side(what, a)?, second, polycoef));
         }
         Ok(Physics {
             addresses,
             tendons,
             limits,
             damping,
+            spatial_damping,
             friction,
             equalities,
+            scratch: Vec::new(),
+            units: (0..tree.nv()).map(|d| (d, 1.0)).collect(),
         })
     }
 
@@ -294,14 +463,12 @@ impl Physics {
                 }
                 Bounded::Tendon(t) => {
                     let tendon = &self.tendons[t];
-                    let length = tendon.length(q);
+                    let length = tendon.length;
                     let reach = reach(h, speeds.map(|v| tendon.rate(v).abs()));
                     for (side, gap, sign) in [(0, length - lo, 1.0), (1, hi - length, -1.0)] {
                         if gap <= reach {
                             let start = rows.len();
-                            rows.extend(
-                                tendon.0.iter().map(|&(_, d, c)| (d, [sign * c, 0.0, 0.0])),
-                            );
+                            rows.extend(tendon.row.iter().map(|&(d, c)| (d, [sign * c, 0.0, 0.0])));
                             out.push(limit_contact(2 * k + side, start, rows.len(), gap));
                         }
                     }
@@ -332,14 +499,14 @@ fn limit_contact(index: usize, start: usize, end: usize, gap: f64) -> SpaceConta
 /// outside the tree's pattern).
 fn tendon_damping(
     tree: &Tree,
-    tendon: &Terms,
+    row: &[(usize, f64)],
     d: f64,
     what: &str,
     out: &mut Vec<(usize, f64)>,
 ) -> Result<(), StepError> {
     let (madr, _) = tree.mass_layout();
-    for &(_, i, ci) in &tendon.0 {
-        for &(_, j, cj) in &tendon.0 {
+    for &(i, ci) in row {
+        for &(j, cj) in row {
             if j > i {
                 continue;
             }
