@@ -10,6 +10,7 @@
 //! order (MuJoCo's `jnt` order), dofs and coordinates are the tree's
 //! `qvel` and `qpos` entries.
 
+mod coupling;
 mod forces;
 mod kinematics;
 mod mechanism;

@@ -1021,7 +1021,11 @@ fn a_limit_at_rest_in_a_falling_model_is_solved_where_it_starts() {
     assert_eq!(a.status, Status::Solved);
     let speed = a.v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let weight = p.force.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    assert!(a.r[0] >= 0.0 && a.r[0] <= 1e-15 * weight, "r_N = {:e}", a.r[0]);
+    assert!(
+        a.r[0] >= 0.0 && a.r[0] <= 1e-15 * weight,
+        "r_N = {:e}",
+        a.r[0]
+    );
     assert!(a.u[0] >= -1e-15 * speed, "u_N = {:e}", a.u[0]);
     // M v = f + J^T r, J the row's single entry.
     let mut residual = p.force.iter().map(|f| -f).collect::<Vec<_>>();

@@ -7,19 +7,23 @@
 //! The limits of hinge and slide joints are frictionless contacts of the
 //! method, two per limited joint (`q - low >= 0`, `high - q >= 0`): the
 //! method lands on them (plastically), holds them while they push, and
-//! leaves them when they would pull. What it does not take yet is refused
-//! when it is made, never dropped: equality constraints (all four kinds),
-//! dry friction at joints, tendon limits (fixed or spatial). Tendons'
-//! springs, damping and actuators, spatial ones included, are forces of
-//! the model and taken. Geoms' contacts are the time stepper's.
+//! leaves them when they would pull. Joint and fixed-tendon equalities
+//! are its two-sided rows (`coupling.rs`). What it does not take yet is
+//! refused when it is made, never dropped: `connect` and `weld`
+//! equalities, equalities of spatial tendons, dry friction at joints,
+//! tendon limits (fixed or spatial). Tendons' springs, damping and
+//! actuators, spatial ones included, are forces of the model and taken.
+//! Geoms' contacts are the time stepper's (the facade's event-driven runs
+//! check that no two geoms meet).
 
 use std::sync::{Mutex, MutexGuard};
 
 use sprs::{CsMat, TriMat};
 use zwang_core::rotation::mul;
-use zwang_instant::Instant;
+use zwang_instant::{Instant, RowSet};
 use zwang_tree::{JointKind, Workspace};
 
+use super::coupling::Coupling;
 use super::forces::JointAddress;
 use super::Articulated;
 use crate::mechanism::{
@@ -54,6 +58,8 @@ pub struct ArticulatedMechanism {
     layout_of: Vec<usize>,
     /// The joint limits as contacts, in order.
     limits: Vec<Limit>,
+    /// The joint and tendon equalities, the instant's two-sided rows.
+    couplings: Vec<Coupling>,
     scratch: Mutex<Scratch>,
 }
 
@@ -75,7 +81,8 @@ impl ArticulatedMechanism {
     ///
     /// Errors: arrays of the wrong length or not finite, forces that
     /// cannot be computed ([`Articulated::check_forces`]), and what the
-    /// event-driven method does not take yet (equality constraints, dry
+    /// event-driven method does not take yet (`connect` and `weld`
+    /// equalities, tendon limits, equalities of spatial tendons, dry
     /// friction at joints).
     pub fn new(
         model: Articulated,
@@ -99,18 +106,6 @@ impl ArticulatedMechanism {
             }
         }
         model.check_forces()?;
-        if let Some((k, e)) = model.equalities.iter().enumerate().next() {
-            let kind = match e {
-                super::Equality::Connect { .. } => "connect",
-                super::Equality::Weld { .. } => "weld",
-                super::Equality::Joint { .. } => "joint",
-                super::Equality::Tendon { .. } => "tendon",
-            };
-            return Err(invalid(
-                &format!("equality[{k}] ({kind})"),
-                "equality constraints are not supported by the event-driven method yet".into(),
-            ));
-        }
         if let Some(t) = model.tendons.iter().find(|t| t.range.is_some()) {
             return Err(invalid(
                 &format!("tendon[{}].range", t.name),
@@ -124,6 +119,7 @@ impl ArticulatedMechanism {
             ));
         }
         let addresses = model.joint_addresses();
+        let couplings = Coupling::of(&model, &addresses)?;
         let mut limits = Vec::new();
         for (p, a) in model.joints.iter().zip(&addresses) {
             let Some([low, high]) = p.range else { continue };
@@ -159,6 +155,7 @@ impl ArticulatedMechanism {
             addresses,
             model,
             limits,
+            couplings,
             qpos,
             qvel,
             ctrl,
@@ -337,7 +334,7 @@ impl InstantWriter for ArticulatedMechanism {
         }
         let mass = CsMat::new((n, n), self.indptr.clone(), self.indices.clone(), diagonal);
         let mut layout = Layout {
-            joint_rows: 0,
+            joint_rows: self.couplings.len(),
             contacts: vec![ContactRows::default(); self.limits.len()],
         };
         let closed = modes.iter().filter(|m| m.is_closed()).count();
@@ -351,6 +348,16 @@ impl InstantWriter for ArticulatedMechanism {
             }
         }
         let mut builder = Instant::builder(mass, vec![0.0; n]);
+        if !self.couplings.is_empty() {
+            let (mut indptr, mut indices) = (vec![0], Vec::new());
+            for c in &self.couplings {
+                indices.extend_from_slice(&c.dofs);
+                indptr.push(indices.len());
+            }
+            let values = vec![0.0; indices.len()];
+            let rows = CsMat::new((self.couplings.len(), n), indptr, indices, values);
+            builder = builder.equalities(rows, vec![0.0; self.couplings.len()]);
+        }
         if count > 0 {
             builder = builder.inequalities(rows.to_csr(), vec![0.0; count]);
         }
@@ -370,6 +377,16 @@ impl InstantWriter for ArticulatedMechanism {
         let mut result = Ok(());
         instant.edit_force(|force| result = self.evaluate(q, v, force))?;
         result?;
+        if !self.couplings.is_empty() {
+            instant.edit_rows(RowSet::Equalities, |values, rhs| {
+                let mut start = 0;
+                for (c, b) in self.couplings.iter().zip(rhs) {
+                    let end = start + c.dofs.len();
+                    *b = c.write(q, v, &mut values[start..end]);
+                    start = end;
+                }
+            })?;
+        }
         let guard = self.lock();
         instant.set_mass_values(&guard.mass)?;
         Ok(())
@@ -382,12 +399,20 @@ impl InstantWriter for ArticulatedMechanism {
         eq: &mut [f64],
         ineq: &mut [f64],
     ) {
-        eq.fill(0.0);
+        for (row, c) in eq.iter_mut().zip(&self.couplings) {
+            *row = c.violation(q);
+        }
         let closed =
             (0..self.limits.len()).filter(|&k| modes.get(k).is_some_and(|m| m.is_closed()));
         for (row, k) in ineq.iter_mut().zip(closed) {
             *row = self.gap(k, q);
         }
+    }
+
+    fn joint_row_name(&self, row: usize) -> String {
+        self.couplings
+            .get(row)
+            .map_or_else(|| format!("joint row {row}"), |c| c.name.clone())
     }
 }
 
