@@ -32,7 +32,8 @@
 mod collide;
 mod physics;
 
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
@@ -103,13 +104,33 @@ pub struct TreeOutcome {
     pub max_limit_violation: f64,
 }
 
+/// The model a [`TreeStepper`] steps: borrowed, or shared so that the
+/// stepper can live as long as its owner wants it (a simulation that keeps
+/// one stepper, its warm starts and factorizations, from call to call).
+enum ModelRef<'m> {
+    Borrowed(&'m Articulated),
+    Shared(Arc<Articulated>),
+}
+
+impl Deref for ModelRef<'_> {
+    type Target = Articulated;
+
+    fn deref(&self) -> &Articulated {
+        match self {
+            ModelRef::Borrowed(m) => m,
+            ModelRef::Shared(m) => m,
+        }
+    }
+}
+
 /// A velocity-level time stepper of a kinematic tree and its working
 /// memory. Make it with [`TreeStepper::new`] (at `qpos0`, at rest, the
-/// controls zero), set a start with [`TreeStepper::reset`] and the
+/// controls zero; [`TreeStepper::shared`] for a model held by an `Arc`),
+/// set a start with [`TreeStepper::reset`] and the
 /// controls with [`TreeStepper::set_ctrl`], then [`TreeStepper::step`]
 /// or [`TreeStepper::advance`].
 pub struct TreeStepper<'m> {
-    model: &'m Articulated,
+    model: ModelRef<'m>,
     core: StepCore,
     ctrl: Vec<f64>,
     physics: Physics,
@@ -184,19 +205,34 @@ fn root_groups(tree: &zwang_tree::Tree) -> Vec<Range<usize>> {
     }
 }
 
+impl TreeStepper<'static> {
+    /// [`TreeStepper::new`] for a model held by an `Arc`: the stepper
+    /// keeps it alive, so its owner can keep the stepper (and its warm
+    /// starts and factorizations) without borrowing the model.
+    pub fn shared(model: Arc<Articulated>, settings: StepSettings) -> Result<Self, StepError> {
+        Self::of(ModelRef::Shared(model), settings)
+    }
+}
+
 impl<'m> TreeStepper<'m> {
     /// A stepper of `model` at `qpos0`, at rest, the controls zero. What
     /// it does not hold yet (equality constraints, dry friction at joints,
     /// spatial tendons) and what does not fit the model is refused with
     /// the element named.
     pub fn new(model: &'m Articulated, settings: StepSettings) -> Result<Self, StepError> {
+        Self::of(ModelRef::Borrowed(model), settings)
+    }
+
+    /// A model's stepper, as [`TreeStepper::new`] makes it.
+    fn of(model: ModelRef<'m>, settings: StepSettings) -> Result<Self, StepError> {
         settings
             .validate(settings.time_step)
             .map_err(StepError::Settings)?;
-        let tree = &model.tree;
-        let physics = Physics::new(model)?;
+        let m: &Articulated = &model;
+        let tree = &m.tree;
+        let physics = Physics::new(m)?;
         let mut ws = tree.workspace();
-        let geoms = Geoms::new(model, &mut ws)?;
+        let geoms = Geoms::new(m, &mut ws)?;
         let (n, nq) = (tree.nv(), tree.nq());
         let (indptr, indices, mass_map) = full_pattern(tree);
         let solver_settings = SolverSettings {
@@ -205,11 +241,13 @@ impl<'m> TreeStepper<'m> {
             finish_steps: settings.finish_steps,
             ..SolverSettings::default()
         };
-        let start = TreeStart::rest(model);
+        let start = TreeStart::rest(m);
+        let ctrl = vec![0.0; m.actuators.len()];
+        let groups = root_groups(tree);
         let mut stepper = TreeStepper {
             model,
             core: StepCore::new(vec![0.0; nq], vec![0.0; n], settings),
-            ctrl: vec![0.0; model.actuators.len()],
+            ctrl,
             physics,
             geoms,
             ws,
@@ -220,7 +258,7 @@ impl<'m> TreeStepper<'m> {
             v_star: vec![0.0; n],
             fastest_free: 0.0,
             mass_map,
-            groups: root_groups(tree),
+            groups,
             contacts: Vec::new(),
             entries: Vec::new(),
             touching: 0,
@@ -245,10 +283,10 @@ impl<'m> TreeStepper<'m> {
     /// limits are passed beyond the tolerance is moved apart in Gauss's
     /// metric ([`TreeStepper::start_projection`] says how far).
     pub fn reset(&mut self, qpos: &[f64], qvel: &[f64], ctrl: &[f64]) -> Result<(), StepError> {
-        let tree = &self.model.tree;
-        check("qpos", tree.nq(), qpos)?;
-        check("qvel", tree.nv(), qvel)?;
+        check("qpos", self.model.tree.nq(), qpos)?;
+        check("qvel", self.model.tree.nv(), qvel)?;
         self.set_ctrl(ctrl)?;
+        let tree = &self.model.tree;
         // Quaternions of any nonzero length are made unit.
         tree.positions(&mut self.ws, qpos)?;
         let mut q = qpos.to_vec();
@@ -290,8 +328,8 @@ impl<'m> TreeStepper<'m> {
     }
 
     /// The model.
-    pub fn model(&self) -> &'m Articulated {
-        self.model
+    pub fn model(&self) -> &Articulated {
+        &self.model
     }
 
     /// What the run counted so far (steps, unsolved steps, the deepest
@@ -323,7 +361,8 @@ impl<'m> TreeStepper<'m> {
     }
 
     /// Steps of `time_step` over `duration` (the last one ending on it,
-    /// shortened or lengthened by less than half a step), the controls
+    /// shortened or lengthened by less than half a step; a duration of
+    /// less than half a step is one step of its length), the controls
     /// held.
     pub fn advance(&mut self, duration: f64) -> Result<(), StepError> {
         if !(duration.is_finite() && duration >= 0.0) {
@@ -333,6 +372,9 @@ impl<'m> TreeStepper<'m> {
         }
         let h = self.core.settings.time_step;
         let end = self.core.t + duration;
+        if duration > 0.0 && duration <= 0.5 * h {
+            return stepping::step(self, duration).map(|_| ());
+        }
         while end - self.core.t > 0.5 * h {
             let left = end - self.core.t;
             let h_step = if left < 1.5 * h { left } else { h };
@@ -362,7 +404,7 @@ impl<'m> TreeStepper<'m> {
     /// The energy now: kinetic, gravity's and the springs'.
     pub fn energy(&mut self) -> Result<f64, StepError> {
         energy_of(
-            self.model,
+            &self.model,
             &self.physics,
             &mut self.ws,
             &self.core.q,
@@ -377,7 +419,7 @@ impl<'m> TreeStepper<'m> {
         self.contacts.clear();
         self.entries.clear();
         self.geoms.contacts(
-            self.model,
+            &self.model,
             &self.ws,
             margin,
             &mut self.contacts,
@@ -398,7 +440,7 @@ impl<'m> TreeStepper<'m> {
     /// fastest point's travel at the velocities in the workspace and at
     /// the last free velocity.
     fn margin(&self, h: f64) -> Result<f64, StepError> {
-        let now = self.geoms.fastest(self.model, &self.ws)?;
+        let now = self.geoms.fastest(&self.model, &self.ws)?;
         Ok(2.0 * h * now.max(self.fastest_free) + 1e-9)
     }
 
@@ -432,9 +474,9 @@ impl<'m> TreeStepper<'m> {
     /// new positions.
     fn displace(&mut self) -> Result<(), StepError> {
         let before = self.energy()?;
-        let tree = &self.model.tree;
-        tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+        self.model.tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
         let raised = self.energy()? - before;
+        let tree = &self.model.tree;
         tree.mass_matrix(&mut self.ws)?;
         if raised > 0.0 {
             tree.mul_mass(&self.ws, &self.core.v, &mut self.mv)?;
@@ -454,13 +496,12 @@ impl<'m> TreeStepper<'m> {
     /// paying for the energy it adds: the run's energy starts from the
     /// moved start), and reports how far.
     fn start(&mut self, given_q: &[f64], given_v: &[f64]) -> Result<(), StepError> {
-        let tree = &self.model.tree;
         let (h, tol) = (
             self.core.settings.time_step,
             self.core.settings.penetration_tolerance,
         );
-        tree.positions(&mut self.ws, &self.core.q)?;
-        tree.velocities(&mut self.ws, &self.core.v)?;
+        self.model.tree.positions(&mut self.ws, &self.core.q)?;
+        self.model.tree.velocities(&mut self.ws, &self.core.v)?;
         self.fastest_free = 0.0;
         let margin = self.margin(h)?;
         self.recollide(margin, h)?;
@@ -472,8 +513,8 @@ impl<'m> TreeStepper<'m> {
                 break;
             }
             self.displacement()?;
-            tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
-            tree.positions(&mut self.ws, &self.core.q)?;
+            self.model.tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+            self.model.tree.positions(&mut self.ws, &self.core.q)?;
             self.recollide(margin, h)?;
         }
         if overlap.max(passed) <= tol {
@@ -484,7 +525,7 @@ impl<'m> TreeStepper<'m> {
                 .zip(b)
                 .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
         };
-        let given = energy_of(self.model, &self.physics, &mut self.ws, given_q, given_v)?;
+        let given = energy_of(&self.model, &self.physics, &mut self.ws, given_q, given_v)?;
         self.core.start_projection = Some(StartProjection {
             violation: overlap.max(passed),
             at: if overlap >= passed {
@@ -588,7 +629,7 @@ impl Stages for TreeStepper<'_> {
             return Err(StepError::NotFinite);
         }
         tree.velocities(ws, &self.v_star)?;
-        self.fastest_free = self.geoms.fastest(self.model, ws)?;
+        self.fastest_free = self.geoms.fastest(&self.model, ws)?;
         tree.velocities(ws, v)?;
         Ok(())
     }
@@ -719,7 +760,7 @@ impl Stages for TreeStepper<'_> {
 
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
         let mut ws = self.model.tree.workspace();
-        energy_of(self.model, &self.physics, &mut ws, q, v).unwrap_or(f64::NAN)
+        energy_of(&self.model, &self.physics, &mut ws, q, v).unwrap_or(f64::NAN)
     }
 
     fn core(&self) -> &StepCore {
