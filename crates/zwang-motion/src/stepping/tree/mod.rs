@@ -18,7 +18,11 @@
 //!    space stepper's `gap_term`, no restitution);
 //! 3. **solve**: Coulomb's law by [`PrimalSolver`] with `M + h D` in the
 //!    tree's sparsity (a fixed pattern: its symbolic factorization is
-//!    kept), warm-started; without rows, the tree's own factor;
+//!    kept), warm-started; without rows, the free velocity. That is found
+//!    without `M` when `D` is diagonal (joints' damping only): the
+//!    articulated-body recursion, whose work is linear in the dofs however
+//!    deep the tree (a long chain's `M` is dense: its factor's work is
+//!    cubic); `M` is then formed only for a step with rows;
 //! 4. **integrate**: `q+ = q (+) h v+` on the joints' manifolds;
 //! 5. **correct**: overlap or a limit passed beyond the tolerance
 //!    projected away in Gauss's metric (`min 1/2 dq^T M dq`, the rows
@@ -143,6 +147,13 @@ pub struct TreeStepper<'m> {
     bias: Vec<f64>,
     tau: Vec<f64>,
     v_star: Vec<f64>,
+    /// Each dof's damping when `D` is diagonal (none with a tendon's), for
+    /// the free velocity without `M`; `h d` and the right side there.
+    joint_damping: Option<Vec<f64>>,
+    hd: Vec<f64>,
+    rhs: Vec<f64>,
+    /// Whether `problem`'s `M + h D` and force are this step's.
+    assembled: bool,
     /// The fastest geom point at the free velocity.
     fastest_free: f64,
     /// Per stored entry of the problems' `M` (full symmetric storage),
@@ -181,6 +192,17 @@ fn problem_of(n: usize, indptr: &[usize], indices: &[usize]) -> VelocityProblem 
         mu: Vec::new(),
         bounded: zwang_contact::BoundedRows::default(),
     }
+}
+
+/// Each dof's damping when every entry of `damping` (in the tree's mass
+/// layout) is on the diagonal; `None` when one couples two dofs.
+fn diagonal(tree: &zwang_tree::Tree, damping: &[(usize, f64)]) -> Option<Vec<f64>> {
+    let (start, _) = tree.mass_layout();
+    let mut d = vec![0.0; tree.nv()];
+    for &(e, value) in damping {
+        d[start.iter().position(|&s| s == e)?] += value;
+    }
+    Some(d)
 }
 
 /// The dof ranges of the root trees when each is contiguous, else one
@@ -244,6 +266,7 @@ impl<'m> TreeStepper<'m> {
         let start = TreeStart::rest(m);
         let ctrl = vec![0.0; m.actuators.len()];
         let groups = root_groups(tree);
+        let joint_damping = diagonal(tree, &physics.damping);
         let mut stepper = TreeStepper {
             model,
             core: StepCore::new(vec![0.0; nq], vec![0.0; n], settings),
@@ -256,6 +279,10 @@ impl<'m> TreeStepper<'m> {
             bias: vec![0.0; n],
             tau: vec![0.0; n],
             v_star: vec![0.0; n],
+            joint_damping,
+            hd: vec![0.0; n],
+            rhs: vec![0.0; n],
+            assembled: false,
             fastest_free: 0.0,
             mass_map,
             groups,
@@ -410,6 +437,35 @@ impl<'m> TreeStepper<'m> {
             &self.core.q,
             &self.core.v,
         )
+    }
+
+    /// The problem's `M + h D` (in the workspace's mass, and in the
+    /// problem's storage) and its force `M v + h (tau - c)`, at the step's
+    /// start (the workspace's positions; `tau` and `c` by `prepare`).
+    fn assemble_mass(&mut self, h: f64) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        let ws = &mut self.ws;
+        tree.mass_matrix(ws)?;
+        tree.mul_mass(ws, &self.core.v, &mut self.mv)?;
+        let p = &mut self.problem;
+        for (((f, mv), tau), c) in p
+            .force
+            .iter_mut()
+            .zip(&self.mv)
+            .zip(&self.tau)
+            .zip(&self.bias)
+        {
+            *f = mv + h * (tau - c);
+        }
+        let mass = ws.mass_mut();
+        for &(e, d) in &self.physics.damping {
+            mass[e] += h * d;
+        }
+        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
+            *x = mass[e];
+        }
+        self.assembled = true;
+        Ok(())
     }
 
     /// The contacts and limits at the positions in the workspace (the
@@ -598,39 +654,36 @@ impl Stages for TreeStepper<'_> {
         tree.positions(ws, q)?;
         tree.velocities(ws, v)?;
         tree.bias(ws, &mut self.bias)?;
-        tree.mass_matrix(ws)?;
-        tree.mul_mass(ws, v, &mut self.mv)?;
         self.tau.fill(0.0);
         // The damping is implicit (below), the rest explicit.
         let addresses = &self.physics.addresses;
         self.model
             .add_forces(addresses, q, v, &self.ctrl, false, &mut self.tau);
-        let p = &mut self.problem;
-        for (((f, mv), tau), c) in p
-            .force
-            .iter_mut()
-            .zip(&self.mv)
-            .zip(&self.tau)
-            .zip(&self.bias)
-        {
-            *f = mv + h * (tau - c);
+        if let Some(d) = &self.joint_damping {
+            // (M + h D) (v+ - v) = h (tau - c - D v), without M.
+            for i in 0..d.len() {
+                self.hd[i] = h * d[i];
+                self.rhs[i] = self.tau[i] - self.bias[i] - d[i] * v[i];
+            }
+            tree.solve_articulated(ws, &self.hd, &self.rhs, &mut self.v_star)?;
+            for (x, vi) in self.v_star.iter_mut().zip(v) {
+                *x = vi + h * *x;
+            }
+            self.assembled = false;
+        } else {
+            self.assemble_mass(h)?;
+            self.v_star.copy_from_slice(&self.problem.force);
+            let tree = &self.model.tree;
+            tree.factor(&mut self.ws)?;
+            tree.solve(&self.ws, &mut self.v_star)?;
         }
-        let mass = ws.mass_mut();
-        for &(e, d) in &self.physics.damping {
-            mass[e] += h * d;
-        }
-        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
-            *x = mass[e];
-        }
-        tree.factor(ws)?;
-        self.v_star.copy_from_slice(&p.force);
-        tree.solve(ws, &mut self.v_star)?;
         if self.v_star.iter().any(|x| !x.is_finite()) {
             return Err(StepError::NotFinite);
         }
+        let (tree, ws) = (&self.model.tree, &mut self.ws);
         tree.velocities(ws, &self.v_star)?;
         self.fastest_free = self.geoms.fastest(&self.model, ws)?;
-        tree.velocities(ws, v)?;
+        tree.velocities(ws, &self.core.v)?;
         Ok(())
     }
 
@@ -666,6 +719,10 @@ impl Stages for TreeStepper<'_> {
         }
         self.physics
             .push_equalities(&self.core.q, h, &mut p.bounded);
+        let rows = !(self.contacts.is_empty() && p.bounded.is_empty());
+        if rows && !self.assembled {
+            self.assemble_mass(h)?;
+        }
         Ok(())
     }
 
