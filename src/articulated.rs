@@ -3,6 +3,7 @@
 //! names, the event-driven run, and the JSON of `docs/mjcf.md` that the
 //! command line prints and the Python package returns.
 
+use std::sync::Arc;
 use std::time::Instant as Clock;
 
 use serde_json::{json, Map, Value};
@@ -10,7 +11,7 @@ use zwang_model::articulated::{Articulated, ArticulatedMechanism};
 use zwang_model::spatial::rotation::cross;
 use zwang_motion::{
     simulate, simulate_tree, ContactSample, NoObserver, Observer, Overlaps, Settings,
-    StartProjection, Status, StepSettings, TreeStart,
+    StartProjection, Status, StepSettings, TreeStart, TreeStepper,
 };
 
 /// Reads an MJCF file (`docs/mjcf.md`) into its model and the
@@ -374,10 +375,12 @@ pub enum Method {
 
 /// A model being run under the caller's control: its state and controls
 /// can be read and set between calls, one time step or a stretch of time
-/// at a time (the Python package's `Simulation`, and Rust's).
-#[derive(Debug, Clone)]
+/// at a time (the Python package's `Simulation`, and Rust's). Time
+/// stepping keeps one stepper from call to call (its warm starts and
+/// factorizations), so that steps taken one call at a time are the steps
+/// of one run; setting the state or resetting starts it anew.
 pub struct Simulation {
-    model: Articulated,
+    model: Arc<Articulated>,
     ignored: Vec<String>,
     method: Method,
     start: Start,
@@ -385,6 +388,35 @@ pub struct Simulation {
     now: Start,
     /// What the run so far did.
     report: ArticulatedReport,
+    /// The time stepper and the time it started at, once time stepping
+    /// has begun from `now` (none before, or after the state was set).
+    stepper: Option<(TreeStepper<'static>, f64)>,
+}
+
+impl Clone for Simulation {
+    /// A copy of the model, state and report; its time stepper starts
+    /// anew from the state at its next step (warm starts from nothing).
+    fn clone(&self) -> Self {
+        Simulation {
+            model: Arc::clone(&self.model),
+            ignored: self.ignored.clone(),
+            method: self.method,
+            start: self.start.clone(),
+            now: self.now.clone(),
+            report: self.report.clone(),
+            stepper: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("method", &self.method)
+            .field("now", &self.now)
+            .field("report", &self.report)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Simulation {
@@ -401,9 +433,10 @@ impl Simulation {
             report: empty_report(&model, &start, &ignored),
             now: start.clone(),
             start,
-            model,
+            model: Arc::new(model),
             ignored,
             method,
+            stepper: None,
         };
         sim.reset(None)?;
         Ok(sim)
@@ -414,6 +447,7 @@ impl Simulation {
     pub fn reset(&mut self, keyframe: Option<&str>) -> Result<(), String> {
         self.start = start_of(&self.model, keyframe)?;
         self.now = self.start.clone();
+        self.stepper = None;
         self.report = empty_report(&self.model, &self.start, &self.ignored);
         Ok(())
     }
@@ -447,6 +481,7 @@ impl Simulation {
     pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<(), String> {
         check("qpos", qpos, self.model.tree.nq())?;
         self.now.qpos.copy_from_slice(qpos);
+        self.stepper = None;
         Ok(())
     }
 
@@ -454,6 +489,7 @@ impl Simulation {
     pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<(), String> {
         check("qvel", qvel, self.model.tree.nv())?;
         self.now.qvel.copy_from_slice(qvel);
+        self.stepper = None;
         Ok(())
     }
 
@@ -461,6 +497,9 @@ impl Simulation {
     pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<(), String> {
         check("ctrl", ctrl, self.model.actuators.len())?;
         self.now.ctrl.copy_from_slice(ctrl);
+        if let Some((stepper, _)) = &mut self.stepper {
+            stepper.set_ctrl(ctrl).map_err(|e| e.to_string())?;
+        }
         Ok(())
     }
 
@@ -480,7 +519,7 @@ impl Simulation {
     /// One time step of the model's time step (time stepping only).
     pub fn step(&mut self) -> Result<(), String> {
         match self.method {
-            Method::TimeStep => self.advance(self.model.timestep),
+            Method::TimeStep => self.run_steps(None),
             Method::Event(_) => {
                 Err("step: one time step is for stepping=\"timestep\"; use advance".into())
             }
@@ -494,8 +533,92 @@ impl Simulation {
         }
         let part = match self.method {
             Method::Event(tol) => run_event(&self.model, &self.now, duration, tol, &self.ignored)?,
-            Method::TimeStep => run_steps(&self.model, &self.now, duration, None, &self.ignored)?,
+            Method::TimeStep => return self.run_steps(Some(duration)),
         };
+        self.absorb(part);
+        Ok(())
+    }
+
+    /// One time step (`None`) or steps over `duration`, by the kept
+    /// stepper (made from the state now when there is none). A step that
+    /// fails ends the stretch: the report says why, and the next call
+    /// starts a stepper anew from the state it left.
+    fn run_steps(&mut self, duration: Option<f64>) -> Result<(), String> {
+        let clock = Clock::now();
+        let fresh = self.stepper.is_none();
+        if fresh {
+            let settings = StepSettings {
+                time_step: self.model.timestep,
+                output_every: self.model.timestep,
+                ..StepSettings::default()
+            };
+            let made = TreeStepper::shared(Arc::clone(&self.model), settings).and_then(|mut s| {
+                s.reset(&self.now.qpos, &self.now.qvel, &self.now.ctrl)?;
+                Ok(s)
+            });
+            match made {
+                Ok(s) => self.stepper = Some((s, self.now.time)),
+                Err(e) => {
+                    let mut part = empty_report(&self.model, &self.now, &self.ignored);
+                    part.status = "failed".into();
+                    part.reason = Some(e.to_string());
+                    part.wall_time = clock.elapsed().as_secs_f64();
+                    self.absorb(part);
+                    return Ok(());
+                }
+            }
+        }
+        let Some((stepper, began)) = &mut self.stepper else {
+            return Ok(());
+        };
+        let began = *began;
+        let energy_start = if fresh {
+            stepper.energy().unwrap_or(f64::NAN)
+        } else {
+            f64::NAN
+        };
+        let (steps_before, unsolved_before) =
+            (stepper.totals().steps, stepper.totals().unsolved.steps);
+        let t_before = stepper.time();
+        let stepped = match duration {
+            None => stepper.step().map(|_| ()),
+            Some(d) => stepper.advance(d),
+        };
+        let reason = stepped
+            .err()
+            .map(|e| format!("at t = {}: {e}", began + t_before));
+        let energy_end = stepper.energy().unwrap_or(f64::NAN);
+        let totals = stepper.totals();
+        let unsolved = &totals.unsolved;
+        let part = ArticulatedReport {
+            status: if reason.is_none() {
+                "finished"
+            } else {
+                "failed"
+            }
+            .into(),
+            reason,
+            time: began + stepper.time(),
+            steps: totals.steps - steps_before,
+            qpos: stepper.qpos().to_vec(),
+            qvel: stepper.qvel().to_vec(),
+            energy: [energy_start, energy_end],
+            max_penetration: totals.max_penetration,
+            max_limit_violation: stepper.max_limit_violation(),
+            unsolved_steps: unsolved.steps - unsolved_before,
+            worst_unsolved: (unsolved.steps > unsolved_before)
+                .then_some((unsolved.worst_error, began + unsolved.worst_time)),
+            start_projection: if fresh {
+                stepper.start_projection().cloned()
+            } else {
+                None
+            },
+            ignored: Vec::new(),
+            wall_time: clock.elapsed().as_secs_f64(),
+        };
+        if part.status != "finished" {
+            self.stepper = None;
+        }
         self.absorb(part);
         Ok(())
     }

@@ -36,6 +36,7 @@ def test_the_readme_snippets_run_as_written(monkeypatch):
     ("painleve_map.py", ["--cells", "12"], "Painleve from mu"),
     ("exact_vs_convex.py", ["--cells", "3"], "convex: off the incline"),
     ("cartpole_balance.py", [], "balanced: after 5 s"),
+    ("acrobot_balance.py", [], "balanced: after 5 s"),
 ])
 def test_the_examples_run(script, args, says, tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg")

@@ -168,4 +168,83 @@ impl Tree {
         }
         Ok(())
     }
+
+    /// Solve `(M + diag(extra)) x = f` at the last [`Tree::positions`]
+    /// without `M`: the articulated-body recursion (Featherstone 2008,
+    /// sec. 7.3, one dof at a time in world axes, the armature and `extra`
+    /// added to each dof's `D`). Its work is linear in the dofs whatever
+    /// the tree's depth, where [`Tree::factor`]'s is cubic along one long
+    /// chain. `extra` (length nv, `>= 0`) is, for example, a time step's
+    /// implicit damping `h d`.
+    pub fn solve_articulated(
+        &self,
+        ws: &mut Workspace,
+        extra: &[f64],
+        f: &[f64],
+        x: &mut [f64],
+    ) -> Result<(), TreeError> {
+        check_stage(ws, Stage::Positions, "solve_articulated", "positions")?;
+        check_length("extra", self.nv(), extra.len())?;
+        check_length("f", self.nv(), f.len())?;
+        check_length("x", self.nv(), x.len())?;
+        ws.art_inertia.fill([[0.0; 6]; 6]);
+        ws.art_p.fill([0.0; 6]);
+        // Each body's inertia on its last dof (a body without dofs of its
+        // own moves with its parent's; one welded to the world, not at all).
+        for (b, &last) in self.body_last_dof.iter().enumerate() {
+            if let Some(d) = last {
+                let target = &mut ws.art_inertia[d];
+                for k in 0..6 {
+                    let mut e = [0.0; 6];
+                    e[k] = 1.0;
+                    let column = ws.inertia[b].apply(&e);
+                    for (row, c) in target.iter_mut().zip(column) {
+                        row[k] += c;
+                    }
+                }
+            }
+        }
+        // Leaves to root: each dof's articulated inertia and bias, seen
+        // through it, move to its parent.
+        for i in (0..self.nv()).rev() {
+            let s = &ws.cdof[i];
+            let ia = ws.art_inertia[i];
+            let u: [f64; 6] = std::array::from_fn(|r| spatial_dot(&ia[r], s));
+            let d = spatial_dot(s, &u) + self.dof_armature[i] + extra[i];
+            if !(d > 0.0 && d.is_finite()) {
+                return Err(TreeError::NotPositive {
+                    dof: i,
+                    joint: self.joint_names[self.dof_joint[i]].clone(),
+                    pivot: d,
+                });
+            }
+            let r = f[i] - spatial_dot(s, &ws.art_p[i]);
+            ws.art_u[i] = u;
+            ws.art_d[i] = d;
+            ws.art_r[i] = r;
+            if let Some(parent) = self.dof_parent[i] {
+                let p = ws.art_p[i];
+                let target = &mut ws.art_inertia[parent];
+                for (a, row) in target.iter_mut().enumerate() {
+                    for (b, x) in row.iter_mut().enumerate() {
+                        *x += ia[a][b] - u[a] * u[b] / d;
+                    }
+                }
+                let bias = &mut ws.art_p[parent];
+                for k in 0..6 {
+                    bias[k] += p[k] + u[k] * r / d;
+                }
+            }
+        }
+        // Root to leaves: each dof's acceleration from its parent's (the
+        // bias slots now hold the accelerations).
+        for i in 0..self.nv() {
+            let a_parent = self.dof_parent[i].map_or([0.0; 6], |p| ws.art_p[p]);
+            let xi = (ws.art_r[i] - spatial_dot(&ws.art_u[i], &a_parent)) / ws.art_d[i];
+            x[i] = xi;
+            let s = &ws.cdof[i];
+            ws.art_p[i] = std::array::from_fn(|k| a_parent[k] + s[k] * xi);
+        }
+        Ok(())
+    }
 }

@@ -45,6 +45,14 @@ pub struct Workspace {
     pub(crate) mass_ready: bool,
     pub(crate) factor: Vec<f64>,
     pub(crate) factor_ready: bool,
+    /// The articulated-body solve's per-dof working memory
+    /// ([`Tree::solve_articulated`]): articulated inertias, `U = I^A s`,
+    /// `D`, `u`, and the bias forces (then the accelerations).
+    pub(crate) art_inertia: Vec<[[f64; 6]; 6]>,
+    pub(crate) art_u: Vec<[f64; 6]>,
+    pub(crate) art_d: Vec<f64>,
+    pub(crate) art_r: Vec<f64>,
+    pub(crate) art_p: Vec<[f64; 6]>,
 }
 
 impl Workspace {
@@ -90,6 +98,11 @@ impl Tree {
             mass_ready: false,
             factor: vec![0.0; self.nnz],
             factor_ready: false,
+            art_inertia: vec![[[0.0; 6]; 6]; nv],
+            art_u: vec![[0.0; 6]; nv],
+            art_d: vec![0.0; nv],
+            art_r: vec![0.0; nv],
+            art_p: vec![[0.0; 6]; nv],
         }
     }
 

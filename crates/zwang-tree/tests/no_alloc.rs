@@ -30,6 +30,7 @@ fn calls_after_the_workspace_allocate_nothing() {
     let mut jr = vec![0.0; 3 * nv];
     let mut moved = q.clone();
     let mut dq = vec![0.0; nv];
+    let (extra, mut y) = (vec![0.0; nv], vec![0.0; nv]);
     let region = Region::new(GLOBAL);
     let mut energy = 0.0;
     for step in 0..5 {
@@ -40,6 +41,7 @@ fn calls_after_the_workspace_allocate_nothing() {
         tree.factor(&mut ws).unwrap();
         x.copy_from_slice(&c);
         tree.solve(&ws, &mut x).unwrap();
+        tree.solve_articulated(&mut ws, &extra, &c, &mut y).unwrap();
         tree.mul_mass(&ws, &x, &mut mx).unwrap();
         tree.point_jacobian(&ws, step % tree.nbody(), [0.1, 0.2, 0.3], &mut jt, &mut jr)
             .unwrap();
@@ -52,5 +54,6 @@ fn calls_after_the_workspace_allocate_nothing() {
     assert!(energy.is_finite());
     for k in 0..nv {
         assert!((mx[k] - c[k]).abs() < 1e-9 * (1.0 + c[k].abs()));
+        assert!((y[k] - x[k]).abs() < 1e-9 * (1.0 + x[k].abs()));
     }
 }

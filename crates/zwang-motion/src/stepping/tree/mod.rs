@@ -18,7 +18,11 @@
 //!    space stepper's `gap_term`, no restitution);
 //! 3. **solve**: Coulomb's law by [`PrimalSolver`] with `M + h D` in the
 //!    tree's sparsity (a fixed pattern: its symbolic factorization is
-//!    kept), warm-started; without rows, the tree's own factor;
+//!    kept), warm-started; without rows, the free velocity. That is found
+//!    without `M` when `D` is diagonal (joints' damping only): the
+//!    articulated-body recursion, whose work is linear in the dofs however
+//!    deep the tree (a long chain's `M` is dense: its factor's work is
+//!    cubic); `M` is then formed only for a step with rows;
 //! 4. **integrate**: `q+ = q (+) h v+` on the joints' manifolds;
 //! 5. **correct**: overlap or a limit passed beyond the tolerance
 //!    projected away in Gauss's metric (`min 1/2 dq^T M dq`, the rows
@@ -35,7 +39,8 @@
 mod collide;
 mod physics;
 
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 use std::time::Instant as Clock;
 
 use sprs::CsMat;
@@ -111,13 +116,33 @@ pub struct TreeOutcome {
     pub max_limit_violation: f64,
 }
 
+/// The model a [`TreeStepper`] steps: borrowed, or shared so that the
+/// stepper can live as long as its owner wants it (a simulation that keeps
+/// one stepper, its warm starts and factorizations, from call to call).
+enum ModelRef<'m> {
+    Borrowed(&'m Articulated),
+    Shared(Arc<Articulated>),
+}
+
+impl Deref for ModelRef<'_> {
+    type Target = Articulated;
+
+    fn deref(&self) -> &Articulated {
+        match self {
+            ModelRef::Borrowed(m) => m,
+            ModelRef::Shared(m) => m,
+        }
+    }
+}
+
 /// A velocity-level time stepper of a kinematic tree and its working
 /// memory. Make it with [`TreeStepper::new`] (at `qpos0`, at rest, the
-/// controls zero), set a start with [`TreeStepper::reset`] and the
+/// controls zero; [`TreeStepper::shared`] for a model held by an `Arc`),
+/// set a start with [`TreeStepper::reset`] and the
 /// controls with [`TreeStepper::set_ctrl`], then [`TreeStepper::step`]
 /// or [`TreeStepper::advance`].
 pub struct TreeStepper<'m> {
-    model: &'m Articulated,
+    model: ModelRef<'m>,
     core: StepCore,
     ctrl: Vec<f64>,
     physics: Physics,
@@ -130,6 +155,13 @@ pub struct TreeStepper<'m> {
     bias: Vec<f64>,
     tau: Vec<f64>,
     v_star: Vec<f64>,
+    /// Each dof's damping when `D` is diagonal (none with a tendon's), for
+    /// the free velocity without `M`; `h d` and the right side there.
+    joint_damping: Option<Vec<f64>>,
+    hd: Vec<f64>,
+    rhs: Vec<f64>,
+    /// Whether `problem`'s `M + h D` and force are this step's.
+    assembled: bool,
     /// The fastest geom point at the free velocity.
     fastest_free: f64,
     /// Per stored entry of the problems' `M` (full symmetric storage),
@@ -175,6 +207,17 @@ fn problem_of(n: usize, indptr: &[usize], indices: &[usize]) -> VelocityProblem 
     }
 }
 
+/// Each dof's damping when every entry of `damping` (in the tree's mass
+/// layout) is on the diagonal; `None` when one couples two dofs.
+fn diagonal(tree: &zwang_tree::Tree, damping: &[(usize, f64)]) -> Option<Vec<f64>> {
+    let (start, _) = tree.mass_layout();
+    let mut d = vec![0.0; tree.nv()];
+    for &(e, value) in damping {
+        d[start.iter().position(|&s| s == e)?] += value;
+    }
+    Some(d)
+}
+
 /// The dof ranges of the root trees when each is contiguous, else one
 /// range of all the dofs.
 fn root_groups(tree: &zwang_tree::Tree) -> Vec<Range<usize>> {
@@ -197,17 +240,32 @@ fn root_groups(tree: &zwang_tree::Tree) -> Vec<Range<usize>> {
     }
 }
 
+impl TreeStepper<'static> {
+    /// [`TreeStepper::new`] for a model held by an `Arc`: the stepper
+    /// keeps it alive, so its owner can keep the stepper (and its warm
+    /// starts and factorizations) without borrowing the model.
+    pub fn shared(model: Arc<Articulated>, settings: StepSettings) -> Result<Self, StepError> {
+        Self::of(ModelRef::Shared(model), settings)
+    }
+}
+
 impl<'m> TreeStepper<'m> {
     /// A stepper of `model` at `qpos0`, at rest, the controls zero. What
     /// does not fit the model is refused with the element named.
     pub fn new(model: &'m Articulated, settings: StepSettings) -> Result<Self, StepError> {
+        Self::of(ModelRef::Borrowed(model), settings)
+    }
+
+    /// A model's stepper, as [`TreeStepper::new`] makes it.
+    fn of(model: ModelRef<'m>, settings: StepSettings) -> Result<Self, StepError> {
         settings
             .validate(settings.time_step)
             .map_err(StepError::Settings)?;
-        let tree = &model.tree;
-        let physics = Physics::new(model)?;
+        let m: &Articulated = &model;
+        let tree = &m.tree;
+        let physics = Physics::new(m)?;
         let mut ws = tree.workspace();
-        let geoms = Geoms::new(model, &mut ws)?;
+        let geoms = Geoms::new(m, &mut ws)?;
         let (n, nq) = (tree.nv(), tree.nq());
         let (indptr, indices, mass_map) = full_pattern(tree);
         let solver_settings = SolverSettings {
@@ -222,11 +280,14 @@ impl<'m> TreeStepper<'m> {
             max_iterations: QUICK_OUTER,
             ..solver_settings.clone()
         };
-        let start = TreeStart::rest(model);
+        let start = TreeStart::rest(m);
+        let ctrl = vec![0.0; m.actuators.len()];
+        let groups = root_groups(tree);
+        let joint_damping = diagonal(tree, &physics.damping);
         let mut stepper = TreeStepper {
             model,
             core: StepCore::new(vec![0.0; nq], vec![0.0; n], settings),
-            ctrl: vec![0.0; model.actuators.len()],
+            ctrl,
             physics,
             geoms,
             ws,
@@ -236,9 +297,13 @@ impl<'m> TreeStepper<'m> {
             bias: vec![0.0; n],
             tau: vec![0.0; n],
             v_star: vec![0.0; n],
+            joint_damping,
+            hd: vec![0.0; n],
+            rhs: vec![0.0; n],
+            assembled: false,
             fastest_free: 0.0,
             mass_map,
-            groups: root_groups(tree),
+            groups,
             contacts: Vec::new(),
             entries: Vec::new(),
             touching: 0,
@@ -264,10 +329,10 @@ impl<'m> TreeStepper<'m> {
     /// limits are passed beyond the tolerance is moved apart in Gauss's
     /// metric ([`TreeStepper::start_projection`] says how far).
     pub fn reset(&mut self, qpos: &[f64], qvel: &[f64], ctrl: &[f64]) -> Result<(), StepError> {
-        let tree = &self.model.tree;
-        check("qpos", tree.nq(), qpos)?;
-        check("qvel", tree.nv(), qvel)?;
+        check("qpos", self.model.tree.nq(), qpos)?;
+        check("qvel", self.model.tree.nv(), qvel)?;
         self.set_ctrl(ctrl)?;
+        let tree = &self.model.tree;
         // Quaternions of any nonzero length are made unit.
         tree.positions(&mut self.ws, qpos)?;
         let mut q = qpos.to_vec();
@@ -309,8 +374,8 @@ impl<'m> TreeStepper<'m> {
     }
 
     /// The model.
-    pub fn model(&self) -> &'m Articulated {
-        self.model
+    pub fn model(&self) -> &Articulated {
+        &self.model
     }
 
     /// What the run counted so far (steps, unsolved steps, the deepest
@@ -342,7 +407,8 @@ impl<'m> TreeStepper<'m> {
     }
 
     /// Steps of `time_step` over `duration` (the last one ending on it,
-    /// shortened or lengthened by less than half a step), the controls
+    /// shortened or lengthened by less than half a step; a duration of
+    /// less than half a step is one step of its length), the controls
     /// held.
     pub fn advance(&mut self, duration: f64) -> Result<(), StepError> {
         if !(duration.is_finite() && duration >= 0.0) {
@@ -352,6 +418,9 @@ impl<'m> TreeStepper<'m> {
         }
         let h = self.core.settings.time_step;
         let end = self.core.t + duration;
+        if duration > 0.0 && duration <= 0.5 * h {
+            return stepping::step(self, duration).map(|_| ());
+        }
         while end - self.core.t > 0.5 * h {
             let left = end - self.core.t;
             let h_step = if left < 1.5 * h { left } else { h };
@@ -381,12 +450,41 @@ impl<'m> TreeStepper<'m> {
     /// The energy now: kinetic, gravity's and the springs'.
     pub fn energy(&mut self) -> Result<f64, StepError> {
         energy_of(
-            self.model,
+            &self.model,
             &self.physics,
             &mut self.ws,
             &self.core.q,
             &self.core.v,
         )
+    }
+
+    /// The problem's `M + h D` (in the workspace's mass, and in the
+    /// problem's storage) and its force `M v + h (tau - c)`, at the step's
+    /// start (the workspace's positions; `tau` and `c` by `prepare`).
+    fn assemble_mass(&mut self, h: f64) -> Result<(), StepError> {
+        let tree = &self.model.tree;
+        let ws = &mut self.ws;
+        tree.mass_matrix(ws)?;
+        tree.mul_mass(ws, &self.core.v, &mut self.mv)?;
+        let p = &mut self.problem;
+        for (((f, mv), tau), c) in p
+            .force
+            .iter_mut()
+            .zip(&self.mv)
+            .zip(&self.tau)
+            .zip(&self.bias)
+        {
+            *f = mv + h * (tau - c);
+        }
+        let mass = ws.mass_mut();
+        for &(e, d) in &self.physics.damping {
+            mass[e] += h * d;
+        }
+        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
+            *x = mass[e];
+        }
+        self.assembled = true;
+        Ok(())
     }
 
     /// The contacts and limits at the positions in the workspace (the
@@ -396,14 +494,14 @@ impl<'m> TreeStepper<'m> {
         self.contacts.clear();
         self.entries.clear();
         self.geoms.contacts(
-            self.model,
+            &self.model,
             &self.ws,
             margin,
             &mut self.contacts,
             &mut self.entries,
         )?;
         self.touching = self.contacts.len();
-        self.physics.refresh(self.model, &self.ws, &self.core.q)?;
+        self.physics.refresh(&self.model, &self.ws, &self.core.q)?;
         self.physics.limits(
             &self.core.q,
             [&self.core.v, &self.v_star],
@@ -464,7 +562,7 @@ impl<'m> TreeStepper<'m> {
     /// fastest point's travel at the velocities in the workspace and at
     /// the last free velocity.
     fn margin(&self, h: f64) -> Result<f64, StepError> {
-        let now = self.geoms.fastest(self.model, &self.ws)?;
+        let now = self.geoms.fastest(&self.model, &self.ws)?;
         Ok(2.0 * h * now.max(self.fastest_free) + 1e-9)
     }
 
@@ -498,9 +596,9 @@ impl<'m> TreeStepper<'m> {
     /// new positions.
     fn displace(&mut self) -> Result<(), StepError> {
         let before = self.energy()?;
-        let tree = &self.model.tree;
-        tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+        self.model.tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
         let raised = self.energy()? - before;
+        let tree = &self.model.tree;
         tree.mass_matrix(&mut self.ws)?;
         if raised > 0.0 {
             tree.mul_mass(&self.ws, &self.core.v, &mut self.mv)?;
@@ -520,13 +618,12 @@ impl<'m> TreeStepper<'m> {
     /// paying for the energy it adds: the run's energy starts from the
     /// moved start), and reports how far.
     fn start(&mut self, given_q: &[f64], given_v: &[f64]) -> Result<(), StepError> {
-        let tree = &self.model.tree;
         let (h, tol) = (
             self.core.settings.time_step,
             self.core.settings.penetration_tolerance,
         );
-        tree.positions(&mut self.ws, &self.core.q)?;
-        tree.velocities(&mut self.ws, &self.core.v)?;
+        self.model.tree.positions(&mut self.ws, &self.core.q)?;
+        self.model.tree.velocities(&mut self.ws, &self.core.v)?;
         self.fastest_free = 0.0;
         let margin = self.margin(h)?;
         self.recollide(margin, h)?;
@@ -538,8 +635,8 @@ impl<'m> TreeStepper<'m> {
                 break;
             }
             self.displacement()?;
-            tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
-            tree.positions(&mut self.ws, &self.core.q)?;
+            self.model.tree.integrate(&mut self.core.q, &self.dq, 1.0)?;
+            self.model.tree.positions(&mut self.ws, &self.core.q)?;
             self.recollide(margin, h)?;
         }
         if overlap.max(passed) <= tol {
@@ -550,7 +647,7 @@ impl<'m> TreeStepper<'m> {
                 .zip(b)
                 .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
         };
-        let given = energy_of(self.model, &self.physics, &mut self.ws, given_q, given_v)?;
+        let given = energy_of(&self.model, &self.physics, &mut self.ws, given_q, given_v)?;
         self.core.start_projection = Some(StartProjection {
             violation: overlap.max(passed),
             at: if overlap >= passed {
@@ -623,41 +720,38 @@ impl Stages for TreeStepper<'_> {
         tree.positions(ws, q)?;
         tree.velocities(ws, v)?;
         tree.bias(ws, &mut self.bias)?;
-        tree.mass_matrix(ws)?;
-        tree.mul_mass(ws, v, &mut self.mv)?;
         self.tau.fill(0.0);
         // The damping is implicit (below), the rest explicit.
         let addresses = &self.physics.addresses;
         self.model
             .add_forces(ws, addresses, q, v, &self.ctrl, false, &mut self.tau)?;
-        self.physics.refresh(self.model, ws, q)?;
+        self.physics.refresh(&self.model, ws, q)?;
         self.physics.add_explicit_damping(v, &mut self.tau);
-        let p = &mut self.problem;
-        for (((f, mv), tau), c) in p
-            .force
-            .iter_mut()
-            .zip(&self.mv)
-            .zip(&self.tau)
-            .zip(&self.bias)
-        {
-            *f = mv + h * (tau - c);
+        if let Some(d) = &self.joint_damping {
+            // (M + h D) (v+ - v) = h (tau - c - D v), without M.
+            for i in 0..d.len() {
+                self.hd[i] = h * d[i];
+                self.rhs[i] = self.tau[i] - self.bias[i] - d[i] * v[i];
+            }
+            tree.solve_articulated(ws, &self.hd, &self.rhs, &mut self.v_star)?;
+            for (x, vi) in self.v_star.iter_mut().zip(v) {
+                *x = vi + h * *x;
+            }
+            self.assembled = false;
+        } else {
+            self.assemble_mass(h)?;
+            self.v_star.copy_from_slice(&self.problem.force);
+            let tree = &self.model.tree;
+            tree.factor(&mut self.ws)?;
+            tree.solve(&self.ws, &mut self.v_star)?;
         }
-        let mass = ws.mass_mut();
-        for &(e, d) in &self.physics.damping {
-            mass[e] += h * d;
-        }
-        for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
-            *x = mass[e];
-        }
-        tree.factor(ws)?;
-        self.v_star.copy_from_slice(&p.force);
-        tree.solve(ws, &mut self.v_star)?;
         if self.v_star.iter().any(|x| !x.is_finite()) {
             return Err(StepError::NotFinite);
         }
+        let (tree, ws) = (&self.model.tree, &mut self.ws);
         tree.velocities(ws, &self.v_star)?;
-        self.fastest_free = self.geoms.fastest(self.model, ws)?;
-        tree.velocities(ws, v)?;
+        self.fastest_free = self.geoms.fastest(&self.model, ws)?;
+        tree.velocities(ws, &self.core.v)?;
         Ok(())
     }
 
@@ -692,7 +786,12 @@ impl Stages for TreeStepper<'_> {
             p.bounded.push([(dof, 1.0)], 0.0, -f * h, f * h);
         }
         self.physics
-            .push_equalities(self.model, &self.ws, &self.core.q, h, &mut p.bounded)
+            .push_equalities(&self.model, &self.ws, &self.core.q, h, &mut p.bounded)?;
+        let rows = !(self.contacts.is_empty() && p.bounded.is_empty());
+        if rows && !self.assembled {
+            self.assemble_mass(h)?;
+        }
+        Ok(())
     }
 
     fn solve(&mut self) -> Result<StepReport, StepError> {
@@ -774,7 +873,7 @@ impl Stages for TreeStepper<'_> {
 
     fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> f64 {
         let mut ws = self.model.tree.workspace();
-        energy_of(self.model, &self.physics, &mut ws, q, v).unwrap_or(f64::NAN)
+        energy_of(&self.model, &self.physics, &mut ws, q, v).unwrap_or(f64::NAN)
     }
 
     fn core(&self) -> &StepCore {
