@@ -5,7 +5,7 @@
 //! coordinates: the normal and the two tangents times the difference of
 //! the two geoms' point Jacobians.
 
-use zwang_core::rotation::{apply, cross, dot, matrix, mul, tangents};
+use zwang_core::rotation::{cross, dot, tangents};
 use zwang_geometry::spatial::{Collider, Collision, ContactPoint, Pose};
 use zwang_model::articulated::Articulated;
 use zwang_tree::{Tree, Workspace};
@@ -72,16 +72,6 @@ fn may_touch(model: &Articulated, weld: &[Option<usize>], a: usize, b: usize) ->
         .any(|e| *e == pair || [e[1], e[0]] == pair)
 }
 
-/// A geom's world pose on a body at `(position, orientation)`.
-fn compose(body: ([f64; 3], [f64; 4]), local: &Pose) -> Pose {
-    let (x, r) = body;
-    let moved = apply(&matrix(r), local.position);
-    Pose {
-        position: [x[0] + moved[0], x[1] + moved[1], x[2] + moved[2]],
-        orientation: mul(r, local.orientation),
-    }
-}
-
 impl Geoms {
     /// The colliders of `model`'s geoms at the tree's positions in `ws`
     /// (for the fixed ones' poses); none when contacts are off. Geoms
@@ -125,7 +115,7 @@ impl Geoms {
                     moving.push((g, b));
                     (Some(moving.len() - 1), geom.pose)
                 }
-                (Some(b), None) => (None, compose(tree.pose(ws, b)?, &geom.pose)),
+                (Some(_), None) => (None, geom.world_pose(tree, ws)?),
                 (None, _) => (None, geom.pose),
             };
             colliders.push(Collider {
@@ -190,7 +180,7 @@ impl Geoms {
         let mut fastest = 0.0f64;
         for (&(g, body), &radius) in self.moving.iter().zip(&self.radii) {
             let s = tree.velocity(ws, body)?;
-            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
+            let pose = model.geoms[g].world_pose(tree, ws)?;
             let w = [s[0], s[1], s[2]];
             let c = cross(w, pose.position);
             let v = [s[3] + c[0], s[4] + c[1], s[5] + c[2]];
@@ -215,8 +205,8 @@ impl Geoms {
             return Ok(());
         };
         finder.poses.clear();
-        for &(g, body) in &self.moving {
-            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
+        for &(g, _) in &self.moving {
+            let pose = model.geoms[g].world_pose(tree, ws)?;
             finder.poses.push(pose);
         }
         collision.collide(&finder.poses, margin, &mut finder.points);
