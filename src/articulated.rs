@@ -199,15 +199,27 @@ impl ArticulatedReport {
     }
 }
 
-/// The largest limit violation of the samples it sees.
+/// The largest limit violation of the samples it sees, and the caller's
+/// observer, handed every sample.
 struct Limits<'a> {
     mechanism: &'a ArticulatedMechanism,
     worst: f64,
+    observer: &'a mut dyn Observer,
 }
 
 impl Observer for Limits<'_> {
-    fn sample(&mut self, _t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
+    fn wants_samples(&self) -> bool {
+        self.observer.wants_samples()
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
         self.worst = self.worst.max(self.mechanism.limit_violation(q));
+        self.observer.sample(t, q, v, contacts);
+    }
+    fn event(&mut self, event: &zwang_motion::Event, contacts: &[ContactSample]) {
+        self.observer.event(event, contacts);
+    }
+    fn progress(&mut self, t: f64, duration: f64) {
+        self.observer.progress(t, duration);
     }
 }
 
@@ -224,6 +236,20 @@ pub fn run_event(
     duration: f64,
     tolerance: f64,
     ignored: &[String],
+) -> Result<ArticulatedReport, String> {
+    run_event_with(model, start, duration, tolerance, ignored, &mut NoObserver)
+}
+
+/// [`run_event`], handing `observer` the run's 10,000 samples (times from
+/// the start of the run, `qpos` and `qvel`) and its events: what a
+/// drawing of the run keeps.
+pub fn run_event_with(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    tolerance: f64,
+    ignored: &[String],
+    observer: &mut dyn Observer,
 ) -> Result<ArticulatedReport, String> {
     let clock = Clock::now();
     let mechanism = ArticulatedMechanism::new(
@@ -243,6 +269,7 @@ pub fn run_event(
     let mut limits = Limits {
         mechanism: &mechanism,
         worst: 0.0,
+        observer,
     };
     let out = simulate(&mechanism, duration, &settings, &mut limits);
     let finished = out.status == Status::Finished;
@@ -273,10 +300,29 @@ pub fn run_steps(
     time_step: Option<f64>,
     ignored: &[String],
 ) -> Result<ArticulatedReport, String> {
+    run_steps_with(model, start, duration, time_step, ignored, &mut NoObserver)
+}
+
+/// [`run_steps`], handing `observer` a sample (time from the start of the
+/// run, `qpos`, `qvel`) at the start, at the end of every time step and
+/// at the end, when it wants samples: what a drawing of the run keeps.
+pub fn run_steps_with(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    time_step: Option<f64>,
+    ignored: &[String],
+    observer: &mut dyn Observer,
+) -> Result<ArticulatedReport, String> {
     let clock = Clock::now();
+    let time_step = time_step.unwrap_or(model.timestep);
     let settings = StepSettings {
-        time_step: time_step.unwrap_or(model.timestep),
-        output_every: duration,
+        time_step,
+        output_every: if observer.wants_samples() {
+            time_step
+        } else {
+            duration
+        },
         ..StepSettings::default()
     };
     settings.validate(duration)?;
@@ -285,7 +331,7 @@ pub fn run_steps(
         qvel: start.qvel.clone(),
         ctrl: start.ctrl.clone(),
     };
-    let run = simulate_tree(model, &tree_start, duration, &settings, &mut NoObserver);
+    let run = simulate_tree(model, &tree_start, duration, &settings, observer);
     let out = run.outcome;
     let finished = out.status == Status::Finished;
     let unsolved = out.unsolved;
