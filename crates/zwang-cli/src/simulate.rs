@@ -40,7 +40,8 @@ const MAX_SAMPLES: f64 = 1e7;
 /// a kinematic tree in joint coordinates (MuJoCo's qpos and qvel) and
 /// run from qpos0 at rest or `--keyframe K`: time-stepped at its `option
 /// timestep` (0.002 s when absent) with rigid contacts, exact friction and
-/// hard limits, or `--stepping event` at `--tolerance`.
+/// hard limits, or `--stepping event` at `--tolerance`; --draw FILE.png
+/// or .gif draws its geoms as the run goes.
 ///
 /// A spatial scene (`dimension = 3`) runs with the time stepper in space:
 /// each moving body's position, orientation [w, x, y, z], velocity and
