@@ -382,17 +382,6 @@ const DRAWN_PENDULUM: &str = r#"<mujoco model="drawn">
 </mujoco>
 "#;
 
-/// The RGB pixels of a PNG, its width and height.
-fn decode_png(path: &std::path::Path) -> (Vec<u8>, u32, u32) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
-    let mut reader = decoder.read_info().unwrap();
-    let mut buffer = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buffer).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
-    buffer.truncate(info.buffer_size());
-    (buffer, info.width, info.height)
-}
-
 /// Whether `c` is `base` lit by a share of it from 0.4 to 1 (a face of
 /// a body in its colour, whichever way the face is turned; the shading
 /// keeps 0.45 in the dark).
@@ -441,7 +430,7 @@ fn draw_pictures_the_geoms_where_the_run_puts_them() {
         assert!(sign * bob[0] > 0.9 && (bob[2] - 1.5 + 1.2f64.cos()).abs() < 0.01);
         let turn = numbers(&drawn["final"]["bodies"]["bob"]["orientation"]);
         let qpos = numbers(&drawn["final"]["qpos"]);
-        let (pixels, w, h) = decode_png(&png.0);
+        let (pixels, w, h) = crate::simulate::decode_png(&std::fs::read(&png.0).unwrap());
         assert_eq!((w, h), PANEL);
         let turn = [turn[0], turn[1], turn[2], turn[3]];
         ends.push((pixels, qpos, [bob[0], bob[1], bob[2]], turn));
@@ -455,8 +444,7 @@ fn draw_pictures_the_geoms_where_the_run_puts_them() {
         let color = |p: [f64; 3]| {
             let (x, y) = camera.to_pixel(p);
             assert!(x >= 0 && y >= 0 && x < PANEL.0 as i32 && y < PANEL.1 as i32);
-            let k = 3 * (y as usize * PANEL.0 as usize + x as usize);
-            [pixels[k], pixels[k + 1], pixels[k + 2]]
+            pixels[y as usize * PANEL.0 as usize + x as usize]
         };
         // The centre of the bob's face most towards the viewer shows in
         // the bob's colour, lit as that face is.

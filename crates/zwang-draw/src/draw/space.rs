@@ -643,6 +643,27 @@ fn render(
     }
 }
 
+/// What a film draws, and the box to fit them in: the states `reel` kept
+/// and `bounds`, the bodies over every sample (for a PNG, `None`: the
+/// instants alone, as `write_png` draws them); without samples, the start
+/// `initial()` alone (`None`).
+fn to_draw<'b>(
+    reel: &Reel,
+    bounds: &'b Box3,
+    format: Format,
+    initial: impl FnOnce() -> Vec<f64>,
+) -> (Vec<Frame>, Option<&'b Box3>) {
+    let mut frames = reel.frames();
+    if frames.is_empty() {
+        frames.push(Frame {
+            t: 0.0,
+            q: initial(),
+        });
+        return (frames, None);
+    }
+    (frames, (format != Format::Png).then_some(bounds))
+}
+
 /// What `--draw FILE.svg` says of a spatial scene.
 pub const NO_SVG: &str = "--draw: an SVG animation is planar for now; use .png or .gif";
 
@@ -706,18 +727,11 @@ impl<'m> Film<'m> {
     /// was made), titled `title`; without samples, the model's initial
     /// state. A file that cannot be written, or an SVG, is an error.
     pub fn write(&self, title: &str, path: &Path) -> Result<(), String> {
-        let mut frames = self.frames();
-        let mut bounds = Some(&self.bounds);
-        if frames.is_empty() {
+        let (frames, bounds) = to_draw(&self.reel, &self.bounds, self.format, || {
             let (mut q, mut v) = (vec![0.0; self.model.nq()], vec![0.0; self.model.nv()]);
             self.model.initial_state(&mut q, &mut v);
-            frames.push(Frame { t: 0.0, q });
-            bounds = None;
-        }
-        if self.format == Format::Png {
-            // The instants alone, as `write_png` draws them.
-            bounds = None;
-        }
+            q
+        });
         let looks = &self.looks;
         write(self.model, looks, bounds, self.format, &frames, title, path)
     }

@@ -13,8 +13,8 @@
 
 use super::{
     check_format, draw_faces, draw_label, draw_scale_bar, include_look, paint, panel_rect,
-    plane_at, render, scene_box_with, Box3, Camera, Format, Frame, Look, FIXED_FILL, FIXED_LINE,
-    INK,
+    plane_at, render, scene_box_with, to_draw, Box3, Camera, Format, Frame, Look, FIXED_FILL,
+    FIXED_LINE, INK,
 };
 use crate::draw::fill_color;
 use crate::draw::raster::Area;
@@ -212,19 +212,9 @@ impl<'m> TreeFilm<'m> {
     /// was made), titled `title`; without samples, the model at `qpos0`.
     /// A file that cannot be written, or an SVG, is an error.
     pub fn write(&self, title: &str, path: &Path) -> Result<(), String> {
-        let mut frames = self.frames();
-        let mut bounds = Some(&self.bounds);
-        if frames.is_empty() {
-            frames.push(Frame {
-                t: 0.0,
-                q: self.model.tree.qpos0().to_vec(),
-            });
-            bounds = None;
-        }
-        if self.format == Format::Png {
-            // The instants alone.
-            bounds = None;
-        }
+        let (frames, bounds) = to_draw(&self.reel, &self.bounds, self.format, || {
+            self.model.tree.qpos0().to_vec()
+        });
         write(
             self.model,
             &self.parts,
