@@ -202,7 +202,8 @@ impl ArticulatedReport {
 
 /// What an event-driven run is checked against at its samples: the
 /// largest limit violation, and the geoms' overlaps (the method does not
-/// hold contacts between geoms: it must say when two meet).
+/// hold contacts between geoms: it must say when two meet); the caller's
+/// observer is handed every sample and event.
 struct Watch<'a> {
     mechanism: &'a ArticulatedMechanism,
     worst: f64,
@@ -214,6 +215,7 @@ struct Watch<'a> {
     met: Option<(f64, [usize; 2])>,
     /// A failure of the collision check itself.
     error: Option<String>,
+    observer: &'a mut dyn Observer,
 }
 
 impl Watch<'_> {
@@ -238,9 +240,15 @@ impl Observer for Watch<'_> {
     fn wants_samples(&self) -> bool {
         true
     }
-
-    fn sample(&mut self, t: f64, q: &[f64], _v: &[f64], _contacts: &[ContactSample]) {
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
         self.check(t, q);
+        self.observer.sample(t, q, v, contacts);
+    }
+    fn event(&mut self, event: &zwang_motion::Event, contacts: &[ContactSample]) {
+        self.observer.event(event, contacts);
+    }
+    fn progress(&mut self, t: f64, duration: f64) {
+        self.observer.progress(t, duration);
     }
 }
 
@@ -260,6 +268,20 @@ pub fn run_event(
     duration: f64,
     tolerance: f64,
     ignored: &[String],
+) -> Result<ArticulatedReport, String> {
+    run_event_with(model, start, duration, tolerance, ignored, &mut NoObserver)
+}
+
+/// [`run_event`], handing `observer` the run's 10,000 samples (times from
+/// the start of the run, `qpos` and `qvel`) and its events: what a
+/// drawing of the run keeps.
+pub fn run_event_with(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    tolerance: f64,
+    ignored: &[String],
+    observer: &mut dyn Observer,
 ) -> Result<ArticulatedReport, String> {
     let clock = Clock::now();
     let mechanism = ArticulatedMechanism::new(
@@ -283,6 +305,7 @@ pub fn run_event(
         deepest: 0.0,
         met: None,
         error: None,
+        observer,
     };
     let out = simulate(&mechanism, duration, &settings, &mut watch);
     watch.check(out.time, &out.q);
@@ -329,10 +352,29 @@ pub fn run_steps(
     time_step: Option<f64>,
     ignored: &[String],
 ) -> Result<ArticulatedReport, String> {
+    run_steps_with(model, start, duration, time_step, ignored, &mut NoObserver)
+}
+
+/// [`run_steps`], handing `observer` a sample (time from the start of the
+/// run, `qpos`, `qvel`) at the start, at the end of every time step and
+/// at the end, when it wants samples: what a drawing of the run keeps.
+pub fn run_steps_with(
+    model: &Articulated,
+    start: &Start,
+    duration: f64,
+    time_step: Option<f64>,
+    ignored: &[String],
+    observer: &mut dyn Observer,
+) -> Result<ArticulatedReport, String> {
     let clock = Clock::now();
+    let time_step = time_step.unwrap_or(model.timestep);
     let settings = StepSettings {
-        time_step: time_step.unwrap_or(model.timestep),
-        output_every: duration,
+        time_step,
+        output_every: if observer.wants_samples() {
+            time_step
+        } else {
+            duration
+        },
         ..StepSettings::default()
     };
     settings.validate(duration)?;
@@ -341,7 +383,7 @@ pub fn run_steps(
         qvel: start.qvel.clone(),
         ctrl: start.ctrl.clone(),
     };
-    let run = simulate_tree(model, &tree_start, duration, &settings, &mut NoObserver);
+    let run = simulate_tree(model, &tree_start, duration, &settings, observer);
     let out = run.outcome;
     let finished = out.status == Status::Finished;
     let unsolved = out.unsolved;

@@ -40,7 +40,8 @@ const MAX_SAMPLES: f64 = 1e7;
 /// a kinematic tree in joint coordinates (MuJoCo's qpos and qvel) and
 /// run from qpos0 at rest or `--keyframe K`: time-stepped at its `option
 /// timestep` (0.002 s when absent) with rigid contacts, exact friction and
-/// hard limits, or `--stepping event` at `--tolerance`.
+/// hard limits, or `--stepping event` at `--tolerance`; --draw FILE.png
+/// or .gif draws its geoms as the run goes.
 ///
 /// A spatial scene (`dimension = 3`) runs with the time stepper in space:
 /// each moving body's position, orientation [w, x, y, z], velocity and
@@ -88,10 +89,10 @@ pub(crate) struct SimulateArgs {
     /// curve decimated to its extremes, so long runs fit in memory).
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
-    /// Draw the bodies (scene files only), by the file's extension: `.png`
-    /// the final state (or the instants of `--draw-at`, side by side),
-    /// `.gif` or `.svg` an animation of the run (at most 300 frames; the
-    /// SVG planar scenes only).
+    /// Draw the bodies (scene and MJCF files), by the file's extension:
+    /// `.png` the final state (or the instants of `--draw-at`, side by
+    /// side), `.gif` or `.svg` an animation of the run (at most 300
+    /// frames; the SVG planar scenes only).
     #[arg(long, value_name = "FILE")]
     draw: Option<PathBuf>,
     /// With `--draw FILE.png`: the instants to draw, s (the sample nearest
@@ -183,7 +184,12 @@ pub(crate) fn run(args: &SimulateArgs, out: &mut dyn Write, err: &mut dyn Write)
         None => return EXIT_BAD_INPUT,
         Some(Loaded::Spatial(scene, model)) => return space::run(&scene, &model, args, out, err),
         Some(Loaded::Articulated(mjcf, duration)) => {
-            return tree::run(&mjcf.model, &mjcf.ignored, duration, args, out, err)
+            let title = if mjcf.name.is_empty() {
+                "model"
+            } else {
+                mjcf.name.as_str()
+            };
+            return tree::run(&mjcf.model, &mjcf.ignored, title, duration, args, out, err);
         }
         Some(Loaded::Planar(scene)) => scene,
     };

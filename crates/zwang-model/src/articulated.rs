@@ -17,8 +17,9 @@ mod mechanism;
 
 pub use forces::JointAddress;
 pub use mechanism::{full_pattern, ArticulatedMechanism};
+use zwang_core::rotation::{apply, matrix, mul};
 use zwang_geometry::spatial::{Pose, Shape};
-use zwang_tree::Tree;
+use zwang_tree::{Tree, TreeError, Workspace};
 
 /// A geom: a shape on a body (or on the world), with its contact
 /// properties.
@@ -43,6 +44,24 @@ pub struct Geom {
     pub contype: u32,
     /// See `contype`.
     pub conaffinity: u32,
+}
+
+impl Geom {
+    /// Its world pose at the tree's positions in `ws` (from the last
+    /// [`Tree::positions`]): the body's pose composed with its own; a
+    /// world geom's is its own. The stepper's colliders and the pictures
+    /// of a run both place geoms by it.
+    pub fn world_pose(&self, tree: &Tree, ws: &Workspace) -> Result<Pose, TreeError> {
+        let Some(body) = self.body else {
+            return Ok(self.pose);
+        };
+        let (x, r) = tree.pose(ws, body)?;
+        let moved = apply(&matrix(r), self.pose.position);
+        Ok(Pose {
+            position: [x[0] + moved[0], x[1] + moved[1], x[2] + moved[2]],
+            orientation: mul(r, self.pose.orientation),
+        })
+    }
 }
 
 /// A site: a frame fixed to a body, for tendons and reports.

@@ -1,18 +1,22 @@
 //! `zwang simulate MODEL.xml`: a MuJoCo model as a kinematic tree in
 //! joint coordinates (`docs/mjcf.md`), from `qpos0` at rest or a
 //! keyframe, time-stepped at the file's time step or by the event-driven
-//! method; the contract's JSON, a text summary, and a CSV of the final
+//! method; the contract's JSON, a text summary, a CSV of the final
 //! `qpos` and `qvel` (one row: the trajectory's rows are not written
-//! yet).
+//! yet), and `--draw` (PNG or GIF) of the model's geoms as the run goes
+//! ([`zwang_draw::draw::space::TreeFilm`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use zwang::articulated::{run_event, run_steps, start_of, ArticulatedReport};
+use zwang::articulated::{run_event_with, run_steps_with, start_of, ArticulatedReport};
 use zwang_core::readable;
+use zwang_draw::draw::space::{TreeFilm, NO_SVG};
+use zwang_draw::draw::Format;
 use zwang_model::articulated::Articulated;
+use zwang_motion::{NoObserver, Observer};
 
-use super::{cannot_write, SimulateArgs};
+use super::{cannot_write, check_draw_at, SimulateArgs};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// The event-driven method's relative tolerance when none is given.
@@ -28,28 +32,38 @@ pub(crate) enum TreeStepping {
 }
 
 /// Runs `model` (read from an MJCF file, `ignored` its attributes read
-/// past) for `duration`; returns the exit code.
+/// past, `title` its name for pictures) for `duration`; returns the exit
+/// code.
 pub(super) fn run(
     model: &Articulated,
     ignored: &[String],
+    title: &str,
     duration: f64,
     args: &SimulateArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    for (flag, given) in [
-        ("--plot", args.plot.is_some()),
-        ("--draw", args.draw.is_some()),
-    ] {
-        if given {
-            emit(err, &format!("{flag}: not built yet for MJCF models\n"));
-            return EXIT_BAD_INPUT;
-        }
+    if args.plot.is_some() {
+        emit(err, "--plot: not built yet for MJCF models\n");
+        return EXIT_BAD_INPUT;
     }
     if !(duration.is_finite() && duration > 0.0) {
         emit(err, "--duration: must be a finite number > 0\n");
         return EXIT_BAD_INPUT;
     }
+    let format = match args.draw.as_deref().map(Format::of).transpose() {
+        Ok(Some(Format::Svg)) => Err(NO_SVG.to_string()),
+        Ok(format) => Ok(format),
+        Err(e) => Err(e),
+    }
+    .and_then(|format| check_draw_at(format, &args.draw_at, duration).map(|_| format));
+    let format = match format {
+        Ok(format) => format,
+        Err(e) => {
+            emit(err, &one_line("", &e));
+            return EXIT_BAD_INPUT;
+        }
+    };
     let start = match start_of(model, args.keyframe.as_deref()) {
         Ok(start) => start,
         Err(e) => {
@@ -72,12 +86,19 @@ pub(super) fn run(
             return EXIT_BAD_INPUT;
         }
     }
+    let mut film = format.map(|format| TreeFilm::new(model, format, &args.draw_at));
+    let observer: &mut dyn Observer = match &mut film {
+        Some(film) => film,
+        None => &mut NoObserver,
+    };
     let report = match stepping {
         TreeStepping::Event => {
             let tolerance = args.tolerance.unwrap_or(TOLERANCE);
-            run_event(model, &start, duration, tolerance, ignored)
+            run_event_with(model, &start, duration, tolerance, ignored, observer)
         }
-        TreeStepping::Timestep => run_steps(model, &start, duration, args.time_step, ignored),
+        TreeStepping::Timestep => {
+            run_steps_with(model, &start, duration, args.time_step, ignored, observer)
+        }
     };
     let report = match report {
         Ok(report) => report,
@@ -89,6 +110,11 @@ pub(super) fn run(
     if let Some(path) = &args.csv {
         if let Err(e) = write_csv(path, &report) {
             return cannot_write(err, "csv", path, e);
+        }
+    }
+    if let (Some(path), Some(film)) = (&args.draw, &film) {
+        if let Err(e) = film.write(title, path) {
+            return cannot_write(err, "draw", path, e);
         }
     }
     if args.json {

@@ -358,3 +358,159 @@ fn each_malformed_file_exits_2_with_its_line() {
         );
     }
 }
+
+/// A pendulum written for the drawing's test: a box bob (0.2 m a side)
+/// 1 m below a hinge about y at height 1.5, over a floor plane at z = 0,
+/// under a fixed beam along x (2.4 m long: the view holds both sides).
+/// Keyframes: "east" (-1.2 rad about y: the bob towards +x) and "west"
+/// (1.2 rad).
+const DRAWN_PENDULUM: &str = r#"<mujoco model="drawn">
+  <compiler angle="radian"/>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <geom name="beam" type="box" pos="0 0 1.6" size="1.2 0.05 0.05" contype="0" conaffinity="0"/>
+    <body name="bob" pos="0 0 0.5">
+      <joint name="swing" type="hinge" pos="0 0 1" axis="0 1 0"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
+    </body>
+  </worldbody>
+  <keyframe>
+    <key name="east" qpos="-1.2"/>
+    <key name="west" qpos="1.2"/>
+  </keyframe>
+</mujoco>
+"#;
+
+/// Whether `c` is `base` lit by a share of it from 0.4 to 1 (a face of
+/// a body in its colour, whichever way the face is turned; the shading
+/// keeps 0.45 in the dark).
+fn is_shade_of(c: [u8; 3], base: [u8; 3]) -> bool {
+    (0..=120).any(|i| {
+        let k = 0.4 + 0.6 * i as f64 / 120.0;
+        (0..3).all(|j| (c[j] as f64 - k * base[j] as f64).abs() <= 2.0)
+    })
+}
+
+/// `--draw` on an MJCF file: a PNG of the final state shows the bob
+/// where the run left it (the pixel its centre projects to has the bob's
+/// colour) and not where the other keyframe puts it, over the floor,
+/// time-stepped or event-driven; the run and its report are those
+/// without `--draw`. A GIF is an animation of the GIF's size; an SVG and
+/// `--plot` are refused in one line.
+#[test]
+fn draw_pictures_the_geoms_where_the_run_puts_them() {
+    use zwang_draw::draw::space::{shade, tree_camera};
+    use zwang_draw::draw::{fill_color, Frame, FIXED_FILL, PANEL};
+    let model = Temp::new("drawn.xml", DRAWN_PENDULUM);
+    let (articulated, _) = zwang::articulated::load(&model.0).unwrap();
+    let png = Temp::new("drawn.png", "");
+    let mut ends = Vec::new();
+    // Time-stepped from the east, event-driven from the west.
+    for (key, stepping) in [("east", "timestep"), ("west", "event")] {
+        let args = [
+            model.path(),
+            "--duration",
+            "0.02",
+            "--keyframe",
+            key,
+            "--stepping",
+            stepping,
+        ];
+        let out = zwang(&[&["simulate", "--json", "--draw", png.path()], &args[..]].concat());
+        assert_eq!(out.status.code(), Some(0), "{key}");
+        let drawn: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let plain = json_with(&args);
+        for field in ["status", "time", "steps", "final", "energy"] {
+            assert_eq!(drawn[field], plain[field], "--draw changes {field}");
+        }
+        let bob = numbers(&drawn["final"]["bodies"]["bob"]["position"]);
+        // The hinge holds the bob 1 m from the pivot, on its side.
+        let sign = if key == "east" { 1.0 } else { -1.0 };
+        assert!(sign * bob[0] > 0.9 && (bob[2] - 1.5 + 1.2f64.cos()).abs() < 0.01);
+        let turn = numbers(&drawn["final"]["bodies"]["bob"]["orientation"]);
+        let qpos = numbers(&drawn["final"]["qpos"]);
+        let (pixels, w, h) = crate::simulate::decode_png(&std::fs::read(&png.0).unwrap());
+        assert_eq!((w, h), PANEL);
+        let turn = [turn[0], turn[1], turn[2], turn[3]];
+        ends.push((pixels, qpos, [bob[0], bob[1], bob[2]], turn));
+    }
+    for (i, (pixels, qpos, here, turn)) in ends.iter().enumerate() {
+        let frame = Frame {
+            t: 0.02,
+            q: qpos.clone(),
+        };
+        let camera = tree_camera(&articulated, &[frame], PANEL);
+        let color = |p: [f64; 3]| {
+            let (x, y) = camera.to_pixel(p);
+            assert!(x >= 0 && y >= 0 && x < PANEL.0 as i32 && y < PANEL.1 as i32);
+            pixels[y as usize * PANEL.0 as usize + x as usize]
+        };
+        // The centre of the bob's face most towards the viewer shows in
+        // the bob's colour, lit as that face is.
+        let r = zwang_core::rotation::matrix(*turn);
+        let toward = camera.toward();
+        let normal = (0..3)
+            .flat_map(|k| [1.0, -1.0].map(|s| [0, 1, 2].map(|j| s * r[j][k])))
+            .max_by(|a, b| {
+                let towards = |n: &[f64; 3]| (0..3).map(|j| n[j] * toward[j]).sum::<f64>();
+                towards(a).total_cmp(&towards(b))
+            })
+            .unwrap();
+        let face = [0, 1, 2].map(|j| here[j] + 0.1 * normal[j]);
+        assert_eq!(
+            color(face),
+            shade(fill_color(0), normal),
+            "the bob's face at {face:?}"
+        );
+        // Where the other keyframe put it, no bob.
+        let there = ends[1 - i].2;
+        assert!(
+            !is_shade_of(color(there), fill_color(0)),
+            "no bob at {there:?}: {:?}",
+            color(there)
+        );
+        // The floor below the pivot, lit from above.
+        assert_eq!(color([0.0, 0.0, 0.0]), shade(FIXED_FILL, [0.0, 0.0, 1.0]));
+    }
+
+    let gif = Temp::new("drawn.gif", "");
+    let out = zwang(&[
+        "simulate",
+        model.path(),
+        "--duration",
+        "0.05",
+        "--keyframe",
+        "east",
+        "--draw",
+        gif.path(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let bytes = std::fs::read(&gif.0).unwrap();
+    assert!(bytes.starts_with(b"GIF89a"));
+    let word = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+    assert_eq!((word(6), word(8)), (480, 360));
+
+    let svg = std::env::temp_dir().join(format!("zwang-mjcf-{}-x.svg", std::process::id()));
+    for (args, line) in [
+        (
+            vec!["--draw", svg.to_str().unwrap()],
+            "--draw: an SVG animation is planar for now; use .png or .gif",
+        ),
+        (
+            vec!["--draw", png.path(), "--draw-at", "0,1"],
+            "--draw-at: 1 s is not in the run, from 0 to 0.5 s",
+        ),
+        (
+            vec!["--plot", png.path()],
+            "--plot: not built yet for MJCF models",
+        ),
+    ] {
+        let all = [&["simulate", model.path(), "--duration", "0.5"], &args[..]].concat();
+        let out = zwang(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{line}\n"));
+    }
+    assert!(!svg.exists());
+}

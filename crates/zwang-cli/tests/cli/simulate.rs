@@ -559,7 +559,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 }
 
 /// The RGB pixels of a PNG and its size.
-fn decode_png(bytes: &[u8]) -> (Vec<[u8; 3]>, u32, u32) {
+pub(crate) fn decode_png(bytes: &[u8]) -> (Vec<[u8; 3]>, u32, u32) {
     let mut reader = png::Decoder::new(bytes).read_info().unwrap();
     let mut buffer = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buffer).unwrap();

@@ -37,10 +37,12 @@
 mod camera;
 mod links;
 mod mesh;
+mod tree;
 
 pub use camera::{Box3, Camera, VIEW};
 pub use links::{links, Holds, Link};
 use mesh::Mesh;
+pub use tree::{tree_camera, write_tree, TreeFilm};
 
 use super::raster::{self, Area};
 use super::reel::Reel;
@@ -135,16 +137,21 @@ impl Looks {
 
     /// Grows `b` to hold body `i` at `pose` (unbounded shapes aside).
     fn include(&self, b: &mut Box3, i: usize, pose: &Pose) {
-        let Some((c, e)) = self.0[i].extent() else {
-            return;
-        };
-        let r = matrix(normalized(pose.orientation).unwrap_or([1.0, 0.0, 0.0, 0.0]));
-        let rc = apply(&r, c);
-        let center = [0, 1, 2].map(|k| pose.position[k] + rc[k]);
-        let half = [0, 1, 2].map(|k| (0..3).map(|j| r[k][j].abs() * e[j]).sum::<f64>());
-        b.include([0, 1, 2].map(|k| center[k] - half[k]), 0.0);
-        b.include([0, 1, 2].map(|k| center[k] + half[k]), 0.0);
+        include_look(b, &self.0[i], pose);
     }
+}
+
+/// Grows `b` to hold `look` at `pose` (unbounded shapes aside).
+fn include_look(b: &mut Box3, look: &Look, pose: &Pose) {
+    let Some((c, e)) = look.extent() else {
+        return;
+    };
+    let r = matrix(normalized(pose.orientation).unwrap_or([1.0, 0.0, 0.0, 0.0]));
+    let rc = apply(&r, c);
+    let center = [0, 1, 2].map(|k| pose.position[k] + rc[k]);
+    let half = [0, 1, 2].map(|k| (0..3).map(|j| r[k][j].abs() * e[j]).sum::<f64>());
+    b.include([0, 1, 2].map(|k| center[k] - half[k]), 0.0);
+    b.include([0, 1, 2].map(|k| center[k] + half[k]), 0.0);
 }
 
 /// A fixed body's pose.
@@ -176,10 +183,9 @@ fn include_poses(b: &mut Box3, model: &SpatialModel, looks: &Looks, poses: &[Pos
     links::include_links(b, model, poses);
 }
 
-/// A half-space in the world: a point of its plane and its outward unit
-/// normal.
-fn plane_of(model: &SpatialModel, i: usize, normal: [f64; 3]) -> Option<([f64; 3], [f64; 3])> {
-    let pose = fixed_pose(model, i);
+/// A half-space of outward `normal` (its frame) at `pose`, in the world:
+/// a point of its plane and its outward unit normal.
+fn plane_at(pose: &Pose, normal: [f64; 3]) -> Option<([f64; 3], [f64; 3])> {
     let n = apply(&matrix(pose.orientation), normal);
     let len = dot(n, n).sqrt();
     (len.is_finite() && len > 0.0).then(|| (pose.position, n.map(|x| x / len)))
@@ -192,7 +198,9 @@ fn planes(model: &SpatialModel, looks: &Looks) -> Vec<([f64; 3], [f64; 3])> {
         .iter()
         .enumerate()
         .filter_map(|(i, look)| match look {
-            Look::Halfspace(n) if model.mover_of(i).is_none() => plane_of(model, i, *n),
+            Look::Halfspace(n) if model.mover_of(i).is_none() => {
+                plane_at(&fixed_pose(model, i), *n)
+            }
             _ => None,
         })
         .collect()
@@ -208,9 +216,14 @@ pub fn scene_box(model: &SpatialModel, bodies: &Box3) -> Box3 {
 }
 
 fn scene_box_of(model: &SpatialModel, looks: &Looks, bodies: &Box3) -> Box3 {
+    scene_box_with(&planes(model, looks), bodies)
+}
+
+/// [`scene_box`] of `bodies` and the half-spaces `planes` (world).
+fn scene_box_with(planes: &[([f64; 3], [f64; 3])], bodies: &Box3) -> Box3 {
     let mut b = *bodies;
     let c = bodies.center();
-    for (p, n) in planes(model, looks) {
+    for &(p, n) in planes {
         let d = dot([0, 1, 2].map(|k| c[k] - p[k]), n);
         b.include([0, 1, 2].map(|k| c[k] - d * n[k]), 0.0);
     }
@@ -378,21 +391,33 @@ fn painted(
     camera: &Camera,
     poses: &[Pose],
 ) -> Vec<Face> {
-    let mut faces = Vec::new();
-    floors(&planes(model, looks), scene, camera, &mut faces);
-    for (i, look) in looks.0.iter().enumerate() {
-        match model.mover_of(i) {
-            Some(m) => {
-                if let Some(pose) = poses.get(m) {
-                    faces_of(look, pose, camera, fill_color(m), INK, &mut faces);
-                }
-            }
+    let parts = looks
+        .0
+        .iter()
+        .enumerate()
+        .filter_map(|(i, look)| match model.mover_of(i) {
+            Some(m) => poses.get(m).map(|pose| (look, *pose, fill_color(m), INK)),
             None if model.bodies()[i].shape.is_some() => {
-                let pose = fixed_pose(model, i);
-                faces_of(look, &pose, camera, FIXED_FILL, FIXED_LINE, &mut faces);
+                Some((look, fixed_pose(model, i), FIXED_FILL, FIXED_LINE))
             }
-            None => {}
-        }
+            None => None,
+        });
+    paint(&planes(model, looks), parts, scene, camera)
+}
+
+/// The faces of `parts` (a look at a pose, its fill and line colours)
+/// and of the half-spaces `planes` (world), in painter's order:
+/// half-spaces first, then the farthest face first.
+fn paint<'a>(
+    planes: &[([f64; 3], [f64; 3])],
+    parts: impl IntoIterator<Item = (&'a Look, Pose, [u8; 3], [u8; 3])>,
+    scene: &Box3,
+    camera: &Camera,
+) -> Vec<Face> {
+    let mut faces = Vec::new();
+    floors(planes, scene, camera, &mut faces);
+    for (look, pose, fill, line) in parts {
+        faces_of(look, &pose, camera, fill, line, &mut faces);
     }
     faces.retain(|f| !f.depth.is_nan() && f.points.iter().flatten().all(|x| x.is_finite()));
     faces.sort_by(|a, b| a.depth.total_cmp(&b.depth));
@@ -409,38 +434,10 @@ fn draw_panel(
     frame: &Frame,
     title: &str,
 ) -> Result<(), String> {
-    let (w, h) = camera.size();
-    let (w, h) = (w as f64 + 1.0, h as f64 + 1.0);
-    let rect = vec![[-1.0, -1.0], [w, -1.0], [w, h], [-1.0, h]];
+    let rect = panel_rect(camera);
     let mut poses = Vec::new();
     model.poses_into(&frame.q, &mut poses);
-    let to_i = |p: [f64; 2]| (p[0].round() as i32, p[1].round() as i32);
-    let segment = |ends: [[f64; 2]; 2], color: [u8; 3]| -> Result<(), String> {
-        if let Some([a, b]) = clip_segment(ends, &rect) {
-            area.draw(&PathElement::new(
-                vec![to_i(a), to_i(b)],
-                rgb(color).stroke_width(2),
-            ))
-            .map_err(text_error)?;
-        }
-        Ok(())
-    };
-    for face in painted(model, looks, scene, camera, &poses) {
-        let inside: Vec<(i32, i32)> = clip_to(&face.points, &rect).into_iter().map(to_i).collect();
-        if inside.len() >= 3 {
-            area.draw(&Polygon::new(inside, rgb(face.fill).filled()))
-                .map_err(text_error)?;
-        }
-        let n = face.points.len();
-        for (k, inked) in face.ink.iter().enumerate() {
-            if *inked {
-                segment([face.points[k], face.points[(k + 1) % n]], face.line)?;
-            }
-        }
-        if let Some(ends) = face.marker {
-            segment(ends, face.line)?;
-        }
-    }
+    draw_faces(area, &painted(model, looks, scene, camera, &poses), &rect)?;
     // The joints, springs and dampers over the bodies.
     let reach: Vec<f64> = (0..poses.len())
         .map(|m| {
@@ -480,6 +477,50 @@ fn draw_panel(
     }
     draw_scale_bar(area, camera.scale(), camera.size())?;
     draw_label(area, title, frame.t)
+}
+
+/// The rectangle of a panel, a pixel wider on every side.
+fn panel_rect(camera: &Camera) -> Vec<[f64; 2]> {
+    let (w, h) = camera.size();
+    let (w, h) = (w as f64 + 1.0, h as f64 + 1.0);
+    vec![[-1.0, -1.0], [w, -1.0], [w, h], [-1.0, h]]
+}
+
+/// Rounded to a pixel.
+fn to_i(p: [f64; 2]) -> (i32, i32) {
+    (p[0].round() as i32, p[1].round() as i32)
+}
+
+/// Draws `faces` in their order, each filled, its inked edges and its
+/// marker over it, clipped to `rect`.
+fn draw_faces(area: &Area<'_>, faces: &[Face], rect: &[[f64; 2]]) -> Result<(), String> {
+    let segment = |ends: [[f64; 2]; 2], color: [u8; 3]| -> Result<(), String> {
+        if let Some([a, b]) = clip_segment(ends, rect) {
+            area.draw(&PathElement::new(
+                vec![to_i(a), to_i(b)],
+                rgb(color).stroke_width(2),
+            ))
+            .map_err(text_error)?;
+        }
+        Ok(())
+    };
+    for face in faces {
+        let inside: Vec<(i32, i32)> = clip_to(&face.points, rect).into_iter().map(to_i).collect();
+        if inside.len() >= 3 {
+            area.draw(&Polygon::new(inside, rgb(face.fill).filled()))
+                .map_err(text_error)?;
+        }
+        let n = face.points.len();
+        for (k, inked) in face.ink.iter().enumerate() {
+            if *inked {
+                segment([face.points[k], face.points[(k + 1) % n]], face.line)?;
+            }
+        }
+        if let Some(ends) = face.marker {
+            segment(ends, face.line)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the pixel `p` is inside the rectangle `rect` (as `draw_panel`
@@ -559,24 +600,68 @@ fn write(
     title: &str,
     path: &Path,
 ) -> Result<(), String> {
-    let (most, what, size) = match format {
-        Format::Png => (MAX_STILLS, "in one picture", PANEL),
-        Format::Gif => (MAX_FRAMES, "in one animation", super::GIF_SIZE),
-        Format::Svg => return Err(NO_SVG.into()),
-    };
-    check_frames(model.nq(), frames, most, what)?;
+    check_format(format, model.nq(), frames)?;
     let bodies = bodies
         .copied()
         .unwrap_or_else(|| bodies_box(model, looks, frames));
     let scene = scene_box_of(model, looks, &bodies);
-    let camera = Camera::fit(&scene, VIEW, size);
-    let panel = |area: &Area<'_>, i: usize| {
-        draw_panel(area, model, looks, &scene, &camera, &frames[i], title)
+    render(format, frames, path, &scene, |area, camera, frame| {
+        draw_panel(area, model, looks, &scene, camera, frame, title)
+    })
+}
+
+/// The frames must suit `format`: a PNG or GIF (an SVG is planar), of a
+/// model of `nq` positions, at most as many as the format holds.
+fn check_format(format: Format, nq: usize, frames: &[Frame]) -> Result<(), String> {
+    let (most, what) = match format {
+        Format::Png => (MAX_STILLS, "in one picture"),
+        Format::Gif => (MAX_FRAMES, "in one animation"),
+        Format::Svg => return Err(NO_SVG.into()),
     };
+    check_frames(nq, frames, most, what)
+}
+
+/// Draws each of `frames` by `panel(area, camera, frame)` in `format`
+/// (checked by [`check_format`]), with one camera from [`VIEW`] fitted
+/// to `scene`.
+fn render(
+    format: Format,
+    frames: &[Frame],
+    path: &Path,
+    scene: &Box3,
+    mut panel: impl FnMut(&Area<'_>, &Camera, &Frame) -> Result<(), String>,
+) -> Result<(), String> {
+    let size = match format {
+        Format::Gif => super::GIF_SIZE,
+        _ => PANEL,
+    };
+    let camera = Camera::fit(scene, VIEW, size);
+    let panel = |area: &Area<'_>, i: usize| panel(area, &camera, &frames[i]);
     match format {
         Format::Gif => raster::write_animation(frames.len(), delay_ms(frames), path, panel),
         _ => raster::write_stills(frames.len(), path, panel),
     }
+}
+
+/// What a film draws, and the box to fit them in: the states `reel` kept
+/// and `bounds`, the bodies over every sample (for a PNG, `None`: the
+/// instants alone, as `write_png` draws them); without samples, the start
+/// `initial()` alone (`None`).
+fn to_draw<'b>(
+    reel: &Reel,
+    bounds: &'b Box3,
+    format: Format,
+    initial: impl FnOnce() -> Vec<f64>,
+) -> (Vec<Frame>, Option<&'b Box3>) {
+    let mut frames = reel.frames();
+    if frames.is_empty() {
+        frames.push(Frame {
+            t: 0.0,
+            q: initial(),
+        });
+        return (frames, None);
+    }
+    (frames, (format != Format::Png).then_some(bounds))
 }
 
 /// What `--draw FILE.svg` says of a spatial scene.
@@ -642,18 +727,11 @@ impl<'m> Film<'m> {
     /// was made), titled `title`; without samples, the model's initial
     /// state. A file that cannot be written, or an SVG, is an error.
     pub fn write(&self, title: &str, path: &Path) -> Result<(), String> {
-        let mut frames = self.frames();
-        let mut bounds = Some(&self.bounds);
-        if frames.is_empty() {
+        let (frames, bounds) = to_draw(&self.reel, &self.bounds, self.format, || {
             let (mut q, mut v) = (vec![0.0; self.model.nq()], vec![0.0; self.model.nv()]);
             self.model.initial_state(&mut q, &mut v);
-            frames.push(Frame { t: 0.0, q });
-            bounds = None;
-        }
-        if self.format == Format::Png {
-            // The instants alone, as `write_png` draws them.
-            bounds = None;
-        }
+            q
+        });
         let looks = &self.looks;
         write(self.model, looks, bounds, self.format, &frames, title, path)
     }

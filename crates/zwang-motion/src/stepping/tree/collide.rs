@@ -5,7 +5,7 @@
 //! coordinates: the normal and the two tangents times the difference of
 //! the two geoms' point Jacobians.
 
-use zwang_core::rotation::{apply, cross, dot, matrix, mul, tangents};
+use zwang_core::rotation::{cross, dot, tangents};
 use zwang_geometry::spatial::{Collider, Collision, ContactPoint, Pose};
 use zwang_model::articulated::Articulated;
 use zwang_tree::{Tree, Workspace};
@@ -72,16 +72,6 @@ fn may_touch(model: &Articulated, weld: &[Option<usize>], a: usize, b: usize) ->
         .any(|e| *e == pair || [e[1], e[0]] == pair)
 }
 
-/// A geom's world pose on a body at `(position, orientation)`.
-fn compose(body: ([f64; 3], [f64; 4]), local: &Pose) -> Pose {
-    let (x, r) = body;
-    let moved = apply(&matrix(r), local.position);
-    Pose {
-        position: [x[0] + moved[0], x[1] + moved[1], x[2] + moved[2]],
-        orientation: mul(r, local.orientation),
-    }
-}
-
 impl Geoms {
     /// The colliders of `model`'s geoms at the tree's positions in `ws`
     /// (for the fixed ones' poses); none when contacts are off. Geoms
@@ -125,7 +115,7 @@ impl Geoms {
                     moving.push((g, b));
                     (Some(moving.len() - 1), geom.pose)
                 }
-                (Some(b), None) => (None, compose(tree.pose(ws, b)?, &geom.pose)),
+                (Some(_), None) => (None, geom.world_pose(tree, ws)?),
                 (None, _) => (None, geom.pose),
             };
             colliders.push(Collider {
@@ -190,13 +180,23 @@ impl Geoms {
         let mut fastest = 0.0f64;
         for (&(g, body), &radius) in self.moving.iter().zip(&self.radii) {
             let s = tree.velocity(ws, body)?;
-            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
+            let pose = model.geoms[g].world_pose(tree, ws)?;
             let w = [s[0], s[1], s[2]];
             let c = cross(w, pose.position);
             let v = [s[3] + c[0], s[4] + c[1], s[5] + c[2]];
             fastest = fastest.max(dot(v, v).sqrt() + dot(w, w).sqrt() * radius);
         }
         Ok(fastest)
+    }
+
+    /// The moving colliders' poses at the tree's positions in `ws`.
+    fn pose_moving(&mut self, model: &Articulated, ws: &Workspace) -> Result<(), StepError> {
+        let poses = &mut self.finder.poses;
+        poses.clear();
+        for &(g, _) in &self.moving {
+            poses.push(model.geoms[g].world_pose(&model.tree, ws)?);
+        }
+        Ok(())
     }
 
     /// The contacts at the tree's positions in `ws` with a gap of at most
@@ -210,15 +210,11 @@ impl Geoms {
         rows: &mut Vec<(usize, [f64; 3])>,
     ) -> Result<(), StepError> {
         let tree = &model.tree;
+        self.pose_moving(model, ws)?;
         let finder = &mut self.finder;
         let Some(collision) = finder.collision.as_mut() else {
             return Ok(());
         };
-        finder.poses.clear();
-        for &(g, body) in &self.moving {
-            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
-            finder.poses.push(pose);
-        }
         collision.collide(&finder.poses, margin, &mut finder.points);
         for p in &finder.points {
             let [i, j] = p.colliders;
@@ -300,16 +296,11 @@ impl Geoms {
     /// The deepest overlap among the pairs that may touch, at the tree's
     /// positions in `ws`.
     fn deepest(&mut self, model: &Articulated, ws: &Workspace) -> Result<Option<Touch>, StepError> {
-        let tree = &model.tree;
+        self.pose_moving(model, ws)?;
         let finder = &mut self.finder;
         let Some(collision) = finder.collision.as_mut() else {
             return Ok(None);
         };
-        finder.poses.clear();
-        for &(g, body) in &self.moving {
-            let pose = compose(tree.pose(ws, body)?, &model.geoms[g].pose);
-            finder.poses.push(pose);
-        }
         collision.collide(&finder.poses, 0.0, &mut finder.points);
         let mut deepest: Option<Touch> = None;
         for p in &finder.points {
