@@ -554,3 +554,55 @@ fn a_simulation_stepped_call_by_call_is_one_run_of_its_stepper_to_the_bit() {
     assert!((sim.time() - (t + 0.25 * h)).abs() < 1e-15);
     assert_eq!((sim.qpos(), sim.report().steps), (one.qpos(), 202));
 }
+
+/// `run_steps_with` and `run_event_with` hand an observer the run's
+/// samples (every time step's end, from 0; 10,000 instants and the end),
+/// and a drawing's film keeps a bounded number of them however long the
+/// run: the cart-pole of `examples/mjcf/cartpole.xml` for 20 s (2,001
+/// samples) leaves at most 300 frames and the last, evenly spaced, from
+/// the first sample to the end.
+#[test]
+fn a_drawing_of_a_long_run_keeps_a_bounded_reel() {
+    use zwang::articulated::{load, run_event_with, run_steps_with, start_of};
+    use zwang::motion::{ContactSample, Observer};
+    use zwang_draw::draw::space::TreeFilm;
+    use zwang_draw::draw::{Format, MAX_FRAMES};
+
+    /// The times of the samples it is handed.
+    struct Times(Vec<f64>);
+    impl Observer for Times {
+        fn wants_samples(&self) -> bool {
+            true
+        }
+        fn sample(&mut self, t: f64, _q: &[f64], _v: &[f64], _c: &[ContactSample]) {
+            self.0.push(t);
+        }
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mjcf/cartpole.xml");
+    let (model, ignored) = load(&path).unwrap();
+    let start = start_of(&model, Some("tilted")).unwrap();
+    let mut times = Times(Vec::new());
+    run_steps_with(&model, &start, 1.0, None, &ignored, &mut times).unwrap();
+    assert_eq!(times.0.len(), 101);
+    for (k, t) in times.0.iter().enumerate() {
+        assert!((t - 0.01 * k as f64).abs() < 1e-12, "sample {k} at {t}");
+    }
+    let mut times = Times(Vec::new());
+    run_event_with(&model, &start, 1.0, 1e-9, &ignored, &mut times).unwrap();
+    assert!(times.0.len() >= 10_001, "{}", times.0.len());
+    assert!(times.0.windows(2).all(|w| w[1] > w[0]));
+    assert_eq!(times.0.last(), Some(&1.0));
+
+    let mut film = TreeFilm::new(&model, Format::Gif, &[]);
+    run_steps_with(&model, &start, 20.0, None, &ignored, &mut film).unwrap();
+    let frames = film.frames();
+    assert!(frames.len() <= MAX_FRAMES + 1, "{}", frames.len());
+    assert!(frames.len() > MAX_FRAMES / 2, "{}", frames.len());
+    assert_eq!(frames[0].t, 0.0);
+    assert!((frames.last().unwrap().t - 20.0).abs() < 1e-9);
+    let gaps: Vec<f64> = frames[..frames.len() - 1]
+        .windows(2)
+        .map(|w| w[1].t - w[0].t)
+        .collect();
+    assert!(gaps.iter().all(|g| (g - gaps[0]).abs() < 1e-9), "{gaps:?}");
+}

@@ -33,6 +33,9 @@
 //! The outputs are the planar ones, by the file's extension: a PNG of
 //! some instants side by side, or a GIF animation; the SVG animation is
 //! planar for now.
+//!
+//! A kinematic tree of an MJCF file (an `Articulated` model) is drawn the
+//! same way, its geoms for bodies ([`TreeFilm`], [`write_tree`]).
 
 mod camera;
 mod links;
