@@ -46,7 +46,7 @@ pub struct SolverSettings {
     pub finish_steps: usize,
     /// The primal solver's ([`crate::PrimalSolver`]) stopping measure is
     /// absolute where its scale `max(|q|, |r|, |u|)` is at most this, as
-    /// Siconos' measure is at `DBL_EPSILON` ([`crate::siconos_error`]).
+    /// Siconos' measure is at `DBL_EPSILON` ([`crate::error::siconos_error`]).
     /// Default 0: relative down to zero, so that a problem and the same
     /// problem scaled by `1e-20` are solved alike. A time stepper whose
     /// islands are parts of a moving system sets `f64::EPSILON`: an island
