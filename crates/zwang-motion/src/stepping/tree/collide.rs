@@ -218,9 +218,7 @@ impl Geoms {
         collision.collide(&finder.poses, margin, &mut finder.points);
         for p in &finder.points {
             let [i, j] = p.colliders;
-            if self.apart.binary_search(&[i, j]).is_ok()
-                || self.apart.binary_search(&[j, i]).is_ok()
-            {
+            if kept_apart(&self.apart, i, j) {
                 continue;
             }
             let (ga, gb) = (&model.geoms[self.geom_of[i]], &model.geoms[self.geom_of[j]]);
@@ -305,9 +303,10 @@ impl Geoms {
         let mut deepest: Option<Touch> = None;
         for p in &finder.points {
             let [i, j] = p.colliders;
-            let apart = self.apart.binary_search(&[i, j]).is_ok()
-                || self.apart.binary_search(&[j, i]).is_ok();
-            if apart || p.gap >= 0.0 || deepest.is_some_and(|d| d.depth >= -p.gap) {
+            if kept_apart(&self.apart, i, j)
+                || p.gap >= 0.0
+                || deepest.is_some_and(|d| d.depth >= -p.gap)
+            {
                 continue;
             }
             deepest = Some(Touch {
@@ -317,6 +316,13 @@ impl Geoms {
         }
         Ok(deepest)
     }
+}
+
+/// Whether MuJoCo's filter keeps colliders `i` and `j` apart (`apart`
+/// sorted pairs of a fixed and a moving one; the collision world keeps
+/// moving pairs apart itself).
+fn kept_apart(apart: &[[usize; 2]], i: usize, j: usize) -> bool {
+    apart.binary_search(&[i, j]).is_ok() || apart.binary_search(&[j, i]).is_ok()
 }
 
 /// The rows `frame · (J_b(point) - J_a(point))` of a point on bodies `a`

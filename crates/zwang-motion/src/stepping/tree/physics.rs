@@ -182,14 +182,7 @@ impl Physics {
                 Held::Connect { bodies, points } => {
                     let p1 = model.world_point(ws, bodies[0], points[0])?;
                     let p2 = model.world_point(ws, bodies[1], points[1])?;
-                    scratch.clear();
-                    model.visit_relative_jacobian(ws, bodies, [p1, p2], |d, dv, dw| {
-                        scratch.push((d, dv, dw))
-                    })?;
-                    for k in 0..3 {
-                        let mut entries = scratch.iter().map(|e| (e.0, e.1[k]));
-                        free(rows, &mut entries, p1[k] - p2[k]);
-                    }
+                    coincide(model, ws, bodies, [p1, p2], h, &mut scratch, rows)?;
                 }
                 Held::Weld {
                     bodies,
@@ -206,14 +199,7 @@ impl Physics {
                     };
                     let held = mul(frame(bodies[0])?, orientation);
                     let turn = log(mul(held, conjugate(frame(bodies[1])?)));
-                    scratch.clear();
-                    model.visit_relative_jacobian(ws, bodies, [p1, p2], |d, dv, dw| {
-                        scratch.push((d, dv, dw))
-                    })?;
-                    for k in 0..3 {
-                        let mut entries = scratch.iter().map(|e| (e.0, e.1[k]));
-                        free(rows, &mut entries, p1[k] - p2[k]);
-                    }
+                    coincide(model, ws, bodies, [p1, p2], h, &mut scratch, rows)?;
                     for k in 0..3 {
                         let mut entries = scratch.iter().map(|e| (e.0, e.2[k]));
                         free(rows, &mut entries, turn[k]);
@@ -224,6 +210,33 @@ impl Physics {
         self.scratch = scratch;
         Ok(())
     }
+}
+
+/// Three free rows that bring two world points, on `bodies`, together
+/// within a step of `h`: the difference of their Jacobians (left in
+/// `scratch`, whose angular parts a weld's rows take next) against `(p1 -
+/// p2) / h`.
+fn coincide(
+    model: &Articulated,
+    ws: &Workspace,
+    bodies: [Option<usize>; 2],
+    [p1, p2]: [[f64; 3]; 2],
+    h: f64,
+    scratch: &mut Vec<(usize, [f64; 3], [f64; 3])>,
+    rows: &mut zwang_contact::BoundedRows,
+) -> Result<(), StepError> {
+    scratch.clear();
+    model.visit_relative_jacobian(ws, bodies, [p1, p2], |d, dv, dw| scratch.push((d, dv, dw)))?;
+    for k in 0..3 {
+        let entries = scratch.iter().map(|e| (e.0, e.1[k]));
+        rows.push(
+            entries,
+            (p1[k] - p2[k]) / h,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+        );
+    }
+    Ok(())
 }
 
 /// A limit's key for the warm starts: its own pair, out of the range of
