@@ -8,8 +8,8 @@
 //!   does) and, the peer in the same run, as one system, whose every event
 //!   restarts the integration of all the blocks.
 //!
-//! The same answers either way are tested (`crates/zwang-motion/tests/
-//! islands.rs`); here only the cost.
+//! The same answers either way are tested (`tests/facade/
+//! motion_islands.rs`); here only the cost.
 
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]

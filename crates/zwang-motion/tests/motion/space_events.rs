@@ -19,8 +19,7 @@ use zwang_model::spatial::{
 };
 use zwang_motion::{simulate, NoObserver, Outcome, Settings, Status};
 
-mod common;
-use common::{joint, rigid};
+use crate::common::{joint, rigid};
 
 const G: f64 = 9.81;
 

@@ -1,5 +1,5 @@
 //! What the spatial joint tests build their models of.
-#![allow(dead_code)] // each test file uses part of it
+#![allow(dead_code)] // each test module uses part of it
 
 use zwang_model::spatial::{SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind};
 

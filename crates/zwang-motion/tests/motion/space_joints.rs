@@ -14,8 +14,7 @@ use zwang_model::spatial::SpatialForce;
 use zwang_model::spatial::{SpatialBody, SpatialJointKind, SpatialKind, SpatialModel};
 use zwang_motion::{SpaceStepper, StepSettings};
 
-mod common;
-use common::{joint, rigid};
+use crate::common::{joint, rigid};
 
 const G: f64 = 9.81;
 

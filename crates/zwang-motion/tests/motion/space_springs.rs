@@ -9,8 +9,7 @@ use zwang_model::spatial::rotation::{apply, cross, matrix};
 use zwang_model::spatial::{SpatialModel, SpatialSpring, SpatialSpringKind};
 use zwang_motion::{simulate, NoObserver, Settings, SpaceStepper, Status, StepSettings};
 
-mod common;
-use common::rigid;
+use crate::common::rigid;
 
 /// A body of `mass` at `x` on the x axis, its centre tied to the origin
 /// by a spring of `stiffness` and rest length `rest`, and a damper, in no
