@@ -53,6 +53,32 @@ pub(crate) fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize
             .expect("in the analysed pattern")
 }
 
+/// Whether `mass` holds every entry of an `n x n` matrix (in either
+/// triangle or both): a chain's `M`, each joint moving every link below
+/// it. A pattern that holds `M` is then full whatever rows are added, and
+/// the places of a row's entry pairs are computed, not listed: a contact
+/// on a chain's last link reaches every joint, and listing its pairs
+/// costs the square of the links, per contact.
+pub(crate) fn holds_every_entry(mass: &sprs::CsMat<f64>, n: usize) -> bool {
+    let distinct = mass
+        .iter()
+        .filter(|&(_, (r, c))| r <= c || mass.get(c, r).is_none())
+        .count();
+    distinct == n * (n + 1) / 2
+}
+
+/// The place of `(row, col)` in a full triangle by compressed columns
+/// (`lower`: column `c` holds rows `c..n`; else `0..=c`), `row` and `col`
+/// on the triangle's side.
+pub(crate) fn place_in_full_triangle(
+    col_ptr: &[usize],
+    lower: bool,
+    row: usize,
+    col: usize,
+) -> usize {
+    col_ptr[col] + if lower { row - col } else { row }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +92,33 @@ mod tests {
         assert_eq!(compress(2, &[]), (vec![0, 0, 0], vec![]));
         assert_eq!(place(&start, &rows, 2, 2), 4);
         assert_eq!(place(&start, &rows, 0, 0), 0);
+    }
+
+    #[test]
+    fn full_triangles_place_as_searched() {
+        let n = 5;
+        for lower in [true, false] {
+            let entries: Vec<_> = (0..n)
+                .flat_map(|c| (0..n).map(move |r| (c, r)))
+                .filter(|&(c, r)| if lower { r >= c } else { r <= c })
+                .collect();
+            let (start, rows) = compress(n, &entries);
+            for &(c, r) in &entries {
+                assert_eq!(
+                    place_in_full_triangle(&start, lower, r, c),
+                    place(&start, &rows, r, c)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_mass_holds_every_entry_in_either_triangle_or_both() {
+        let full = sprs::CsMat::new((2, 2), vec![0, 2, 4], vec![0, 1, 0, 1], vec![1.0; 4]);
+        let upper = sprs::CsMat::new((2, 2), vec![0, 2, 3], vec![0, 1, 1], vec![1.0; 3]);
+        let diagonal = sprs::CsMat::new((2, 2), vec![0, 1, 2], vec![0, 1], vec![1.0; 2]);
+        assert!(holds_every_entry(&full, 2));
+        assert!(holds_every_entry(&upper, 2));
+        assert!(!holds_every_entry(&diagonal, 2));
     }
 }

@@ -10,7 +10,7 @@ use super::finish::{self, Finish, IslandView};
 use super::momentum::{dynamics_residual, symmetric_product};
 use super::{bounded_error, BoundedRows, VelocityProblem};
 use crate::error::{components, cone_derivative, project_on_cone, set_components, ConePiece};
-use crate::pattern::{compress, place};
+use crate::pattern::{compress, holds_every_entry, place, place_in_full_triangle};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -77,6 +77,12 @@ const PAST: f64 = 1e-2;
 /// `J v` into impulses enlarged by `rho`, about `KAPPA_MAX` times the
 /// machine epsilon.
 const FLOOR: f64 = 1e-11;
+/// The relative shifts of the Newton matrix's diagonal tried, from the
+/// first to the last (each 100 times the one before), when its factor
+/// meets a pivot lost to round-off.
+const SHIFT_MIN: f64 = 1e-14;
+/// See [`SHIFT_MIN`].
+const SHIFT_MAX: f64 = 1e-8;
 /// Velocities from which the Newton matrix is factored supernodal.
 const SUPERNODAL_FROM: usize = 64;
 /// The gradient's cut by a full step on a stale factor that keeps it.
@@ -122,9 +128,12 @@ struct Newton {
     /// diagonal, counted by its mirror).
     pub(super) mass: Vec<usize>,
     /// Per contact, from `pair_start[i]`, the places of its entry pairs
-    /// `(a, b)`, `a <= b`, in row-major order.
+    /// `(a, b)`, `a <= b`, in row-major order; none when `full`.
     pair_start: Vec<usize>,
     pairs: Vec<usize>,
+    /// Whether the triangle is full (`M` is): a pair's place is then
+    /// computed ([`crate::pattern::holds_every_entry`]).
+    full: bool,
     /// Whether `M` is diagonal (its inverse is then applied directly).
     diagonal: bool,
     /// `M`'s diagonal.
@@ -140,7 +149,20 @@ impl Newton {
         } else {
             (a.min(b), a.max(b))
         };
-        place(&self.col_ptr, &self.row_idx, row, col)
+        if self.full {
+            place_in_full_triangle(&self.col_ptr, self.lower, row, col)
+        } else {
+            place(&self.col_ptr, &self.row_idx, row, col)
+        }
+    }
+
+    /// The place of a row's `p`-th entry pair, of columns `a` and `b`.
+    fn pair(&self, p: usize, a: usize, b: usize) -> usize {
+        if self.full {
+            self.place(a, b)
+        } else {
+            self.pairs[p]
+        }
     }
 
     fn build(problem: &VelocityProblem) -> Newton {
@@ -159,11 +181,16 @@ impl Newton {
         let row_cols = (0..rows.contacts())
             .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
             .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
-        for cols in row_cols {
-            for &a in cols {
-                for &b in cols {
-                    if a <= b {
-                        entries.push((b, a));
+        let full = holds_every_entry(&problem.mass, n);
+        if full {
+            entries.extend((0..n).flat_map(|c| (0..c).map(move |r| (c, r))));
+        } else {
+            for cols in row_cols {
+                for &a in cols {
+                    for &b in cols {
+                        if a <= b {
+                            entries.push((b, a));
+                        }
                     }
                 }
             }
@@ -212,6 +239,7 @@ impl Newton {
             permuted: vec![0.0; n],
             lower,
             diagonal,
+            full,
             mass_diagonal: vec![0.0; n],
             factor: Some(factor),
             ..Newton::default()
@@ -232,7 +260,7 @@ impl Newton {
         let row_cols = (0..rows.contacts())
             .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
             .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
-        for cols in row_cols {
+        for cols in row_cols.filter(|_| !full) {
             for a in 0..cols.len() {
                 for b in a..cols.len() {
                     newton.pairs.push(newton.place(cols[a], cols[b]));
@@ -268,7 +296,7 @@ impl Newton {
             }
             let d = cone_derivative(problem.mu[i], points[i], piece);
             let (s, e) = (rows.start[i], rows.start[i + 1]);
-            let mut p = self.pair_start[i];
+            let mut p = if self.full { 0 } else { self.pair_start[i] };
             for a in s..e {
                 let ea = rows.entry(a);
                 let left: [f64; 3] =
@@ -283,7 +311,8 @@ impl Newton {
                     } else {
                         1.0
                     };
-                    self.values[self.pairs[p]] += twice * rho[i] * value;
+                    let at = self.pair(p, rows.cols[a], rows.cols[b]);
+                    self.values[at] += twice * rho[i] * value;
                     p += 1;
                 }
             }
@@ -293,7 +322,7 @@ impl Newton {
             if piece != ConePiece::Inside {
                 continue;
             }
-            let mut p = self.pair_start[k + j];
+            let mut p = if self.full { 0 } else { self.pair_start[k + j] };
             let entries = bounded.entries(j);
             for a in entries.clone() {
                 for b in a..entries.end {
@@ -302,21 +331,43 @@ impl Newton {
                     } else {
                         1.0
                     };
-                    self.values[self.pairs[p]] +=
-                        twice * rho[k + j] * bounded.values[a] * bounded.values[b];
+                    let at = self.pair(p, bounded.cols[a], bounded.cols[b]);
+                    self.values[at] += twice * rho[k + j] * bounded.values[a] * bounded.values[b];
                     p += 1;
                 }
             }
         }
         let n = self.col_ptr.len() - 1;
-        let symbolic =
-            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
-        let factor = self.factor.as_mut().expect("analysed");
-        factor
-            .factor_llt(SparseColMatRef::new(symbolic, &self.values))
-            .map_err(|e| GlobalError::MassNotPositiveDefinite {
-                coordinate: self.order[e.index.min(n.saturating_sub(1))],
-            })
+        let mut shift = 0.0;
+        loop {
+            let symbolic =
+                SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+            let factor = self.factor.as_mut().expect("analysed");
+            let Err(e) = factor.factor_llt(SparseColMatRef::new(symbolic, &self.values)) else {
+                return Ok(());
+            };
+            // `M + J^T R J` is positive definite, but a pivot can be lost
+            // to round-off: a long chain's `M` (scaled condition 1e13)
+            // beside the stiffest penalty. The diagonal is raised by a
+            // relative shift (as MuJoCo clamps its pivots), which keeps
+            // the Newton direction one of descent; `M` alone (every
+            // contact open: the velocities' solve) is never shifted.
+            if shift >= SHIFT_MAX || pieces.iter().all(|&p| p == ConePiece::Apex) {
+                return Err(GlobalError::MassNotPositiveDefinite {
+                    coordinate: self.order[e.index.min(n.saturating_sub(1))],
+                });
+            }
+            let next = if shift == 0.0 {
+                SHIFT_MIN
+            } else {
+                100.0 * shift
+            };
+            for j in 0..n {
+                let at = self.place(j, j);
+                self.values[at] *= (1.0 + next) / (1.0 + shift);
+            }
+            shift = next;
+        }
     }
 
     /// `x = A^-1 x` with the last factor `A`, through the factor's order.

@@ -45,7 +45,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::{bounded_error, VelocityProblem};
 use crate::error::{components, cone_spectrum, project_on_cone, set_components};
-use crate::pattern::{compress, place};
+use crate::pattern::{compress, holds_every_entry, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::{Friction, SolverSettings};
@@ -112,9 +112,12 @@ pub(super) struct Finish {
     /// for none: a diagonal entry, or a triangle stored in full).
     mass: Vec<(usize, usize)>,
     /// Per contact, from `pair_start[i]`, the places of `(col_a, col_b)`
-    /// for its entries `a`, `b` in row-major order.
+    /// for its entries `a`, `b` in row-major order; none when the pattern
+    /// is full (`M` is: [`crate::pattern::holds_every_entry`]), where
+    /// `(row, col)` is at `n col + row`.
     pair_start: Vec<usize>,
     pairs: Vec<usize>,
+    full: bool,
     lu: Option<SparseLu>,
     /// The residual, the step, a trial point with its residual, and the
     /// proximal centre.
@@ -178,6 +181,15 @@ fn block(lambda: f64, rho: f64, sigma: f64) -> f64 {
 }
 
 impl Finish {
+    /// The place of a row's `p`-th entry pair, `(row, col)`.
+    fn pair(&self, p: usize, row: usize, col: usize) -> usize {
+        if self.full {
+            self.col_ptr[col] + row
+        } else {
+            self.pairs[p]
+        }
+    }
+
     /// The pattern of `problem`'s (an island's) reduced Newton matrix and
     /// its analysis.
     pub fn build(problem: &VelocityProblem) -> Finish {
@@ -198,10 +210,15 @@ impl Finish {
                 .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
                 .chain((0..m).map(|j| &bounded.cols[bounded.entries(j)]))
         };
-        for cols in row_cols() {
-            for &a in cols {
-                for &b in cols {
-                    entries.push((b, a));
+        let full = holds_every_entry(&problem.mass, n);
+        if full {
+            entries.extend((0..n).flat_map(|c| (0..n).map(move |r| (c, r))));
+        } else {
+            for cols in row_cols() {
+                for &a in cols {
+                    for &b in cols {
+                        entries.push((b, a));
+                    }
                 }
             }
         }
@@ -217,7 +234,7 @@ impl Finish {
             .collect();
         let mut pair_start = vec![0];
         let mut pairs = Vec::new();
-        for cols in row_cols() {
+        for cols in row_cols().filter(|_| !full) {
             for &a in cols {
                 for &b in cols {
                     pairs.push(at(a, b));
@@ -235,6 +252,7 @@ impl Finish {
             mass,
             pair_start,
             pairs,
+            full,
             lu,
             f: vec![0.0; size],
             step: vec![0.0; size],
@@ -614,7 +632,7 @@ impl Finish {
             }
             self.inverses[i] = inverse;
             let (start, end) = (rows.start[i], rows.start[i + 1]);
-            let mut place = self.pair_start[i];
+            let mut place = if self.full { 0 } else { self.pair_start[i] };
             for a in start..end {
                 let (col, ea) = (rows.cols[a], rows.entry(a));
                 // Row `col`: `J^T` of the contact's rows, scaled as `F_v`.
@@ -624,8 +642,8 @@ impl Finish {
                 for b in start..end {
                     let eb = rows.entry(b);
                     let hat = [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]];
-                    self.values[self.pairs[place]] +=
-                        left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                    let at = self.pair(place, col, rows.cols[b]);
+                    self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
                     place += 1;
                 }
             }
@@ -637,11 +655,12 @@ impl Finish {
             if couple == 0.0 {
                 continue;
             }
-            let mut place = self.pair_start[k + j];
+            let mut place = if self.full { 0 } else { self.pair_start[k + j] };
             for a in bounded.entries(j) {
                 let left = bounded.values[a] * couple / diagonal[bounded.cols[a]];
                 for b in bounded.entries(j) {
-                    self.values[self.pairs[place]] += left * bounded.values[b];
+                    let at = self.pair(place, bounded.cols[a], bounded.cols[b]);
+                    self.values[at] += left * bounded.values[b];
                     place += 1;
                 }
             }
