@@ -234,6 +234,43 @@ fn a_dropped_ball_falls_as_stepped_and_rests_at_its_radius() {
     assert_eq!(v["unsolved_steps"], 0);
 }
 
+/// The project's humanoid with its shoulders 4 cm further in
+/// (`y = +-0.19`): each forearm (radius 0.035 at `|y| = 0.19`) starts
+/// 5 mm into the hips (radius 0.08 to `|y| = 0.08`), along `y`, which
+/// every hinge (all about `y`) moves across, never along. The start's
+/// correction asked for a displacement of `1e14` (the normal row is
+/// round-off) and the run failed ("M is not positive definite"); once
+/// the humanoid tilts, a linearised correction turned the knees by 10
+/// rad. Now the overlap is left and reported (5 mm by the geometry),
+/// and the humanoid lands, within its limits, with every step solved.
+#[test]
+fn an_overlap_no_joint_can_separate_is_left_and_reported() {
+    let own = std::fs::read_to_string(root().join("examples/mjcf/humanoid.xml")).unwrap();
+    let tight = own
+        .replace("pos=\"0 0.23 0.14\"", "pos=\"0 0.19 0.14\"")
+        .replace("pos=\"0 -0.23 0.14\"", "pos=\"0 -0.19 0.14\"");
+    assert_ne!(tight, own, "the shoulders moved in");
+    let file = Temp::new("arms_in.xml", &tight);
+    let v = json_with(&[file.path(), "--duration", "3"]);
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["unsolved_steps"], 0);
+    // The forearm's inner surface less the hips' end: -5 mm.
+    let gap = 0.19 - 0.035 - (0.08 + 0.08);
+    let reported = v["max_penetration"].as_f64().unwrap();
+    assert!(
+        (reported + gap).abs() < 1e-9,
+        "{reported} m, gap {gap} m by the geometry"
+    );
+    let start = &v["start_projection"];
+    assert!(
+        (start["violation"].as_f64().unwrap() + gap).abs() < 1e-9,
+        "{start}"
+    );
+    assert!(v["max_limit_violation"].as_f64().unwrap() < 1e-9, "{v}");
+    let energy = &v["energy"];
+    assert!(energy["final"].as_f64().unwrap() < energy["initial"].as_f64().unwrap());
+}
+
 /// The complete elliptic integral of the first kind, `K(m)`, by the
 /// arithmetic-geometric mean.
 fn complete_k(m: f64) -> f64 {

@@ -27,9 +27,9 @@ pub(crate) struct SpaceContact {
 /// so that its answer is the displacement `min 1/2 dq^T M dq` with
 /// `g + J_n dq >= 0`; sizes `r` and `u` for it and returns the settings
 /// it is solved with (the convex form, in series).
-pub(crate) fn overlap_problem(
+pub(crate) fn overlap_problem<'c>(
     p: &mut zwang_contact::VelocityProblem,
-    contacts: &[SpaceContact],
+    contacts: impl IntoIterator<Item = &'c SpaceContact>,
     entries: &[(usize, [f64; 3])],
     r: &mut Vec<f64>,
     u: &mut Vec<f64>,
@@ -44,7 +44,7 @@ pub(crate) fn overlap_problem(
         p.b.extend([c.gap, 0.0, 0.0]);
         p.mu.push(0.0);
     }
-    let k = 3 * contacts.len();
+    let k = 3 * p.mu.len();
     r.clear();
     r.resize(k, 0.0);
     u.resize(k, 0.0);

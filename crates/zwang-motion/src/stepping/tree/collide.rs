@@ -29,7 +29,19 @@ pub(super) struct Geoms {
     /// Pairs `[fixed collider, moving collider]` the filter keeps apart,
     /// sorted (the collision world keeps apart the moving pairs itself).
     apart: Vec<[usize; 2]>,
+    /// The deepest overlap among the last contacts left out because no
+    /// joint moves their normal ([`ROUND_OFF`]).
+    pub stuck: f64,
 }
+
+/// A contact's normal row is round-off, and the contact is left out, when
+/// its length is below this fraction of the terms it is summed from: no
+/// joint moves the two geoms apart or together (their normal passes
+/// through every hinge's axis or ball's centre between them), so no
+/// impulse of the contact does work and the least one, zero, is its
+/// answer. Kept, its penalty `1 / |J_n M^-1 J_n^T|` would be `1e32`, and
+/// an overlap along it could never be corrected.
+const ROUND_OFF: f64 = 1e-10;
 
 /// The body a body is welded to (itself when it has joints), `None` for
 /// the world: MuJoCo's `body_weldid`.
@@ -170,6 +182,7 @@ impl Geoms {
             moving,
             radii,
             apart,
+            stuck: 0.0,
         })
     }
 
@@ -216,6 +229,7 @@ impl Geoms {
             return Ok(());
         };
         collision.collide(&finder.poses, margin, &mut finder.points);
+        self.stuck = 0.0;
         for p in &finder.points {
             let [i, j] = p.colliders;
             if kept_apart(&self.apart, i, j) {
@@ -230,7 +244,7 @@ impl Geoms {
             let (pair, reach) = finder.surfaces.pair(p.colliders);
             let (t1, t2) = tangents(p.normal);
             let start = rows.len();
-            relative_rows(
+            let terms = relative_rows(
                 tree,
                 ws,
                 [ga.body, gb.body],
@@ -238,6 +252,12 @@ impl Geoms {
                 &[p.normal, t1, t2],
                 rows,
             )?;
+            let normal: f64 = rows[start..].iter().map(|(_, e)| e[0] * e[0]).sum();
+            if normal <= ROUND_OFF * ROUND_OFF * terms {
+                rows.truncate(start);
+                self.stuck = self.stuck.max(-p.gap);
+                continue;
+            }
             out.push(SpaceContact {
                 key: Key {
                     id: p.id,
@@ -327,7 +347,9 @@ fn kept_apart(apart: &[[usize; 2]], i: usize, j: usize) -> bool {
 
 /// The rows `frame · (J_b(point) - J_a(point))` of a point on bodies `a`
 /// and `b` (`None`: the world), entry by entry: the dofs on one path and
-/// not the other (those above where the paths meet move both alike).
+/// not the other (those above where the paths meet move both alike); the
+/// sum of the squared sizes of the terms each entry's velocity is summed
+/// from (its round-off's scale).
 fn relative_rows(
     tree: &Tree,
     ws: &Workspace,
@@ -335,7 +357,8 @@ fn relative_rows(
     point: [f64; 3],
     frame: &[[f64; 3]; 3],
     rows: &mut Vec<(usize, [f64; 3])>,
-) -> Result<(), StepError> {
+) -> Result<f64, StepError> {
+    let mut terms = 0.0;
     let mut pa = a.into_iter().flat_map(|x| tree.path(x)).peekable();
     let mut pb = b.into_iter().flat_map(|x| tree.path(x)).peekable();
     loop {
@@ -360,7 +383,8 @@ fn relative_rows(
         let w = [s[0], s[1], s[2]];
         let c = cross(w, point);
         let v = [s[3] + c[0], s[4] + c[1], s[5] + c[2]];
+        terms += (dot([s[3], s[4], s[5]], [s[3], s[4], s[5]]).sqrt() + dot(c, c).sqrt()).powi(2);
         rows.push((dof, frame.map(|n| sign * dot(n, v))));
     }
-    Ok(())
+    Ok(terms)
 }

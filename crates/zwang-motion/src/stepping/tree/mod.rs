@@ -47,7 +47,7 @@ use sprs::CsMat;
 use zwang_contact::{ContactRows, PrimalSolver, SolverSettings, VelocityProblem, FINISH_SIZE};
 use zwang_core::rotation::cross;
 use zwang_model::articulated::{full_pattern, Articulated};
-use zwang_tree::{TreeError, Workspace};
+use zwang_tree::{Tree, TreeError, Workspace};
 
 use crate::simulate::{Observer, Outcome, StartProjection};
 use crate::stepping::space::collide::{overlap_problem, SpaceContact};
@@ -64,6 +64,14 @@ use physics::Physics;
 /// Outer iterations of the contact solver's quick first try
 /// ([`TreeStepper::solve_twice`]).
 const QUICK_OUTER: usize = 1;
+
+/// How much farther than it separates two geoms an overlap correction may
+/// slide them (by `M`'s diagonal: `w_t <= SLIDE^2 w_n`). A contact whose
+/// normal the joints barely move (the normal nearly through the axes of
+/// every hinge between the geoms) would be corrected by a linearised
+/// displacement of radians, far outside where it holds: it is left
+/// overlapping, and the overlap reported.
+const SLIDE: f64 = 10.0;
 
 /// A body's state in the world frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -571,12 +579,13 @@ impl<'m> TreeStepper<'m> {
     fn violations(&self) -> (f64, f64) {
         let deepest = |c: &[SpaceContact]| c.iter().fold(0.0f64, |m, c| m.max(-c.gap));
         let (geoms, limits) = self.contacts.split_at(self.touching);
-        (deepest(geoms), deepest(limits))
+        (deepest(geoms).max(self.geoms.stuck), deepest(limits))
     }
 
     /// The displacement `dq` that removes the overlaps and the passed
-    /// limits: `min 1/2 dq^T M dq` with `g + J_n dq >= 0` at every row,
-    /// `M` at the current positions (in the workspace); the solve's report.
+    /// limits: `min 1/2 dq^T M dq` with `g + J_n dq >= 0` at every row
+    /// but those a displacement would slide far ([`SLIDE`]), `M` at the
+    /// current positions (in the workspace); the solve's report.
     fn displacement(&mut self) -> Result<zwang_contact::Report, StepError> {
         let tree = &self.model.tree;
         tree.mass_matrix(&mut self.ws)?;
@@ -584,10 +593,37 @@ impl<'m> TreeStepper<'m> {
         for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
             *x = self.ws.mass()[e];
         }
-        let settings = overlap_problem(p, &self.contacts, &self.entries, &mut self.r, &mut self.u);
+        let contacts = self.contacts.iter().filter(|c| {
+            correctable(
+                tree,
+                self.ws.mass(),
+                &self.entries[c.entries.0..c.entries.1],
+            )
+        });
+        let settings = overlap_problem(p, contacts, &self.entries, &mut self.r, &mut self.u);
         self.correct
             .solve_in_place(p, &settings, &mut self.r, &mut self.dq, &mut self.u)
             .map_err(StepError::from_global)
+    }
+
+    /// Whether an overlap correction is due: a contact beyond the
+    /// tolerance that a displacement can correct (`M` at the current
+    /// positions computed for it).
+    fn overlapping(&mut self) -> Result<bool, StepError> {
+        let tol = self.core.settings.penetration_tolerance;
+        if !self.contacts.iter().any(|c| c.gap < -tol) {
+            return Ok(false);
+        }
+        let tree = &self.model.tree;
+        tree.mass_matrix(&mut self.ws)?;
+        Ok(self.contacts.iter().any(|c| {
+            c.gap < -tol
+                && correctable(
+                    tree,
+                    self.ws.mass(),
+                    &self.entries[c.entries.0..c.entries.1],
+                )
+        }))
     }
 
     /// Moves the current positions by the last displacement and takes the
@@ -631,7 +667,7 @@ impl<'m> TreeStepper<'m> {
         self.core.totals.max_penetration = overlap;
         self.max_limit_violation = passed;
         for _ in 0..START_CORRECTIONS {
-            if !self.contacts.iter().any(|c| c.gap < -tol) {
+            if !self.overlapping()? {
                 break;
             }
             self.displacement()?;
@@ -848,8 +884,7 @@ impl Stages for TreeStepper<'_> {
         self.fresh = true;
         self.core.totals.stages.collide += clock.elapsed();
         let clock = Clock::now();
-        let tol = self.core.settings.penetration_tolerance;
-        if self.contacts.iter().any(|c| c.gap < -tol) {
+        if self.overlapping()? {
             let report = self.displacement()?;
             self.core.totals.corrections += 1;
             self.core.last.corrected = true;
@@ -926,4 +961,18 @@ pub fn simulate_tree(
         bodies,
         max_limit_violation,
     }
+}
+
+/// Whether a contact's overlap is one a displacement corrects: one that
+/// slides the geoms at most [`SLIDE`] times as far as it separates them
+/// (by `M`'s diagonal, in the tree's layout in `mass`).
+fn correctable(tree: &Tree, mass: &[f64], entries: &[(usize, [f64; 3])]) -> bool {
+    let madr = tree.mass_layout().0;
+    let (mut normal, mut all) = (0.0, 0.0);
+    for (dof, e) in entries {
+        let d = mass[madr[*dof]];
+        normal += e[0] * e[0] / d;
+        all += (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / d;
+    }
+    normal * (1.0 + SLIDE * SLIDE) >= all
 }
