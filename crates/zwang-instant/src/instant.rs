@@ -683,7 +683,7 @@ impl InstantBuilder {
             });
         }
         let mass = self.mass.to_csr();
-        check_matrix("mass", &mass)?;
+        check_matrix(|| "mass".into(), &mass)?;
         check_symmetric(&mass)?;
         check_vector("force", &self.force, n)?;
         let equalities = make_rows("equalities", self.equalities, n)?;
@@ -825,10 +825,11 @@ fn make_rows(
     let Some((a, b)) = rows else {
         return Ok(Rows::empty(n));
     };
-    let akey = format!("{key}.A");
+    // The keys are made for errors only.
+    let akey = || format!("{key}.A");
     if a.cols() != n && !(a.rows() == 0 && b.is_empty()) {
         return Err(InstantError::Dimension {
-            key: akey,
+            key: akey(),
             what: format!(
                 "has {} columns, expected {n} (the size of `mass`)",
                 a.cols()
@@ -836,12 +837,12 @@ fn make_rows(
         });
     }
     let a = if a.cols() == n {
-        a.to_csr()
+        a.into_csr()
     } else {
         CsMat::zero((0, n))
     };
-    check_matrix(&akey, &a)?;
-    check_vector(&format!("{key}.b"), &b, a.rows())?;
+    check_matrix(akey, &a)?;
+    check_values(|| format!("{key}.b"), &b, a.rows())?;
     Ok(Rows { matrix: a, rhs: b })
 }
 
@@ -869,12 +870,12 @@ fn make_orders(orders: Option<Vec<u32>>, rows: usize) -> Result<Vec<u32>, Instan
     Ok(orders)
 }
 
-fn check_matrix(key: &str, m: &CsMat<f64>) -> Result<(), InstantError> {
+fn check_matrix(key: impl Fn() -> String, m: &CsMat<f64>) -> Result<(), InstantError> {
     for (i, row) in m.outer_iterator().enumerate() {
         for (j, &v) in row.iter() {
             if !v.is_finite() {
                 return Err(InstantError::NonFinite {
-                    key: key.into(),
+                    key: key(),
                     position: format!("[{i}, {j}]"),
                     value: v,
                 });

@@ -62,6 +62,12 @@ impl Projector {
         })
     }
 
+    /// Whether it has no rows at all: its projections leave `q` where it
+    /// is and solve for `v` without constraints.
+    pub fn rowless(&self) -> bool {
+        self.eq.is_empty() && self.ineq.is_empty()
+    }
+
     /// The largest position-level violation of the rows at `q`: joints
     /// (both signs) and closed contacts (both signs: a closed contact sits
     /// on its surface).
@@ -163,9 +169,9 @@ impl Projector {
         )))
     }
 
-    /// The joint or contact with the largest violation found by the last
-    /// [`Projector::violation`], in the scene's words.
-    pub fn most_violated<M: Mechanism>(&self, model: &M) -> String {
+    /// The row (of the held instant) with the largest violation found by
+    /// the last [`Projector::violation`]; [`Projector::row_name`] names it.
+    pub fn most_violated(&self) -> usize {
         let worst = self
             .eq
             .iter()
@@ -175,12 +181,12 @@ impl Projector {
                 (0, -1.0f64),
                 |w, (i, x)| if x.abs() > w.1 { (i, x.abs()) } else { w },
             );
-        self.row_name(model, worst.0)
+        worst.0
     }
 
     /// What row `i` of the held instant (the model's equalities, then its
     /// inequalities) is, in the scene's words.
-    fn row_name<M: Mechanism>(&self, model: &M, i: usize) -> String {
+    pub fn row_name<M: Mechanism>(&self, model: &M, i: usize) -> String {
         let m_eq = self.eq.len();
         let contact = |k: usize| format!("contact \"{}\"", model.contact_name(k));
         for (k, rows) in self.layout.contacts.iter().enumerate() {
@@ -264,7 +270,8 @@ impl Projector {
 
     /// The largest velocity-level violation of the held rows at
     /// `(t, q, v)`: `|J v - c|` on the joints and sticking rows, `|J_n v|`
-    /// on the closed contacts; and where it is, in the scene's words.
+    /// on the closed contacts; and its row (as [`Projector::row_name`]
+    /// takes it).
     pub fn velocity_violation_at<M: Mechanism>(
         &mut self,
         model: &M,
@@ -272,7 +279,7 @@ impl Projector {
         q: &[f64],
         v: &[f64],
         modes: &[ContactState],
-    ) -> Result<(f64, String), DynamicsError> {
+    ) -> Result<(f64, usize), DynamicsError> {
         model.update_instant(t, q, v, modes, &mut self.instant)?;
         model.velocity_targets(t, q, v, modes, &mut self.targets);
         let (eq, ineq) = (self.instant.equalities(), self.instant.inequalities());
@@ -284,7 +291,7 @@ impl Projector {
                 (0, 0.0f64),
                 |w, (i, r)| if r.abs() > w.1 { (i, r.abs()) } else { w },
             );
-        Ok((worst, self.row_name(model, i)))
+        Ok((worst, i))
     }
 
     /// Moves `v` onto the rows' velocity level (`J v = c` on joints and

@@ -575,21 +575,33 @@ impl<'a> Tab<'a> {
             .collect()
     }
 
+    // The accessors below make a value's full key only for its error: a
+    // scene of many bodies reads hundreds of thousands of values.
+
     pub(crate) fn number(&self, key: &str) -> Result<f64> {
-        number(self.required(key)?, &self.key(key))
+        let value = self.required(key)?;
+        plain_number(value).map_or_else(|| number(value, &self.key(key)), Ok)
     }
 
     pub(crate) fn opt_number(&self, key: &str) -> Result<Option<f64>> {
-        self.get(key).map(|v| number(v, &self.key(key))).transpose()
+        self.get(key)
+            .map(|v| plain_number(v).map_or_else(|| number(v, &self.key(key)), Ok))
+            .transpose()
     }
 
     pub(crate) fn string(&self, key: &str) -> Result<&'a str> {
-        string(self.required(key)?, &self.key(key))
+        match self.required(key)? {
+            Value::String(s) => Ok(s),
+            value => string(value, &self.key(key)),
+        }
     }
 
     pub(crate) fn opt_string(&self, key: &str) -> Result<Option<String>> {
         self.get(key)
-            .map(|v| string(v, &self.key(key)).map(str::to_string))
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                _ => string(v, &self.key(key)).map(str::to_string),
+            })
             .transpose()
     }
 
@@ -603,12 +615,40 @@ impl<'a> Tab<'a> {
     /// A vector of `N` numbers (the world's dimension, or a quaternion's
     /// 4).
     pub(crate) fn vec<const N: usize>(&self, key: &str) -> Result<[f64; N]> {
-        vector(self.required(key)?, &self.key(key))
+        let value = self.required(key)?;
+        plain_vector(value).map_or_else(|| vector(value, &self.key(key)), Ok)
     }
 
     pub(crate) fn opt_vec<const N: usize>(&self, key: &str) -> Result<Option<[f64; N]>> {
-        self.get(key).map(|v| vector(v, &self.key(key))).transpose()
+        self.get(key)
+            .map(|v| plain_vector(v).map_or_else(|| vector(v, &self.key(key)), Ok))
+            .transpose()
     }
+}
+
+/// What [`number`] takes, without a key: `None` where it would fail.
+fn plain_number(value: &Value) -> Option<f64> {
+    let x = match value {
+        Value::Float(x) => *x,
+        Value::Integer(i) => *i as f64,
+        _ => return None,
+    };
+    x.is_finite().then_some(x)
+}
+
+/// What [`vector`] takes, without a key: `None` where it would fail.
+fn plain_vector<const N: usize>(value: &Value) -> Option<[f64; N]> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    if items.len() != N {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (x, item) in out.iter_mut().zip(items) {
+        *x = plain_number(item)?;
+    }
+    Some(out)
 }
 
 /// A finite number; TOML integers are taken as floats.

@@ -27,7 +27,8 @@ pub(crate) fn project_start<M: Mechanism>(
 ) -> Result<Option<StartProjection>, DynamicsError> {
     let (q0, v0) = (q.to_vec(), v.to_vec());
     let violation = p.violation(model, 0.0, &q0, modes);
-    let at = p.most_violated(model);
+    // Rows are named only for a start that moved (names are strings).
+    let at = p.most_violated();
     let (speed_violation, speed_at) = p.velocity_violation_at(model, 0.0, &q0, &v0, modes)?;
     let (tol, speed_tol) = (settings.drift_tolerance, speed_tolerance(settings));
     p.positions(model, 0.0, q, v, modes, tol)?;
@@ -42,9 +43,9 @@ pub(crate) fn project_start<M: Mechanism>(
     Ok(
         (violation > tol || dv > 1e-9 * v_scale).then(|| StartProjection {
             violation,
-            at,
+            at: p.row_name(model, at),
             speed_violation,
-            speed_at,
+            speed_at: p.row_name(model, speed_at),
             position_change: dq,
             velocity_change: dv,
             energy_given: model.energy(0.0, &q0, &v0),

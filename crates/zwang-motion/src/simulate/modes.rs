@@ -107,8 +107,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
             held?;
         }
         // The last pass wrote the dynamics for these modes; the projector
-        // follows them.
-        self.projector = None;
+        // follows them. One without rows on a model without contacts has
+        // none to follow (a free body): kept, not made again each time.
+        let fixed = |p: &crate::projection::Projector| p.rowless() && model.contacts() == 0;
+        if !self.projector.as_ref().is_some_and(fixed) {
+            self.projector = None;
+        }
         self.project(true)?;
         self.same_time_events(kinds.len())?;
         for (kind, k) in kinds {
