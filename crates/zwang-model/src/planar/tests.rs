@@ -55,14 +55,8 @@ pub(crate) fn zoo() -> PlanarModel {
             anchors: [[0.3, 0.0], [0.1, -0.3]],
         },
     ];
-    let contact = |name: &str, body, point, surface| Contact {
-        name: name.into(),
-        body,
-        point,
-        surface,
-        friction: 0.4,
-        viscous: 0.0,
-        restitution: 0.0,
+    let contact = |name: &str, body, point, surface| {
+        Contact::new(name, body, point, surface).with_surface(0.4, 0.0)
     };
     let contacts = vec![
         contact(
@@ -707,18 +701,8 @@ fn archipelago() -> PlanarModel {
         bodies: [bb(0), bb(2)],
         anchors: [[0.5, 0.0], [-0.5, 0.0]],
     }];
-    let floor = Surface::Line {
-        point: [0.0, 0.0],
-        normal: [0.0, 1.0],
-    };
-    let contact = |name: &str, body: usize, point: [f64; 2]| Contact {
-        name: name.into(),
-        body,
-        point,
-        surface: floor.clone(),
-        friction: 0.4,
-        viscous: 0.0,
-        restitution: 0.0,
+    let contact = |name: &str, body: usize, point: [f64; 2]| {
+        Contact::new(name, body, point, Surface::FLOOR).with_surface(0.4, 0.0)
     };
     let contacts = vec![
         contact("b_foot", 2, [0.4, -0.3]),
