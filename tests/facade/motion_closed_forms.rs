@@ -102,18 +102,15 @@ fn particle_leaves_a_smooth_circle_where_gravity_no_longer_holds_it() {
     let ball = Body::particle("bead", 1.0)
         .at([0.0, radius])
         .moving([v0, 0.0]);
-    let dome = Contact {
-        name: "dome".into(),
-        body: 0,
-        point: [0.0, 0.0],
-        surface: Surface::Circle {
+    let dome = Contact::new(
+        "dome",
+        0,
+        [0.0, 0.0],
+        Surface::Circle {
             center: [0.0, 0.0],
             radius,
         },
-        friction: 0.0,
-        viscous: 0.0,
-        restitution: 0.0,
-    };
+    );
     let model = PlanarModel::new([0.0, -G], vec![ball], vec![], vec![dome], vec![]).unwrap();
     let r = run_model(model, 1.0, &Settings::default());
     assert_eq!(r.outcome.status, Status::Finished, "{:?}", r.outcome.reason);
@@ -372,17 +369,14 @@ fn plate_on_twelve_rough_points_stops_where_friction_says() {
         .at([0.0, 0.05])
         .moving([v0, 0.0]);
     let contacts = (0..points)
-        .map(|i| Contact {
-            name: format!("p{i}"),
-            body: 0,
-            point: [-0.5 + i as f64 / (points - 1) as f64, -0.05],
-            surface: Surface::Line {
-                point: [0.0, 0.0],
-                normal: [0.0, 1.0],
-            },
-            friction: mu,
-            viscous: 0.0,
-            restitution: 0.0,
+        .map(|i| {
+            Contact::new(
+                format!("p{i}"),
+                0,
+                [-0.5 + i as f64 / (points - 1) as f64, -0.05],
+                Surface::FLOOR,
+            )
+            .with_surface(mu, 0.0)
         })
         .collect();
     let model = PlanarModel::new([0.0, -G], vec![plate], vec![], contacts, vec![]).unwrap();

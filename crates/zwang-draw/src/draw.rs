@@ -1696,18 +1696,15 @@ mod tests {
             bodies: [BodyRef::Ground, BodyRef::Body(1)],
             anchors: [[1.0, 1.0], [0.0, 0.0]],
         };
-        let wall = Contact {
-            name: "wall".into(),
-            body: 4,
-            point: [0.0, 0.0],
-            surface: Surface::Line {
+        let wall = Contact::new(
+            "wall",
+            4,
+            [0.0, 0.0],
+            Surface::Line {
                 point: [2.4, 0.0],
                 normal: [-1.0, 0.0],
             },
-            friction: 0.0,
-            viscous: 0.0,
-            restitution: 0.0,
-        };
+        );
         let floor = FixedBody::new("floor", Shape::HalfPlane { normal: [0.0, 1.0] });
         PlanarModel::new([0.0, -9.81], bodies, vec![rod], vec![wall], vec![])
             .unwrap()

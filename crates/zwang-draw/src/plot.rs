@@ -711,18 +711,7 @@ mod tests {
     fn model() -> PlanarModel {
         let ball = Body::particle("ball", 1.0).at([0.0, 1.0]);
         let block = Body::rigid("block", 2.0, 0.5).at([1.0, 1.0]);
-        let floor = Contact {
-            name: "floor".into(),
-            body: 0,
-            point: [0.0, 0.0],
-            surface: Surface::Line {
-                point: [0.0, 0.0],
-                normal: [0.0, 1.0],
-            },
-            friction: 0.0,
-            viscous: 0.0,
-            restitution: 0.5,
-        };
+        let floor = Contact::new("floor", 0, [0.0, 0.0], Surface::FLOOR).with_surface(0.0, 0.5);
         PlanarModel::new([0.0, -9.81], vec![ball, block], vec![], vec![floor], vec![]).unwrap()
     }
 

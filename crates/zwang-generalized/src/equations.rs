@@ -123,7 +123,15 @@ impl Kernel {
 
 /// Checks the lengths and finiteness of a state.
 pub(crate) fn check_state(n: usize, q: &[f64], qd: &[f64]) -> Result<(), GeneralizedError> {
-    for (what, x) in [("q", q), ("qd", qd)] {
+    check_vectors(n, [("q", q), ("qd", qd)])
+}
+
+/// Checks that each vector, named for the error, has `n` finite entries.
+pub(crate) fn check_vectors(
+    n: usize,
+    vectors: [(&'static str, &[f64]); 2],
+) -> Result<(), GeneralizedError> {
+    for (what, x) in vectors {
         if x.len() != n {
             return Err(GeneralizedError::Length {
                 what,

@@ -2,7 +2,7 @@
 //! QP, the forms and the stepper.
 
 use crate::equations::{
-    check_finite, check_state, cholesky, evaluate, velocity_targets, Equations, Kernel,
+    check_state, check_vectors, cholesky, evaluate, velocity_targets, Equations, Kernel,
 };
 use crate::forms::{self, FormsReport, LinearForm};
 use crate::{ConstraintKind, GeneralizedError, System};
@@ -61,16 +61,7 @@ impl<S: System> Generalized<S> {
             return Err(GeneralizedError::NoCoordinates);
         }
         let (q0, qd0) = system.initial_state();
-        for (what, x) in [("initial q", &q0), ("initial qd", &qd0)] {
-            if x.len() != n {
-                return Err(GeneralizedError::Length {
-                    what,
-                    found: x.len(),
-                    expected: n,
-                });
-            }
-            check_finite(what, x)?;
-        }
+        check_vectors(n, [("initial q", &q0), ("initial qd", &qd0)])?;
         let m = system.constraints();
         let names = (0..n).map(|i| system.coordinate_name(i)).collect();
         let scratch = Scratch {

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::{MjcfError, Result};
+use crate::xml::Element;
 
 /// The attributes of one kind of element.
 pub(crate) struct Kind {
@@ -261,16 +262,12 @@ pub(crate) const EQUALITY: Kind = Kind {
     ],
 };
 
-/// Checks `attrs` (of the element at `path`) against `kind`: an unknown
+/// Checks the attributes of `element` against `kind`: an unknown
 /// attribute is an error, a refused one a refusal, a soft one listed in
 /// `ignored`.
-pub(crate) fn check<'a>(
-    kind: &Kind,
-    path: &str,
-    attrs: impl IntoIterator<Item = &'a str>,
-    ignored: &mut BTreeSet<String>,
-) -> Result<()> {
-    for a in attrs {
+pub(crate) fn check(kind: &Kind, element: &Element, ignored: &mut BTreeSet<String>) -> Result<()> {
+    let path = element.path.as_str();
+    for a in element.attrs.iter().map(|(a, _)| a.as_str()) {
         if kind.read.contains(&a) || kind.silent.contains(&a) {
             continue;
         }

@@ -105,6 +105,14 @@ struct Attrs<'a> {
 }
 
 impl<'a> Attrs<'a> {
+    /// The element's own attributes, without its class's.
+    fn own(e: &'a Element) -> Attrs<'a> {
+        Attrs {
+            path: &e.path,
+            values: e.attrs.clone(),
+        }
+    }
+
     fn get(&self, name: &str) -> Option<&str> {
         self.values
             .iter()
@@ -622,12 +630,7 @@ impl Reader {
                 _ => return Err(MjcfError::new(p, "unknown element")),
             };
             if let Some(kind) = kind {
-                attrs::check(
-                    kind,
-                    p,
-                    c.attrs.iter().map(|(a, _)| a.as_str()),
-                    &mut self.ignored,
-                )?;
+                attrs::check(kind, c, &mut self.ignored)?;
                 if c.attrs.iter().any(|(a, _)| a == "class" || a == "name") {
                     return Err(MjcfError::new(p, "a default has no name or class"));
                 }
@@ -645,12 +648,7 @@ impl Reader {
     /// An element's attributes over those of its class (`class` attribute,
     /// else the enclosing `childclass`, else `main`).
     fn attrs<'a>(&mut self, e: &'a Element, kind: &Kind, childclass: &str) -> Result<Attrs<'a>> {
-        attrs::check(
-            kind,
-            &e.path,
-            e.attrs.iter().map(|(a, _)| a.as_str()),
-            &mut self.ignored,
-        )?;
+        attrs::check(kind, e, &mut self.ignored)?;
         let class = self.class(e, childclass)?;
         let mut values = class.values.get(kind.name).cloned().unwrap_or_default();
         values.extend(e.attrs.iter().filter(|(a, _)| a != "class").cloned());
@@ -714,16 +712,8 @@ impl Reader {
             ));
         }
         let p = e.path.as_str();
-        attrs::check(
-            &attrs::BODY,
-            p,
-            e.attrs.iter().map(|(a, _)| a.as_str()),
-            &mut self.ignored,
-        )?;
-        let own = Attrs {
-            path: p,
-            values: e.attrs.clone(),
-        };
+        attrs::check(&attrs::BODY, e, &mut self.ignored)?;
+        let own = Attrs::own(e);
         if own.boolean("mocap", false)? {
             return Err(MjcfError::attr(
                 p,
@@ -856,16 +846,8 @@ impl Reader {
     /// `inertial`: mass, centre, principal moments and their axes.
     fn inertial(&mut self, e: &Element) -> Result<(f64, [f64; 3], [f64; 3], Mat3)> {
         let p = e.path.as_str();
-        attrs::check(
-            &attrs::INERTIAL,
-            p,
-            e.attrs.iter().map(|(a, _)| a.as_str()),
-            &mut self.ignored,
-        )?;
-        let a = Attrs {
-            path: p,
-            values: e.attrs.clone(),
-        };
+        attrs::check(&attrs::INERTIAL, e, &mut self.ignored)?;
+        let a = Attrs::own(e);
         let pos = a
             .vector::<3>("pos")?
             .ok_or_else(|| MjcfError::attr(p, "pos", "missing (an <inertial> needs it)"))?;
@@ -924,16 +906,8 @@ impl Reader {
         let index = self.joints.len();
         let p = e.path.as_str();
         let (a, kind) = if e.tag == "freejoint" {
-            attrs::check(
-                &attrs::FREEJOINT,
-                p,
-                e.attrs.iter().map(|(a, _)| a.as_str()),
-                &mut self.ignored,
-            )?;
-            let a = Attrs {
-                path: p,
-                values: e.attrs.clone(),
-            };
+            attrs::check(&attrs::FREEJOINT, e, &mut self.ignored)?;
+            let a = Attrs::own(e);
             if a.get("align").is_some_and(|v| v == "true") {
                 return Err(MjcfError::attr(
                     p,
@@ -1418,22 +1392,14 @@ fn check_actuator(e: &Element, ignored: &mut BTreeSet<String>) -> Result<()> {
             ));
         }
     }
-    attrs::check(
-        &attrs::ACTUATOR,
-        &e.path,
-        e.attrs.iter().map(|(a, _)| a.as_str()),
-        ignored,
-    )
+    attrs::check(&attrs::ACTUATOR, e, ignored)
 }
 
 /// Applies an actuator element (or a default's) to the parameters, as
 /// MuJoCo's reader does: the general attributes, then the shortcut's.
 fn apply_actuator(s: &mut ActuatorState, e: &Element) -> Result<()> {
     let p = e.path.as_str();
-    let a = Attrs {
-        path: p,
-        values: e.attrs.clone(),
-    };
+    let a = Attrs::own(e);
     if let Some(t) = a.get("gear") {
         s.gear = some_numbers::<6>(t, p, "gear", [0.0; 6])?;
     }

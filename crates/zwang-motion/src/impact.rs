@@ -272,17 +272,8 @@ mod tests {
     /// A flat block (1 x 0.5 m) landing on both bottom corners at once,
     /// sliding: two rough contacts with redundant rows.
     fn block() -> (PlanarModel, Vec<f64>, Vec<f64>) {
-        let corner = |name: &str, x: f64| Contact {
-            name: name.into(),
-            body: 0,
-            point: [x, -0.25],
-            surface: Surface::Line {
-                point: [0.0, 0.0],
-                normal: [0.0, 1.0],
-            },
-            friction: 0.5,
-            viscous: 0.0,
-            restitution: 0.3,
+        let corner = |name: &str, x: f64| {
+            Contact::new(name, 0, [x, -0.25], Surface::FLOOR).with_surface(0.5, 0.3)
         };
         let body = Body::rigid("block", 1.0, 0.1)
             .at([0.0, 0.25])

@@ -66,17 +66,13 @@ fn allocations_once(model: &PlanarModel, settings: &Settings, duration: f64) -> 
 #[test]
 fn steps_allocate_nothing() {
     let links = chain(5).unwrap();
-    let floor = |body: usize, point: [f64; 2]| Contact {
-        name: format!("corner{body}{}", point[0]),
-        body,
-        point,
-        surface: Surface::Line {
-            point: [0.0, 0.0],
-            normal: [0.0, 1.0],
-        },
-        friction: 0.0,
-        viscous: 0.0,
-        restitution: 0.0,
+    let floor = |body: usize, point: [f64; 2]| {
+        Contact::new(
+            format!("corner{body}{}", point[0]),
+            body,
+            point,
+            Surface::FLOOR,
+        )
     };
     let resting = PlanarModel::new(
         [0.0, -9.81],
@@ -92,17 +88,17 @@ fn steps_allocate_nothing() {
         }],
     )
     .unwrap();
-    let rough = |body: usize, point: [f64; 2], normal: [f64; 2]| Contact {
-        name: format!("rough{body}{}", point[0]),
-        body,
-        point,
-        surface: Surface::Line {
-            point: [0.0, 0.0],
-            normal,
-        },
-        friction: 0.3,
-        viscous: 0.0,
-        restitution: 0.0,
+    let rough = |body: usize, point: [f64; 2], normal: [f64; 2]| {
+        Contact::new(
+            format!("rough{body}{}", point[0]),
+            body,
+            point,
+            Surface::Line {
+                point: [0.0, 0.0],
+                normal,
+            },
+        )
+        .with_surface(0.3, 0.0)
     };
     // A box on two rough corners, moving at `speed`, pulled by a spring
     // from `anchor`.
@@ -136,18 +132,16 @@ fn steps_allocate_nothing() {
     // it by a spring to the centre: curved rows, friction that slows it
     // (not to a stop within the run: a stop is an event, which may
     // allocate).
-    let drum = Contact {
-        name: "drum".into(),
-        body: 0,
-        point: [0.0, 0.0],
-        surface: Surface::Circle {
+    let drum = Contact::new(
+        "drum",
+        0,
+        [0.0, 0.0],
+        Surface::Circle {
             center: [0.0, 0.0],
             radius: 1.0,
         },
-        friction: 0.02,
-        viscous: 0.0,
-        restitution: 0.0,
-    };
+    )
+    .with_surface(0.02, 0.0);
     let circling = PlanarModel::new(
         [0.0, 0.0],
         vec![Body::particle("bead", 1.0)

@@ -7,29 +7,19 @@
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use zwang_ode::{find_root, Integrator, Method, OdeSystem, Settings};
+use zwang_ode::{find_root, Integrator, Method, Settings};
+
+#[path = "ode/kepler.rs"]
+mod kepler;
+use kepler::Kepler;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-/// The Kepler problem with eccentricity 0.9: the step size changes by
-/// orders of magnitude and steps get rejected.
-struct Kepler;
-
-impl OdeSystem for Kepler {
-    type Error = ();
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), ()> {
-        let r3 = (y[0] * y[0] + y[1] * y[1]).powf(1.5);
-        dy[0] = y[2];
-        dy[1] = y[3];
-        dy[2] = -y[0] / r3;
-        dy[3] = -y[1] / r3;
-        Ok(())
-    }
-}
-
-/// Integrates two orbits with every operation of the integrator, and
-/// returns how many events were located.
+/// Integrates two orbits of the Kepler problem at eccentricity 0.9 (the
+/// step size changes by orders of magnitude and steps get rejected) with
+/// every operation of the integrator, and returns how many events were
+/// located.
 fn exercise(ode: &mut Integrator, out: &mut [f64; 4]) -> usize {
     let mut events = 0;
     let start = [0.1, 0.0, 0.0, (1.9f64 / 0.1).sqrt()];

@@ -5,11 +5,13 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use zwang_contact::error::siconos_error;
 use zwang_contact::{global_error, Friction};
 use zwang_problems::{parse_global, parse_local, read_fclib, FclibProblem};
+
+use crate::common::{root, zwang};
 
 /// The shipped files, their form and contact count.
 const FILES: [(&str, &str, usize); 3] = [
@@ -35,12 +37,8 @@ const KEYS: [&str; 7] = [
     "time_us",
 ];
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn data(name: &str) -> PathBuf {
-    repo().join("tests/data/contact-problems").join(name)
+    root().join("tests/data/contact-problems").join(name)
 }
 
 /// A path named `name` in a scratch folder of its own (the tests run in
@@ -56,14 +54,6 @@ fn scratch(name: &str) -> PathBuf {
 /// Removes a scratch path and its folder.
 fn discard(path: &Path) {
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
-}
-
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .unwrap()
 }
 
 fn text(o: &[u8]) -> String {
@@ -260,6 +250,16 @@ fn assert_bad_input(o: &Output, needle: &str) {
     assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
 }
 
+/// `zwang contact --json` on a scratch file `name` holding `content`: the
+/// one line of [`assert_bad_input`] ending in `needle`.
+fn assert_file_refused(name: &str, content: &str, needle: &str) {
+    let path = scratch(name);
+    std::fs::write(&path, content).unwrap();
+    let o = zwang(&["contact", path.to_str().unwrap(), "--json"]);
+    discard(&path);
+    assert_bad_input(&o, needle);
+}
+
 #[test]
 fn malformed_files_are_one_line_and_exit_2() {
     let slider = std::fs::read_to_string(data(FILES[0].0)).unwrap();
@@ -298,11 +298,7 @@ fn malformed_files_are_one_line_and_exit_2() {
         ),
     ];
     for (name, content, needle) in cases {
-        let path = scratch(name);
-        std::fs::write(&path, content).unwrap();
-        let o = zwang(&["contact", path.to_str().unwrap(), "--json"]);
-        discard(&path);
-        assert_bad_input(&o, needle);
+        assert_file_refused(name, &content, needle);
     }
     // FCLIB's HDF5, by name or by signature: cut short, foreign, or of
     // another form than `--form` says; and a missing file.
@@ -376,10 +372,10 @@ fn malformed_files_are_one_line_and_exit_2() {
 /// The README's `zwang contact` lines run from the root as written.
 #[test]
 fn readme_contact_commands_run() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let prefix = "cargo run --release -- contact ";
     // Where the README writes its answers.
-    std::fs::create_dir_all(repo().join("target")).unwrap();
+    std::fs::create_dir_all(root().join("target")).unwrap();
     let mut ran = 0;
     for line in readme.lines().filter(|l| l.starts_with(prefix)) {
         let command = line.split('#').next().unwrap();
@@ -493,7 +489,7 @@ fn a_problem_without_an_answer_is_not_solved() {
 /// The problems in space of zwang-problems' tests, as Siconos' text files
 /// (written by its `tests/data/siconos-3d/make.py`).
 fn space(name: &str) -> PathBuf {
-    repo()
+    root()
         .join("crates/zwang-problems/tests/data/siconos-3d")
         .join(format!("{name}.dat"))
 }
@@ -667,10 +663,6 @@ fn malformed_files_in_space_are_one_line_and_exit_2() {
         ),
         ("cut.dat", sbm[..sbm.len() / 2].to_owned(), "ends before"),
     ] {
-        let path = scratch(name);
-        std::fs::write(&path, content).unwrap();
-        let o = zwang(&["contact", path.to_str().unwrap(), "--json"]);
-        discard(&path);
-        assert_bad_input(&o, needle);
+        assert_file_refused(name, &content, needle);
     }
 }

@@ -4,38 +4,9 @@
 //! overlaps or is off its joints is moved and reported, its overlap
 //! counted, its energy before and after given.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// A scene file in the temporary folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str, text: &str) -> Temp {
-        let path =
-            std::env::temp_dir().join(format!("zwang-honest-{}-{name}.toml", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        Temp(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
+use crate::common::{zwang, Temp};
 
 /// `zwang simulate FILE --json`: the exit code, the JSON, stderr.
 fn run_json(file: &str) -> (Option<i32>, Value, String) {
@@ -118,7 +89,7 @@ fn unsolved_steps_are_counted_and_warned_of() {
     // Touching ground within the run: the corner starts above the floor.
     let gap = lowest_corner();
     assert!(gap > 0.0 && gap < 0.01, "{gap}");
-    let scene = Temp::new("warn", &landing_cube(0.2, 1e-300, "warn"));
+    let scene = Temp::new("honest-warn.toml", &landing_cube(0.2, 1e-300, "warn"));
     let (code, json, stderr) = run_json(scene.path());
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(json["status"], "finished");
@@ -154,7 +125,7 @@ fn unsolved_steps_are_counted_and_warned_of() {
     );
 
     // At the default tolerance the same landing is solved: no warning.
-    let solved = Temp::new("solved", &landing_cube(0.2, 1e-10, "warn"));
+    let solved = Temp::new("honest-solved.toml", &landing_cube(0.2, 1e-10, "warn"));
     let (code, json, stderr) = run_json(solved.path());
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(json["unsolved_steps"], 0, "{json}");
@@ -164,7 +135,7 @@ fn unsolved_steps_are_counted_and_warned_of() {
 
 #[test]
 fn on_unsolved_fail_ends_the_run_before_the_step() {
-    let scene = Temp::new("fail", &landing_cube(0.2, 1e-300, "fail"));
+    let scene = Temp::new("honest-fail.toml", &landing_cube(0.2, 1e-300, "fail"));
     let (code, json, stderr) = run_json(scene.path());
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(json["status"], "failed");
@@ -186,7 +157,7 @@ fn on_unsolved_fail_ends_the_run_before_the_step() {
     // Its state is the step's start, not the unconverged answer: a run
     // that ends there (no unsolved step in it) ends in the same state.
     let before = Temp::new(
-        "before",
+        "honest-before.toml",
         &landing_cube(steps as f64 * 0.002, 1e-300, "fail"),
     );
     let (code, end, stderr) = run_json(before.path());
@@ -223,7 +194,7 @@ fn a_malformed_on_unsolved_or_contact_tolerance_is_one_line() {
             "solver.on_unsolved: only with stepping = \"timestep\"",
         ),
     ] {
-        let scene = Temp::new("bad", &text);
+        let scene = Temp::new("honest-bad.toml", &text);
         let out = zwang(&["simulate", scene.path()]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -263,7 +234,7 @@ friction = 0.6
 #[test]
 fn a_start_in_the_floor_is_moved_out_and_reported() {
     let g = 9.81;
-    let scene = Temp::new("sunk", &sunk_cube(0.3));
+    let scene = Temp::new("honest-sunk.toml", &sunk_cube(0.3));
     let (code, json, stderr) = run_json(scene.path());
     assert_eq!(code, Some(0), "{stderr}");
     let p = &json["start_projection"];
@@ -292,7 +263,7 @@ fn a_start_in_the_floor_is_moved_out_and_reported() {
     );
 
     // A start on the floor is not moved and not reported.
-    let resting = Temp::new("resting", &sunk_cube(0.5));
+    let resting = Temp::new("honest-resting.toml", &sunk_cube(0.5));
     let (_, json, _) = run_json(resting.path());
     assert!(json.get("start_projection").is_none(), "{json}");
 }
@@ -323,7 +294,7 @@ anchors = [[0.125, 0.0625, -0.25], [0.125, 0.0625, 0.25]]
 stepping = "timestep"
 time_step = 0.001
 "#;
-    let scene = Temp::new("off_joint", text);
+    let scene = Temp::new("honest-off_joint.toml", text);
     let (code, json, stderr) = run_json(scene.path());
     assert_eq!(code, Some(0), "{stderr}");
     let p = &json["start_projection"];
@@ -361,7 +332,7 @@ shape = { kind = "halfplane", normal = [0.0, 1.0] }
 friction = 0.5
 "#;
     let g = 9.81;
-    let scene = Temp::new("sunk_box", text);
+    let scene = Temp::new("honest-sunk_box.toml", text);
     let (code, json, stderr) = run_json(scene.path());
     assert_eq!(code, Some(0), "{stderr}");
     let p = &json["start_projection"];

@@ -6,20 +6,10 @@
 //! malformed file refused with its one line.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::common::{root, zwang, Temp};
 
 /// `zwang simulate --json ARGS`: exit 0, the JSON.
 fn json_with(args: &[&str]) -> Value {
@@ -60,26 +50,6 @@ fn pendulum() -> String {
         .into_owned()
 }
 
-/// A file in the temporary folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str, text: &str) -> Temp {
-        let path = std::env::temp_dir().join(format!("zwang-mjcf-{}-{name}", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        Temp(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// The keys of the contract's JSON, and a state per body.
 #[test]
 fn the_json_has_the_contracts_fields() {
@@ -118,7 +88,7 @@ fn the_json_has_the_contracts_fields() {
     assert!(v["stats"]["wall_time"].as_f64().unwrap() >= 0.0);
     assert_eq!(v["unsolved_steps"], 0);
     // The CSV: a header, then the final state, as the JSON has it.
-    let csv = Temp::new("stack.csv", "");
+    let csv = Temp::new("mjcf-stack.csv", "");
     let w = json_with(&[
         &space("stack_1_100.xml"),
         "--duration",
@@ -212,7 +182,7 @@ fn a_dropped_ball_falls_as_stepped_and_rests_at_its_radius() {
         <body name="ball" pos="0 0 1"><freejoint/><geom size="0.1" mass="1"/></body>
         </worldbody></mujoco>"#;
     // Known as MJCF by its first character, whatever its name.
-    let sniffed = Temp::new("drop.mjcf", model);
+    let sniffed = Temp::new("mjcf-drop.mjcf", model);
     let (g, h, z0, n) = (9.81, 0.002, 1.0, 50.0);
     let v = json_with(&[sniffed.path(), "--duration", "0.1"]);
     assert_eq!(v["steps"], 50, "0.1 s at MuJoCo's 0.002 s");
@@ -439,9 +409,9 @@ fn is_shade_of(c: [u8; 3], base: [u8; 3]) -> bool {
 fn draw_pictures_the_geoms_where_the_run_puts_them() {
     use zwang_draw::draw::space::{shade, tree_camera};
     use zwang_draw::draw::{fill_color, Frame, FIXED_FILL, PANEL};
-    let model = Temp::new("drawn.xml", DRAWN_PENDULUM);
+    let model = Temp::new("mjcf-drawn.xml", DRAWN_PENDULUM);
     let (articulated, _) = zwang::articulated::load(&model.0).unwrap();
-    let png = Temp::new("drawn.png", "");
+    let png = Temp::new("mjcf-drawn.png", "");
     let mut ends = Vec::new();
     // Time-stepped from the east, event-driven from the west.
     for (key, stepping) in [("east", "timestep"), ("west", "event")] {
@@ -511,7 +481,7 @@ fn draw_pictures_the_geoms_where_the_run_puts_them() {
         assert_eq!(color([0.0, 0.0, 0.0]), shade(FIXED_FILL, [0.0, 0.0, 1.0]));
     }
 
-    let gif = Temp::new("drawn.gif", "");
+    let gif = Temp::new("mjcf-drawn.gif", "");
     let out = zwang(&[
         "simulate",
         model.path(),

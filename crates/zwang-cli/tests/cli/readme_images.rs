@@ -5,24 +5,7 @@
 //! picture there is made by such a line. A stale picture fails here;
 //! `scripts/regenerate_images.sh` redraws them all.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A path inside the repository.
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path)
-}
-
-/// Runs the built `zwang ARGS` from the repository root, as the README does.
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .current_dir(repo(""))
-        .output()
-        .expect("the zwang binary runs")
-}
+use crate::common::{repo, zwang};
 
 /// The README's commands that write into `docs/images`, as arguments of
 /// `zwang` (the comment after `#` left out).

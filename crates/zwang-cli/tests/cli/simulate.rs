@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use crate::common;
 use crate::elliptic;
 use crate::motion_support;
-use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
+use common::{numbers, png_size, repo, stderr, stdout, zwang, zwang_bin};
 use elliptic::{complete_k, jacobi, Pendulum};
 use motion_support::{max_diff, rk4_step};
 
@@ -543,19 +543,6 @@ fn two_runs_are_bit_identical() {
         assert!(a.len() > 1000);
         assert!(a == b, "{name}: CSV differs between two runs");
     }
-}
-
-/// The width and height of a PNG, after checking its signature and that
-/// the IHDR chunk comes first.
-fn png_size(bytes: &[u8]) -> (u32, u32) {
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert_eq!(&bytes[12..16], b"IHDR");
-    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
-    assert!(
-        bytes.ends_with(&[0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]),
-        "IEND"
-    );
-    (be(16), be(20))
 }
 
 /// The RGB pixels of a PNG and its size.

@@ -4,21 +4,15 @@
 //! (exit 2, nothing on stdout).
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::common::{png_size, zwang, Temp};
 
 fn example(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/scenes/space")
         .join(name)
-}
-
-fn zwang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zwang"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Runs `zwang simulate FILE --json`: exit 0, the JSON.
@@ -33,26 +27,6 @@ fn vector(v: &Value, n: usize) -> Vec<f64> {
     let items = v.as_array().unwrap_or_else(|| panic!("{v}"));
     assert_eq!(items.len(), n, "{v}");
     items.iter().map(|x| x.as_f64().unwrap()).collect()
-}
-
-/// A file in the temporary folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str, text: &str) -> Temp {
-        let path = std::env::temp_dir().join(format!("zwang-space-{}-{name}", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        Temp(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 #[test]
@@ -131,7 +105,7 @@ fn a_cube_rests_on_the_floor() {
     let z = v["final"]["cube"]["position"][2].as_f64().unwrap();
     assert!((z - 0.5).abs() < 1e-6, "{z}");
 
-    let csv = Temp::new("floor.csv", "");
+    let csv = Temp::new("space-floor.csv", "");
     let out = zwang(&["simulate", path.to_str().unwrap(), "--csv", csv.path()]);
     assert_eq!(out.status.code(), Some(0));
     let text = std::fs::read_to_string(&csv.0).unwrap();
@@ -230,7 +204,7 @@ fn the_examples_move_as_they_say() {
 
 #[test]
 fn the_csv_lists_moving_bodies_only() {
-    let csv = Temp::new("bin.csv", "");
+    let csv = Temp::new("space-bin.csv", "");
     let path = example("boxes_in_bin.toml");
     let out = zwang(&["simulate", path.to_str().unwrap(), "--csv", csv.path()]);
     assert_eq!(out.status.code(), Some(0));
@@ -394,7 +368,7 @@ fn malformed_spatial_scenes_exit_2_with_one_line() {
         ),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
-        let file = Temp::new(&format!("bad{i}.toml"), text);
+        let file = Temp::new(&format!("space-bad{i}.toml"), text);
         for json in [false, true] {
             let mut args = vec!["simulate", file.path()];
             if json {
@@ -409,13 +383,6 @@ fn malformed_spatial_scenes_exit_2_with_one_line() {
     }
 }
 
-/// The width and height of a PNG, from its header.
-fn png_size(bytes: &[u8]) -> (u32, u32) {
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR");
-    let word = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
-    (word(16), word(20))
-}
-
 /// `--draw` in space: the bin at its end (one panel), at three instants
 /// (a grid of two by two), and as a GIF; the run and its report are those
 /// without `--draw`.
@@ -423,7 +390,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 fn draw_pictures_the_bin() {
     let path = example("boxes_in_bin.toml");
     let scene = path.to_str().unwrap();
-    let png = Temp::new("bin.png", "");
+    let png = Temp::new("space-bin.png", "");
     let out = zwang(&["simulate", scene, "--json", "--draw", png.path()]);
     assert_eq!(
         out.status.code(),
@@ -466,7 +433,7 @@ fn draw_pictures_the_bin() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(png_size(&std::fs::read(&png.0).unwrap()), (1280, 960));
 
-    let gif = Temp::new("bin.gif", "");
+    let gif = Temp::new("space-bin.gif", "");
     let out = zwang(&["simulate", scene, "--draw", gif.path()]);
     assert_eq!(out.status.code(), Some(0));
     let bytes = std::fs::read(&gif.0).unwrap();

@@ -5,6 +5,7 @@ use clarabel::solver::DefaultSettings;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sprs::{CsMat, TriMat};
+use zwang_problems::generate::spatial::{Cube, World};
 
 /// The upper triangle of a symmetric matrix, as Clarabel's `P`.
 pub fn upper_triangle(m: &CsMat<f64>) -> CscMatrix<f64> {
@@ -78,4 +79,13 @@ pub fn random_mass(rng: &mut ChaCha8Rng, n: usize, diagonal: bool) -> CsMat<f64>
         }
     }
     m.to_csc()
+}
+
+/// A world of gravity `g` and step `h` holding one cube (mass `m`, half
+/// side `a`) resting on the floor, with friction `mu`.
+pub fn cube_on_floor(g: [f64; 3], h: f64, m: f64, a: f64, mu: f64) -> World {
+    let mut world = World::new(g, h);
+    let centre = [0.0, 0.0, a];
+    world.stack(Cube { m, a, centre }, None, mu);
+    world
 }

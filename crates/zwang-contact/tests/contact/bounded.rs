@@ -15,7 +15,6 @@ use zwang_contact::{
     parse_island, write_island, BoundedRows, ContactRows, Friction, PrimalSolver, ProblemError,
     Report, SolverSettings, Status, VelocityProblem,
 };
-use zwang_problems::generate::spatial::{Cube, World};
 use zwang_problems::generate::{box_on_incline, G};
 
 const INF: f64 = f64::INFINITY;
@@ -663,16 +662,7 @@ fn a_body_driven_along_a_surface_by_an_equality_row() {
     let angle = 20f64.to_radians();
     let mu = 0.5 * angle.tan();
     let mut planar = box_on_incline(angle, mu, 4, h).velocity_problem();
-    let mut world = World::new([0.0, 0.0, -G], h);
-    world.stack(
-        Cube {
-            m: 2.0,
-            a: 0.05,
-            centre: [0.0, 0.0, 0.05],
-        },
-        None,
-        mu,
-    );
+    let world = common::cube_on_floor([0.0, 0.0, -G], h, 2.0, 0.05, mu);
     let mut spatial = world.problem();
     // The problem, its weight's impulse per unit mass across the surface,
     // its mass.

@@ -164,13 +164,8 @@ fn a_cube_at_the_cones_edge_sticks_on_four_corners() {
     let g = [-G * DEGREES_20.sin(), 0.0, -G * DEGREES_20.cos()];
     let h = 0.002;
     let mu = 1.01 * DEGREES_20.tan();
-    let mut world = World::new(g, h);
-    let cube = Cube {
-        m: 1.0,
-        a: 0.05,
-        centre: [0.0, 0.0, 0.05],
-    };
-    world.stack(cube, None, mu);
+    let m = 1.0;
+    let world = common::cube_on_floor(g, h, m, 0.05, mu);
     let p = world.problem();
     let mut solver = PrimalSolver::new();
     let mut warm: Option<Vec<f64>> = None;
@@ -187,7 +182,7 @@ fn a_cube_at_the_cones_edge_sticks_on_four_corners() {
             assert!(rt <= mu * a.r[3 * i] * (1.0 + 1e-12), "outside the cone");
         }
         let sum = |c: usize| (0..4).map(|i| a.r[3 * i + c]).sum::<f64>();
-        let weight = cube.m * h * G;
+        let weight = m * h * G;
         assert!((sum(0) - weight * DEGREES_20.cos()).abs() <= 1e-12 * weight);
         assert!((sum(1) - weight * DEGREES_20.sin()).abs() <= 1e-12 * weight);
         assert!(sum(2).abs() <= 1e-12 * weight);
@@ -205,16 +200,7 @@ fn a_cube_below_the_cones_edge_slides_down_with_the_closed_form_velocity() {
     let h = 0.002;
     for factor in [0.0, 0.5, 0.9, 0.99] {
         let mu = factor * DEGREES_20.tan();
-        let mut world = World::new(g, h);
-        world.stack(
-            Cube {
-                m: 2.0,
-                a: 0.05,
-                centre: [0.0, 0.0, 0.05],
-            },
-            None,
-            mu,
-        );
+        let world = common::cube_on_floor(g, h, 2.0, 0.05, mu);
         let p = world.problem();
         let a = solve(&p, &precise());
         assert_eq!(a.status, Status::Solved);
@@ -265,16 +251,7 @@ fn a_cube_sliding_at_an_angle_slows_along_its_velocity() {
     let h = 0.01;
     let mu = 0.3;
     for phi in [0.0, 0.3, std::f64::consts::FRAC_PI_4, 1.2, 2.5, -2.0] {
-        let mut world = World::new([0.0, 0.0, -G], h);
-        world.stack(
-            Cube {
-                m: 1.5,
-                a: 0.1,
-                centre: [0.0, 0.0, 0.1],
-            },
-            None,
-            mu,
-        );
+        let mut world = common::cube_on_floor([0.0, 0.0, -G], h, 1.5, 0.1, mu);
         let (c, s) = (f64::cos(phi), f64::sin(phi));
         world.velocity[0] = 2.0 * c;
         world.velocity[1] = 2.0 * s;

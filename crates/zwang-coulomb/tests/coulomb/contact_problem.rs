@@ -149,6 +149,13 @@ fn scene_with(
     builder.build().unwrap()
 }
 
+/// The largest difference between two accelerations, entry by entry.
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+}
+
 fn inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, x| m.max(x.abs()))
 }
@@ -362,12 +369,7 @@ fn random_scenes_satisfy_every_law_and_lemke_agrees() {
         assert_eq!(var.answers, reference.answers);
         assert_eq!(var.solution.status, reference.solution.status);
         if var.answers == Answers::One {
-            let d = var
-                .solution
-                .acceleration
-                .iter()
-                .zip(&reference.solution.acceleration)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            let d = max_diff(&var.solution.acceleration, &reference.solution.acceleration);
             assert!(
                 d <= 1e-9 * inf(&reference.solution.acceleration).max(G),
                 "the active set differs from enumeration by {d}"
@@ -412,12 +414,7 @@ fn random_scenes_satisfy_every_law_and_lemke_agrees() {
                 if lemke.answers == Answers::Found {
                     lemke_found += 1;
                     assert_laws(&instant, &lemke, &mut HashMap::new());
-                    let d = var
-                        .solution
-                        .acceleration
-                        .iter()
-                        .zip(&lemke.solution.acceleration)
-                        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+                    let d = max_diff(&var.solution.acceleration, &lemke.solution.acceleration);
                     assert!(
                         d <= 1e-9 * inf(&var.solution.acceleration).max(G),
                         "Lemke differs by {d}"
@@ -461,12 +458,7 @@ fn frictionless_scenes_agree_with_clarabel() {
         let reference = ClarabelBackend::new().solve(&instant);
         assert_eq!(var.solution.status, reference.status);
         if reference.is_solved() {
-            let d = var
-                .solution
-                .acceleration
-                .iter()
-                .zip(&reference.acceleration)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            let d = max_diff(&var.solution.acceleration, &reference.acceleration);
             assert!(d <= 1e-7 * inf(&reference.acceleration).max(G), "{d}");
         }
     }
@@ -536,12 +528,7 @@ fn heavy_on_light_agrees_with_enumeration() {
         if var.answers == Answers::One {
             unique += 1;
             assert_laws(&instant, &var, &mut HashMap::new());
-            let d = var
-                .solution
-                .acceleration
-                .iter()
-                .zip(&reference.solution.acceleration)
-                .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            let d = max_diff(&var.solution.acceleration, &reference.solution.acceleration);
             assert!(
                 d <= 1e-9 * inf(&reference.solution.acceleration).max(G),
                 "{d}"

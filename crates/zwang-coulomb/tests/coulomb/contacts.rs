@@ -34,6 +34,20 @@ const INEQ0: RowRef = RowRef {
     row: 0,
 };
 
+/// A contact on inequality row `row`, sliding along `tangent` (slip
+/// `slip`, +1 or -1) with friction `mu`.
+fn sliding_on(row: usize, tangent: Vec<f64>, mu: f64, slip: f64) -> SlidingContact {
+    SlidingContact {
+        normal: RowRef {
+            set: RowSet::Inequalities,
+            row,
+        },
+        tangent,
+        mu,
+        slip,
+    }
+}
+
 /// A particle of mass `m` on an incline of angle `alpha`, sliding along
 /// `t = (cos a, sin a)` with slip `s`:
 ///
@@ -49,12 +63,7 @@ fn particle_on_an_incline_is_equivalent() {
     for slip in [1.0, -1.0] {
         let instant = Instant::builder(dense("mass", &[&[m, 0.0], &[0.0, m]]), vec![0.0, -m * G])
             .inequalities(dense("inequalities.A", &[&[-sa, ca]]), vec![0.0])
-            .sliding(SlidingContact {
-                normal: INEQ0,
-                tangent: vec![ca, sa],
-                mu,
-                slip,
-            })
+            .sliding(sliding_on(0, vec![ca, sa], mu, slip))
             .build()
             .unwrap();
         let r = check(&instant);
@@ -104,15 +113,7 @@ fn box_on_two_corners(mu: [f64; 2]) -> Instant {
         vec![0.0, 0.0],
     );
     for (row, mu) in mu.into_iter().enumerate() {
-        builder = builder.sliding(SlidingContact {
-            normal: RowRef {
-                set: RowSet::Inequalities,
-                row,
-            },
-            tangent: vec![1.0, 0.0, b],
-            mu,
-            slip: 1.0,
-        });
+        builder = builder.sliding(sliding_on(row, vec![1.0, 0.0, b], mu, 1.0));
     }
     builder.build().unwrap()
 }
@@ -293,12 +294,7 @@ fn other_rows_enter_through_the_constrained_inverse_mass() {
     )
     .equalities(dense("equalities.A", &[&[0.0, 0.0, 1.0]]), vec![0.0])
     .inequalities(dense("inequalities.A", &[&[0.0, 1.0, -c]]), vec![0.0])
-    .sliding(SlidingContact {
-        normal: INEQ0,
-        tangent: vec![1.0, 0.0, s],
-        mu: 0.5,
-        slip: -1.0,
-    })
+    .sliding(sliding_on(0, vec![1.0, 0.0, s], 0.5, -1.0))
     .build()
     .unwrap();
     let r = check(&instant);
@@ -347,15 +343,12 @@ fn operators_agree_with_the_qp_on_random_constrained_systems() {
                 vec![0.0, 0.0],
             );
         for (k, t) in tangents.iter().enumerate() {
-            builder = builder.sliding(SlidingContact {
-                normal: RowRef {
-                    set: RowSet::Inequalities,
-                    row: k,
-                },
-                tangent: t.clone(),
-                mu: 0.2,
-                slip: if k == 0 { 1.0 } else { -1.0 },
-            });
+            builder = builder.sliding(sliding_on(
+                k,
+                t.clone(),
+                0.2,
+                if k == 0 { 1.0 } else { -1.0 },
+            ));
         }
         let instant = builder.build().unwrap();
         let r = check(&instant);
@@ -401,18 +394,8 @@ fn contacts_sharing_a_normal_row() {
         vec![0.0, 0.0, -G],
     )
     .inequalities(dense("inequalities.A", &[&[0.0, 0.0, 1.0]]), vec![0.0])
-    .sliding(SlidingContact {
-        normal: INEQ0,
-        tangent: vec![1.0, 0.0, 0.0],
-        mu: 0.3,
-        slip: 1.0,
-    })
-    .sliding(SlidingContact {
-        normal: INEQ0,
-        tangent: vec![0.0, 1.0, 0.0],
-        mu: 0.3,
-        slip: -1.0,
-    })
+    .sliding(sliding_on(0, vec![1.0, 0.0, 0.0], 0.3, 1.0))
+    .sliding(sliding_on(0, vec![0.0, 1.0, 0.0], 0.3, -1.0))
     .build()
     .unwrap();
     let r = check(&instant);
@@ -457,12 +440,7 @@ fn other_inequality_rows_open_and_close() {
                 dense("inequalities.A", &[&[-sa, ca], &[extra, 0.0]]),
                 vec![0.0, rhs],
             )
-            .sliding(SlidingContact {
-                normal: INEQ0,
-                tangent: vec![ca, sa],
-                mu,
-                slip: 1.0,
-            })
+            .sliding(sliding_on(0, vec![ca, sa], mu, 1.0))
             .build()
             .unwrap();
         let var = variational(&instant);
@@ -495,14 +473,7 @@ fn particle(
 }
 
 fn slide(mu: f64) -> impl FnOnce(zwang_instant::InstantBuilder) -> zwang_instant::InstantBuilder {
-    move |b| {
-        b.sliding(SlidingContact {
-            normal: INEQ0,
-            tangent: vec![1.0, 0.0],
-            mu,
-            slip: 1.0,
-        })
-    }
+    move |b| b.sliding(sliding_on(0, vec![1.0, 0.0], mu, 1.0))
 }
 
 /// Sliding (`mu = 0.3`, `s = +1`) with a net upward force of 5.19: the
@@ -583,19 +554,9 @@ fn duplicated_rows() {
                 vec![0.0, 0.0],
             );
         if friction {
-            b = b.sliding(SlidingContact {
-                normal: INEQ0,
-                tangent: vec![1.0, 0.0],
-                mu: 0.5,
-                slip: 1.0,
-            });
+            b = b.sliding(sliding_on(0, vec![1.0, 0.0], 0.5, 1.0));
         } else {
-            b = b.sliding(SlidingContact {
-                normal: INEQ0,
-                tangent: vec![1.0, 0.0],
-                mu: 0.0,
-                slip: 1.0,
-            });
+            b = b.sliding(sliding_on(0, vec![1.0, 0.0], 0.0, 1.0));
         }
         b.build().unwrap()
     };
@@ -624,15 +585,7 @@ fn sliding_plate(k: usize, depth: f64) -> Instant {
     )
     .inequalities(dense("inequalities.A", &as_slices(&rows)), vec![0.0; k]);
     for row in 0..k {
-        b = b.sliding(SlidingContact {
-            normal: RowRef {
-                set: RowSet::Inequalities,
-                row,
-            },
-            tangent: vec![1.0, 0.0, depth],
-            mu,
-            slip: 1.0,
-        });
+        b = b.sliding(sliding_on(row, vec![1.0, 0.0, depth], mu, 1.0));
     }
     b.build().unwrap()
 }

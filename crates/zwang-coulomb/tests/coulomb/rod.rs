@@ -23,6 +23,13 @@ fn rod(mu: f64) -> RigidRod {
     }
 }
 
+/// The rod's instant in `state` under Coulomb's law, the normal row
+/// one-sided: the Painleve cases.
+fn coulomb_unilateral(rod: &RigidRod, state: &RodState) -> Instant {
+    rod.instant(state, FrictionLaw::Coulomb, NormalRow::Unilateral)
+        .unwrap()
+}
+
 fn random_rod(rng: &mut ChaCha8Rng) -> (RigidRod, RodState) {
     let rod = RigidRod {
         mass: rng.gen_range(0.1..10.0),
@@ -498,9 +505,7 @@ fn verdict_across_the_painleve_boundary() {
         let rod = rod(mu);
         let state = rod.state_on_plane(theta, -1.0, 0.0);
         assert_eq!(rod.slip(&state), -1.0);
-        let instant = rod
-            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-            .unwrap();
+        let instant = coulomb_unilateral(&rod, &state);
         let r = check(&instant);
         assert_eq!(r.verdict, want, "{}", r.reason);
         assert_eq!(r.contacts[0].verdict, want);
@@ -522,9 +527,7 @@ fn a_trailing_end_is_never_painleve() {
         for mu in [0.1, 0.5, 1.0, 4.0 / 3.0, 2.0, 3.0, 10.0] {
             let rod = rod(mu);
             let state = rod.state_on_plane(theta, 1.0, 0.0);
-            let instant = rod
-                .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-                .unwrap();
+            let instant = coulomb_unilateral(&rod, &state);
             let r = check(&instant);
             assert_eq!(r.verdict, Verdict::NotEquivalent, "theta {theta}, mu {mu}");
             assert_eq!(r.p_matrix, Some(true));
@@ -541,9 +544,7 @@ fn flat_and_vertical_rods_are_equivalent() {
         for xd in [1.0, -1.0] {
             let rod = rod(0.7);
             let state = rod.state_on_plane(theta, xd, 0.3);
-            let instant = rod
-                .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-                .unwrap();
+            let instant = coulomb_unilateral(&rod, &state);
             let r = check(&instant);
             assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
             assert_eq!(r.coupling, 0.0);
@@ -575,9 +576,7 @@ fn fixed_point_contracts_at_kappa() {
         let rod = rod(0.5);
         let state = rod.state_on_plane(60f64.to_radians(), xd, 0.5);
         let kappa = rod.coupling(state.theta, rod.slip(&state)).kappa;
-        let instant = rod
-            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-            .unwrap();
+        let instant = coulomb_unilateral(&rod, &state);
         let exact = variational(&instant).normal_forces[0];
         let fp = fixed_point(
             &instant,
@@ -613,9 +612,7 @@ fn painleve_kind_follows_the_free_normal_acceleration() {
     for (thetad, want) in cases {
         let state = rod.state_on_plane(theta, -6.0, thetad);
         assert_eq!(rod.slip(&state), -1.0);
-        let instant = rod
-            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-            .unwrap();
+        let instant = coulomb_unilateral(&rod, &state);
         let r = check(&instant);
         assert_eq!(r.verdict, want, "{}", r.reason);
         assert!((r.g()[0][0] + 0.2).abs() < 1e-12);
@@ -703,9 +700,7 @@ fn default_backend_agrees_with_clarabel() {
     let rod = rod(0.6);
     for xd in [2.0, -2.0] {
         let state = rod.state_on_plane(1.1, xd, 0.7);
-        let instant = rod
-            .instant(&state, FrictionLaw::Coulomb, NormalRow::Unilateral)
-            .unwrap();
+        let instant = coulomb_unilateral(&rod, &state);
         let mut auto = zwang_qp::AutoBackend::new();
         let mut reference = ClarabelBackend::new();
         let (a, b) = (

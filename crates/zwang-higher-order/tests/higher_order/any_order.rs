@@ -11,13 +11,10 @@ use zwang_higher_order::any_order::{
 use zwang_higher_order::{HigherOrderError, Scalar, TurningPlane, TurningPlaneOfOrder};
 use zwang_ode::Settings;
 
+use crate::{tolerances, Q0, QD0};
+
 fn settings() -> Settings {
-    Settings {
-        rtol: 1e-13,
-        atol: 1e-13,
-        dense_output: false,
-        ..Settings::default()
-    }
+    tolerances(1e-13)
 }
 
 /// The turning plane of the third-order tests, pushed along `q1` so that
@@ -32,8 +29,6 @@ const PLANE: TurningPlane = TurningPlane {
 
 /// The multipliers' derivatives at the start: `lambda, lambda', lambda''`.
 const LAMBDA0: [f64; 3] = [0.2, 0.5, -0.02];
-const Q0: [f64; 2] = [1.0, 0.5];
-const QD0: [f64; 2] = [0.2, -0.1];
 
 fn start(order: usize) -> State {
     State {

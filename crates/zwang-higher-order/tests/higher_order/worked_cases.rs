@@ -16,16 +16,13 @@ use zwang_higher_order::{
 };
 use zwang_instant::{matrix_from_triplets, Instant};
 use zwang_ode::{Integrator, OdeSystem, Settings};
+
+use crate::{tolerances, Q0, QD0};
 use zwang_qp::{AutoBackend, Backend};
 
 /// Tight tolerances: the comparisons below are at 1e-9.
 fn settings() -> Settings {
-    Settings {
-        rtol: 1e-12,
-        atol: 1e-12,
-        dense_output: false,
-        ..Settings::default()
-    }
+    tolerances(1e-12)
 }
 
 /// The worked case with the parameters of the brief: `M = 1`, a plane
@@ -40,8 +37,8 @@ const PLANE: TurningPlane = TurningPlane {
 fn start(lambda: f64) -> State {
     State {
         t: 0.0,
-        q: vec![1.0, 0.5],
-        qd: vec![0.2, -0.1],
+        q: Q0.to_vec(),
+        qd: QD0.to_vec(),
         lambda: vec![lambda],
     }
 }

@@ -271,6 +271,37 @@ pub struct Contact {
     pub restitution: f64,
 }
 
+impl Surface {
+    /// The floor: the line `y = 0`, its normal up.
+    pub const FLOOR: Surface = Surface::Line {
+        point: [0.0, 0.0],
+        normal: [0.0, 1.0],
+    };
+}
+
+impl Contact {
+    /// Point `point` (in body `body`'s frame) against `surface`, with no
+    /// friction and no restitution until [`Contact::with_surface`] says.
+    pub fn new(name: impl Into<String>, body: usize, point: [f64; 2], surface: Surface) -> Contact {
+        Contact {
+            name: name.into(),
+            body,
+            point,
+            surface,
+            friction: 0.0,
+            viscous: 0.0,
+            restitution: 0.0,
+        }
+    }
+    /// With Coulomb friction and restitution coefficients, as
+    /// [`Body::with_surface`].
+    pub fn with_surface(mut self, friction: f64, restitution: f64) -> Contact {
+        self.friction = friction;
+        self.restitution = restitution;
+        self
+    }
+}
+
 /// Applied forces besides gravity.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Force {

@@ -55,14 +55,8 @@ pub(crate) fn zoo() -> PlanarModel {
             anchors: [[0.3, 0.0], [0.1, -0.3]],
         },
     ];
-    let contact = |name: &str, body, point, surface| Contact {
-        name: name.into(),
-        body,
-        point,
-        surface,
-        friction: 0.4,
-        viscous: 0.0,
-        restitution: 0.0,
+    let contact = |name: &str, body, point, surface| {
+        Contact::new(name, body, point, surface).with_surface(0.4, 0.0)
     };
     let contacts = vec![
         contact(
@@ -121,11 +115,7 @@ fn rows_are_the_second_derivatives_of_the_constraints() {
     let a: Vec<f64> = (0..n)
         .map(|i| ((i * 7 + 3) % 11) as f64 * 0.37 - 1.5)
         .collect();
-    let path = |s: f64| -> Vec<f64> {
-        (0..n)
-            .map(|i| q[i] + s * v[i] + 0.5 * s * s * a[i])
-            .collect()
-    };
+    let path = |s: f64| uniformly_accelerated(&q, &v, &a, s).0;
     let h = 1e-4;
     let (fm, f0, fp) = (
         functions(&m, &path(-h)),
@@ -187,14 +177,7 @@ fn sticking_rows_are_the_rates_of_the_tangential_velocities() {
         .map(|i| ((i * 5 + 1) % 7) as f64 * 0.41 - 1.2)
         .collect();
     let h = 1e-5;
-    let state = |s: f64| -> (Vec<f64>, Vec<f64>) {
-        (
-            (0..n)
-                .map(|i| q[i] + s * v[i] + 0.5 * s * s * a[i])
-                .collect(),
-            (0..n).map(|i| v[i] + s * a[i]).collect(),
-        )
-    };
+    let state = |s: f64| uniformly_accelerated(&q, &v, &a, s);
     for k in 0..m.contacts() {
         let row = layout.contacts[k].tangent.unwrap();
         let (qp, vp) = state(h);
@@ -258,13 +241,11 @@ fn update_in_place_equals_a_fresh_build() {
         .is_err());
 }
 
-/// Springs, dampers and viscous friction do the work their potentials and
-/// dissipation say: `Q . v` of a spring is `-dV/dt`.
-#[test]
-fn spring_force_is_minus_the_gradient_of_its_energy() {
+/// A body `a` (placed, turned, moving and spinning here) and a moving
+/// particle, joined by a stretched spring.
+fn sprung_pair(a: Body) -> (Vec<Body>, Vec<Force>) {
     let bodies = vec![
-        Body::rigid("a", 2.0, 0.3)
-            .at([0.1, 0.9])
+        a.at([0.1, 0.9])
             .turned(0.4)
             .moving([0.3, -0.2])
             .spinning(1.3),
@@ -276,7 +257,13 @@ fn spring_force_is_minus_the_gradient_of_its_energy() {
         stiffness: 7.0,
         rest_length: 0.4,
     }];
-    let m = PlanarModel::new([0.0, -9.81], bodies, vec![], vec![], forces).unwrap();
+    (bodies, forces)
+}
+
+/// At the model's initial state: the power `Q . v` of its forces, and the
+/// rate `dV/dt` of the energy at zero velocity (its potential part) along
+/// `v`, by central differences.
+fn power_and_potential_rate(m: &PlanarModel) -> (f64, f64) {
     let n = m.nv();
     let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
     m.initial_state(&mut q, &mut v);
@@ -288,6 +275,27 @@ fn spring_force_is_minus_the_gradient_of_its_energy() {
     let zero = vec![0.0; n];
     let dv = (m.energy(0.0, &qp, &zero) - m.energy(0.0, &qm, &zero)) / (2.0 * h);
     let power: f64 = f.iter().zip(&v).map(|(a, b)| a * b).sum();
+    (power, dv)
+}
+
+/// The state `(q, v)` a time `s` on from `(q, v)` under the constant
+/// acceleration `a` (to second order in `q`).
+fn uniformly_accelerated(q: &[f64], v: &[f64], a: &[f64], s: f64) -> (Vec<f64>, Vec<f64>) {
+    (
+        (0..q.len())
+            .map(|i| q[i] + s * v[i] + 0.5 * s * s * a[i])
+            .collect(),
+        (0..v.len()).map(|i| v[i] + s * a[i]).collect(),
+    )
+}
+
+/// Springs, dampers and viscous friction do the work their potentials and
+/// dissipation say: `Q . v` of a spring is `-dV/dt`.
+#[test]
+fn spring_force_is_minus_the_gradient_of_its_energy() {
+    let (bodies, forces) = sprung_pair(Body::rigid("a", 2.0, 0.3));
+    let m = PlanarModel::new([0.0, -9.81], bodies, vec![], vec![], forces).unwrap();
+    let (power, dv) = power_and_potential_rate(&m);
     assert!((power + dv).abs() < 1e-6, "{power} vs {}", -dv);
 }
 
@@ -387,14 +395,7 @@ fn knife_edge_row_is_the_rate_of_the_blade_normal_velocity() {
             .map(|i| ((i * 7 + 3 + seed * 5) % 11) as f64 * 0.37 - 1.5)
             .collect();
         let h = 1e-5;
-        let state = |s: f64| -> (Vec<f64>, Vec<f64>) {
-            (
-                (0..n)
-                    .map(|i| q[i] + s * v[i] + 0.5 * s * s * a[i])
-                    .collect(),
-                (0..n).map(|i| v[i] + s * a[i]).collect(),
-            )
-        };
+        let state = |s: f64| uniformly_accelerated(&q, &v, &a, s);
         let ((qp, vp), (qm, vm)) = (state(h), state(-h));
         let rate = (blade_velocity(&qp, &vp, point, axis) - blade_velocity(&qm, &vm, point, axis))
             / (2.0 * h);
@@ -565,21 +566,8 @@ fn frame_forces_are_the_sum_over_mass_elements() {
 /// energy at zero velocity.
 #[test]
 fn frame_forces_do_the_work_of_the_jacobi_potential() {
-    let bodies = vec![
-        Body::rigid("a", 2.0, 0.3)
-            .with_inertia_tensor([0.1, 0.25, -0.04])
-            .at([0.1, 0.9])
-            .turned(0.4)
-            .moving([0.3, -0.2])
-            .spinning(1.3),
-        Body::particle("p", 0.7).at([0.4, -0.6]).moving([0.9, 0.6]),
-    ];
-    let forces = vec![Force::Spring {
-        bodies: [BodyRef::Body(0), BodyRef::Body(1)],
-        anchors: [[0.3, 0.2], [0.0, 0.0]],
-        stiffness: 7.0,
-        rest_length: 0.4,
-    }];
+    let (bodies, forces) =
+        sprung_pair(Body::rigid("a", 2.0, 0.3).with_inertia_tensor([0.1, 0.25, -0.04]));
     let frame = Frame::Constant {
         acceleration: [0.8, -0.3, 2.0],
         angular_velocity: [0.7, -1.1, 1.9],
@@ -588,17 +576,7 @@ fn frame_forces_do_the_work_of_the_jacobi_potential() {
         .unwrap()
         .in_frame(frame)
         .unwrap();
-    let n = m.nv();
-    let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
-    m.initial_state(&mut q, &mut v);
-    let mut f = vec![0.0; n];
-    m.write_force(0.0, &q, &v, &[], &mut f).unwrap();
-    let h = 1e-6;
-    let qp: Vec<f64> = (0..n).map(|i| q[i] + h * v[i]).collect();
-    let qm: Vec<f64> = (0..n).map(|i| q[i] - h * v[i]).collect();
-    let zero = vec![0.0; n];
-    let dv = (m.energy(0.0, &qp, &zero) - m.energy(0.0, &qm, &zero)) / (2.0 * h);
-    let power: f64 = f.iter().zip(&v).map(|(a, b)| a * b).sum();
+    let (power, dv) = power_and_potential_rate(&m);
     assert!(
         (power + dv).abs() < 1e-7 * (1.0 + dv.abs()),
         "{power} vs {}",
@@ -723,18 +701,8 @@ fn archipelago() -> PlanarModel {
         bodies: [bb(0), bb(2)],
         anchors: [[0.5, 0.0], [-0.5, 0.0]],
     }];
-    let floor = Surface::Line {
-        point: [0.0, 0.0],
-        normal: [0.0, 1.0],
-    };
-    let contact = |name: &str, body: usize, point: [f64; 2]| Contact {
-        name: name.into(),
-        body,
-        point,
-        surface: floor.clone(),
-        friction: 0.4,
-        viscous: 0.0,
-        restitution: 0.0,
+    let contact = |name: &str, body: usize, point: [f64; 2]| {
+        Contact::new(name, body, point, Surface::FLOOR).with_surface(0.4, 0.0)
     };
     let contacts = vec![
         contact("b_foot", 2, [0.4, -0.3]),

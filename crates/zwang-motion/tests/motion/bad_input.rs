@@ -41,18 +41,7 @@ fn bad_settings_and_durations_fail_the_run_with_a_reason() {
 #[test]
 fn a_point_starting_inside_its_surface_is_reported() {
     let ball = Body::particle("ball", 1.0).at([0.0, -0.01]);
-    let floor = Contact {
-        name: "floor".into(),
-        body: 0,
-        point: [0.0, 0.0],
-        surface: Surface::Line {
-            point: [0.0, 0.0],
-            normal: [0.0, 1.0],
-        },
-        friction: 0.0,
-        viscous: 0.0,
-        restitution: 0.0,
-    };
+    let floor = Contact::new("floor", 0, [0.0, 0.0], Surface::FLOOR);
     let model = PlanarModel::new([0.0, -9.81], vec![ball], vec![], vec![floor], vec![]).unwrap();
     let o = simulate(&model, 1.0, &Settings::default(), &mut NoObserver);
     assert_eq!(o.status, Status::Failed);

@@ -10,18 +10,7 @@ use zwang_motion::{simulate, Event, EventKind, NoObserver, Settings, Status};
 /// A model of one rigid body whose point `point` (body frame) touches the
 /// floor `y = 0` at `t = 0`, with friction `mu` and restitution `e`.
 fn landing(body: Body, point: [f64; 2], mu: f64, e: f64) -> PlanarModel {
-    let floor = Contact {
-        name: "floor".into(),
-        body: 0,
-        point,
-        surface: Surface::Line {
-            point: [0.0, 0.0],
-            normal: [0.0, 1.0],
-        },
-        friction: mu,
-        viscous: 0.0,
-        restitution: e,
-    };
+    let floor = Contact::new("floor", 0, point, Surface::FLOOR).with_surface(mu, e);
     PlanarModel::new([0.0, -9.81], vec![body], vec![], vec![floor], vec![]).unwrap()
 }
 

@@ -327,18 +327,7 @@ fn joints_are_held_by_the_time_stepper() {
         bodies: [BodyRef::Ground, BodyRef::Body(0)],
         anchors: [[0.0, 0.0], [-0.5 * l, 0.0]],
     };
-    let tip = Contact {
-        name: "tip".into(),
-        body: 0,
-        point: [0.5 * l, 0.0],
-        surface: Surface::Line {
-            point: [0.0, 0.0],
-            normal: [0.0, 1.0],
-        },
-        friction: 0.5,
-        viscous: 0.0,
-        restitution: 0.0,
-    };
+    let tip = Contact::new("tip", 0, [0.5 * l, 0.0], Surface::FLOOR).with_surface(0.5, 0.0);
     let model = PlanarModel::new([0.0, -G], vec![rod], vec![pin], vec![tip], vec![]).unwrap();
     /// The last sample's force on the tip.
     struct Force(f64);

@@ -5,6 +5,8 @@
 use std::f64::consts::PI;
 use zwang_ode::{find_root, Integrator, Method, OdeSystem, Settings, StepError};
 
+use crate::kepler::Kepler;
+
 const METHODS: [Method; 2] = [Method::Dopri5, Method::Dop853];
 
 /// x'' = -x as (x, x').
@@ -23,21 +25,6 @@ impl OdeSystem for Oscillator {
 fn rotate(y: &[f64], tau: f64) -> [f64; 2] {
     let (s, c) = tau.sin_cos();
     [y[0] * c + y[1] * s, -y[0] * s + y[1] * c]
-}
-
-/// The Kepler problem with mu = 1: (x, y, vx, vy).
-struct Kepler;
-
-impl OdeSystem for Kepler {
-    type Error = ();
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), ()> {
-        let r3 = (y[0] * y[0] + y[1] * y[1]).powf(1.5);
-        dy[0] = y[2];
-        dy[1] = y[3];
-        dy[2] = -y[0] / r3;
-        dy[3] = -y[1] / r3;
-        Ok(())
-    }
 }
 
 const ECC: f64 = 0.5;

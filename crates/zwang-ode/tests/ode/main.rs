@@ -2,4 +2,5 @@
 //! file): each file a module.
 
 mod integrate;
+mod kepler;
 mod root;

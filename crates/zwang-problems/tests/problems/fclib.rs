@@ -129,21 +129,44 @@ fn local_error_from_file(name: &str, r: &[f64]) -> f64 {
     natural_map(&mu, r, &u) / norm(&q).max(norm(r)).max(norm(&u))
 }
 
-/// Siconos' global error (`gfc3d_compute_error`) of `(r, v)` on the file's
-/// own `M`, `H`, `f`, `w`, `mu`: `M v = H r + f`, `u = H^T v + w`.
-fn global_error_from_file(name: &str, r: &[f64], v: &[f64]) -> f64 {
+/// The terms of a global problem's laws at `(r, v)`, from the file's raw
+/// datasets: `f`, `M v`, `H r`, the residual `f + H r - M v`, the local
+/// velocity `u = H^T v + w` and `mu`.
+struct GlobalTerms {
+    f: Vec<f64>,
+    mv: Vec<f64>,
+    hr: Vec<f64>,
+    residual: Vec<f64>,
+    u: Vec<f64>,
+    mu: Vec<f64>,
+}
+
+fn global_terms(name: &str, r: &[f64], v: &[f64]) -> GlobalTerms {
     let file = Hdf5File::from_vec(bytes(name)).unwrap();
     let m = raw_matrix(&file, "fclib_global/M");
     let h = raw_matrix(&file, "fclib_global/H");
     let f = raw(&file, "fclib_global/vectors/f");
-    let w = raw(&file, "fclib_global/vectors/w");
     let mu = raw(&file, "fclib_global/vectors/mu");
     let (mut mv, mut hr) = (vec![0.0; f.len()], vec![0.0; f.len()]);
     multiply(&m, v, &mut mv, false);
     multiply(&h, r, &mut hr, false);
     let residual: Vec<f64> = (0..f.len()).map(|i| f[i] + hr[i] - mv[i]).collect();
-    let mut u = w.clone();
+    let mut u = raw(&file, "fclib_global/vectors/w");
     multiply(&h, v, &mut u, true);
+    GlobalTerms {
+        f,
+        mv,
+        hr,
+        residual,
+        u,
+        mu,
+    }
+}
+
+/// Siconos' global error (`gfc3d_compute_error`) of `(r, v)` on the file's
+/// own `M`, `H`, `f`, `w`, `mu`: `M v = H r + f`, `u = H^T v + w`.
+fn global_error_from_file(name: &str, r: &[f64], v: &[f64]) -> f64 {
+    let t = global_terms(name, r, v);
     // Siconos divides only by scales above sqrt(DBL_EPSILON).
     let relative = |e: f64, s: f64| {
         if s > 1.490_116_119_384_765_6e-8 {
@@ -152,8 +175,10 @@ fn global_error_from_file(name: &str, r: &[f64], v: &[f64]) -> f64 {
             e
         }
     };
-    relative(norm(&residual), norm(&f).max(norm(&mv)).max(norm(&hr)))
-        + relative(natural_map(&mu, r, &u), norm(&u).max(norm(r)))
+    relative(
+        norm(&t.residual),
+        norm(&t.f).max(norm(&t.mv)).max(norm(&t.hr)),
+    ) + relative(natural_map(&t.mu, r, &t.u), norm(&t.u).max(norm(r)))
 }
 
 fn settings() -> SolverSettings {
@@ -290,23 +315,12 @@ fn reported_error_from_file(name: &str, r: &[f64], v: &[f64]) -> f64 {
 /// equation of motion `M v = H r + f` to `eps` of its terms. The worst of
 /// each on failure.
 fn check_coulomb_from_file(name: &str, r: &[f64], v: &[f64], eps: f64) -> Result<(), String> {
-    let file = Hdf5File::from_vec(bytes(name)).unwrap();
-    let m = raw_matrix(&file, "fclib_global/M");
-    let h = raw_matrix(&file, "fclib_global/H");
-    let f = raw(&file, "fclib_global/vectors/f");
-    let w = raw(&file, "fclib_global/vectors/w");
-    let mu = raw(&file, "fclib_global/vectors/mu");
-    let (mut mv, mut hr) = (vec![0.0; f.len()], vec![0.0; f.len()]);
-    multiply(&m, v, &mut mv, false);
-    multiply(&h, r, &mut hr, false);
-    let residual: Vec<f64> = (0..f.len()).map(|i| f[i] + hr[i] - mv[i]).collect();
-    let motion = norm(&residual) / norm(&f).max(norm(&mv)).max(norm(&hr));
-    let mut u = w;
-    multiply(&h, v, &mut u, true);
-    let scale = norm(&u).max(norm(r));
+    let t = global_terms(name, r, v);
+    let motion = norm(&t.residual) / norm(&t.f).max(norm(&t.mv)).max(norm(&t.hr));
+    let scale = norm(&t.u).max(norm(r));
     let (mut in_cone, mut in_dual, mut orthogonal) = (0.0f64, 0.0f64, 0.0f64);
-    for (c, &m) in mu.iter().enumerate() {
-        let (r, u) = (&r[3 * c..3 * c + 3], &u[3 * c..3 * c + 3]);
+    for (c, &m) in t.mu.iter().enumerate() {
+        let (r, u) = (&r[3 * c..3 * c + 3], &t.u[3 * c..3 * c + 3]);
         let hat = [u[0] + m * u[1].hypot(u[2]), u[1], u[2]];
         in_cone = in_cone.max(cone_distance(m, r) / scale);
         // The dual of `|t| <= mu n` is `|t| <= n / mu` (`n >= 0` for

@@ -10,15 +10,7 @@ use zwang_qp::{
     ActiveSetBackend, AutoBackend, Backend, ClarabelBackend, DirectBackend, Solution, Status,
 };
 
-/// max |x - y| / max(|y|_inf, 1)
-fn rel(x: &[f64], y: &[f64]) -> f64 {
-    assert_eq!(x.len(), y.len());
-    let scale = y.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-    x.iter()
-        .zip(y)
-        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
-        / scale
-}
+use crate::rel;
 
 /// Random scenes with at most one contact per two bodies: with more, a
 /// body can carry more closed contacts than it has coordinates, the

@@ -14,6 +14,25 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 4.0 * f64::EPSILON * b.abs()
 }
 
+/// A body as the format's defaults leave it: at rest, unturned, no shape,
+/// friction 0.5, restitution 0.
+fn at_rest(name: &str, kind: BodyKind, mass: f64, inertia: f64, position: [f64; 2]) -> Body {
+    Body {
+        name: name.into(),
+        kind,
+        mass,
+        inertia,
+        position,
+        angle: 0.0,
+        velocity: [0.0, 0.0],
+        angular_velocity: 0.0,
+        inertia_tensor: None,
+        shape: None,
+        friction: 0.5,
+        restitution: 0.0,
+    }
+}
+
 #[test]
 fn full_scene_every_field() {
     let mut scene = parse_scene(FULL).unwrap();
@@ -42,34 +61,8 @@ fn full_scene_every_field() {
                 friction: 0.5,
                 restitution: 0.0,
             },
-            Body {
-                name: "ball".into(),
-                kind: BodyKind::Particle,
-                mass: 0.5,
-                inertia: 0.0,
-                position: [2.0, 3.0],
-                angle: 0.0,
-                velocity: [0.0, 0.0],
-                angular_velocity: 0.0,
-                inertia_tensor: None,
-                shape: None,
-                friction: 0.5,
-                restitution: 0.0,
-            },
-            Body {
-                name: "block".into(),
-                kind: BodyKind::Rigid,
-                mass: 2.0,
-                inertia: 0.1,
-                position: [-1.0, 0.5],
-                angle: 0.0,
-                velocity: [0.0, 0.0],
-                angular_velocity: 0.0,
-                inertia_tensor: None,
-                shape: None,
-                friction: 0.5,
-                restitution: 0.0,
-            },
+            at_rest("ball", BodyKind::Particle, 0.5, 0.0, [2.0, 3.0]),
+            at_rest("block", BodyKind::Rigid, 2.0, 0.1, [-1.0, 0.5]),
         ]
     );
 
@@ -261,20 +254,7 @@ fn minimal_scene_takes_the_defaults() {
             duration: 0.5,
             output_every: 0.5 / 1000.0,
             frame: None,
-            bodies: vec![Body {
-                name: "p".into(),
-                kind: BodyKind::Particle,
-                mass: 2.0,
-                inertia: 0.0,
-                position: [0.0, 0.0],
-                angle: 0.0,
-                velocity: [0.0, 0.0],
-                angular_velocity: 0.0,
-                inertia_tensor: None,
-                shape: None,
-                friction: 0.5,
-                restitution: 0.0,
-            }],
+            bodies: vec![at_rest("p", BodyKind::Particle, 2.0, 0.0, [0.0, 0.0])],
             joints: vec![],
             contacts: vec![],
             forces: vec![],

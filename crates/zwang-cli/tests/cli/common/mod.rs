@@ -49,3 +49,39 @@ pub fn numbers(v: &Value) -> Vec<f64> {
         .map(|x| x.as_f64().expect("a number"))
         .collect()
 }
+
+/// A file in the temporary folder, removed when dropped: `name` says the
+/// module it is for, and its ending what the command reads it as.
+pub struct Temp(pub PathBuf);
+
+impl Temp {
+    /// Writes `text` to a new file named after the process and `name`.
+    pub fn new(name: &str, text: &str) -> Temp {
+        let path = std::env::temp_dir().join(format!("zwang-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        Temp(path)
+    }
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The width and height of a PNG, after checking its signature and that
+/// the IHDR chunk comes first.
+pub fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    assert!(
+        bytes.ends_with(&[0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]),
+        "IEND"
+    );
+    (be(16), be(20))
+}
