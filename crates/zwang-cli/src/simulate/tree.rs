@@ -1,9 +1,10 @@
 //! `zwang simulate MODEL.xml`: a MuJoCo model as a kinematic tree in
 //! joint coordinates (`docs/mjcf.md`), from `qpos0` at rest or a
 //! keyframe, time-stepped at the file's time step or by the event-driven
-//! method; the contract's JSON, a text summary, a CSV of the final
-//! `qpos` and `qvel` (one row: the trajectory's rows are not written
-//! yet), and `--draw` (PNG or GIF) of the model's geoms as the run goes
+//! method; the contract's JSON, a text summary, a CSV of the trajectory
+//! (`t`, `qpos`, `qvel` at every step, or at 10,000 samples of an
+//! event-driven run, written as the run goes), and `--draw` (PNG or GIF)
+//! of the model's geoms as the run goes
 //! ([`zwang_draw::draw::space::TreeFilm`]).
 
 use std::fs::File;
@@ -14,7 +15,7 @@ use zwang_core::readable;
 use zwang_draw::draw::space::{TreeFilm, NO_SVG};
 use zwang_draw::draw::Format;
 use zwang_model::articulated::Articulated;
-use zwang_motion::{NoObserver, Observer};
+use zwang_motion::{ContactSample, NoObserver, Observer};
 
 use super::{cannot_write, check_draw_at, SimulateArgs};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
@@ -86,10 +87,19 @@ pub(super) fn run(
             return EXIT_BAD_INPUT;
         }
     }
-    let mut film = format.map(|format| TreeFilm::new(model, format, &args.draw_at));
-    let observer: &mut dyn Observer = match &mut film {
-        Some(film) => film,
-        None => &mut NoObserver,
+    let film = format.map(|format| TreeFilm::new(model, format, &args.draw_at));
+    let csv = match &args.csv {
+        Some(path) => match Rows::create(path, model) {
+            Ok(rows) => Some(rows),
+            Err(e) => return cannot_write(err, "csv", path, e),
+        },
+        None => None,
+    };
+    let mut outputs = Outputs { film, csv };
+    let observer: &mut dyn Observer = if outputs.film.is_some() || outputs.csv.is_some() {
+        &mut outputs
+    } else {
+        &mut NoObserver
     };
     let report = match stepping {
         TreeStepping::Event => {
@@ -107,12 +117,12 @@ pub(super) fn run(
             return EXIT_BAD_INPUT;
         }
     };
-    if let Some(path) = &args.csv {
-        if let Err(e) = write_csv(path, &report) {
+    if let (Some(path), Some(csv)) = (&args.csv, outputs.csv) {
+        if let Err(e) = csv.finish() {
             return cannot_write(err, "csv", path, e);
         }
     }
-    if let (Some(path), Some(film)) = (&args.draw, &film) {
+    if let (Some(path), Some(film)) = (&args.draw, &outputs.film) {
         if let Err(e) = film.write(title, path) {
             return cannot_write(err, "draw", path, e);
         }
@@ -143,20 +153,66 @@ pub(super) fn run(
     }
 }
 
-/// The final state as one CSV row (header: `t`, `qpos[i]`, `qvel[i]`).
-fn write_csv(path: &std::path::Path, report: &ArticulatedReport) -> std::io::Result<()> {
-    let mut w = BufWriter::new(File::create(path)?);
-    let mut header = vec!["t".to_string()];
-    header.extend((0..report.qpos.len()).map(|i| format!("qpos[{i}]")));
-    header.extend((0..report.qvel.len()).map(|i| format!("qvel[{i}]")));
-    writeln!(w, "{}", header.join(","))?;
-    let row: Vec<String> = std::iter::once(report.time)
-        .chain(report.qpos.iter().copied())
-        .chain(report.qvel.iter().copied())
-        .map(|x| format!("{x:e}"))
-        .collect();
-    writeln!(w, "{}", row.join(","))?;
-    w.flush()
+/// What a run writes as it goes: the pictures' frames, the CSV's rows.
+struct Outputs<'m> {
+    film: Option<TreeFilm<'m>>,
+    csv: Option<Rows>,
+}
+
+impl Observer for Outputs<'_> {
+    fn wants_samples(&self) -> bool {
+        true
+    }
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64], contacts: &[ContactSample]) {
+        if let Some(film) = &mut self.film {
+            film.sample(t, q, v, contacts);
+        }
+        if let Some(csv) = &mut self.csv {
+            csv.sample(t, q, v);
+        }
+    }
+}
+
+/// The trajectory as CSV (header: `t`, `qpos[i]`, `qvel[i]`), a row per
+/// sample written as it comes: the memory does not grow with the run. The
+/// first write error is kept and returned by [`Rows::finish`].
+struct Rows {
+    w: BufWriter<File>,
+    error: Option<std::io::Error>,
+}
+
+impl Rows {
+    fn create(path: &std::path::Path, model: &Articulated) -> std::io::Result<Rows> {
+        let mut w = BufWriter::new(File::create(path)?);
+        let mut header = vec!["t".to_string()];
+        header.extend((0..model.tree.nq()).map(|i| format!("qpos[{i}]")));
+        header.extend((0..model.tree.nv()).map(|i| format!("qvel[{i}]")));
+        writeln!(w, "{}", header.join(","))?;
+        Ok(Rows { w, error: None })
+    }
+
+    fn sample(&mut self, t: f64, q: &[f64], v: &[f64]) {
+        if self.error.is_some() {
+            return;
+        }
+        let mut write = || -> std::io::Result<()> {
+            write!(self.w, "{t:e}")?;
+            for x in q.iter().chain(v) {
+                write!(self.w, ",{x:e}")?;
+            }
+            writeln!(self.w)
+        };
+        if let Err(e) = write() {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.w.flush(),
+        }
+    }
 }
 
 /// The text summary: status, time, energy, the physical errors, the

@@ -87,7 +87,8 @@ fn the_json_has_the_contracts_fields() {
     }
     assert!(v["stats"]["wall_time"].as_f64().unwrap() >= 0.0);
     assert_eq!(v["unsolved_steps"], 0);
-    // The CSV: a header, then the final state, as the JSON has it.
+    // The CSV: a header, a row per step from the start, the last the
+    // final state as the JSON has it.
     let csv = Temp::new("mjcf-stack.csv", "");
     let w = json_with(&[
         &space("stack_1_100.xml"),
@@ -98,12 +99,73 @@ fn the_json_has_the_contracts_fields() {
     ]);
     let text = std::fs::read_to_string(csv.path()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines.len(), 2 + 50, "the start and 50 steps of 2 ms");
     assert!(lines[0].starts_with("t,qpos[0],") && lines[0].ends_with(",qvel[23]"));
-    let row: Vec<f64> = lines[1].split(',').map(|x| x.parse().unwrap()).collect();
-    assert_eq!(row[0], 0.1);
+    let row: Vec<f64> = lines[51].split(',').map(|x| x.parse().unwrap()).collect();
+    assert!((row[0] - 0.1).abs() < 1e-15, "{}", row[0]);
     assert_eq!(row[1..29], numbers(&w["final"]["qpos"])[..]);
     assert_eq!(row[29..], numbers(&w["final"]["qvel"])[..]);
+}
+
+/// `--csv` writes the trajectory: each row's position and velocity from
+/// one step (a row at a step's end whose time the sum of the steps passed
+/// by round-off paired that step's position with the next one's
+/// velocity). A ball in free fall, time-stepped: after `k` steps of `h`,
+/// `z = z0 - g h^2 k (k + 1) / 2` and `vz = -g k h` (semi-implicit
+/// Euler); by the event-driven method, `z0 - g t^2 / 2` and `-g t`.
+#[test]
+fn the_csv_pairs_each_steps_position_with_its_velocity() {
+    let model = r#"<mujoco><worldbody><body name="ball" pos="0 0 10"><freejoint/>
+        <geom size="0.1" mass="1"/></body></worldbody></mujoco>"#;
+    let file = Temp::new("csv_fall.xml", model);
+    let csv = Temp::new("csv_fall.csv", "");
+    let (g, h, z0) = (9.81, 0.002, 10.0);
+    let rows = |text: &str| -> Vec<Vec<f64>> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    // Past 2.014 s the sum of the steps of 2 ms falls below `k h`.
+    json_with(&[file.path(), "--duration", "2.1", "--csv", csv.path()]);
+    let stepped = rows(&std::fs::read_to_string(csv.path()).unwrap());
+    assert_eq!(stepped.len(), 1051, "the start and 1,050 steps");
+    for (k, row) in stepped.iter().enumerate() {
+        let k = k as f64;
+        assert!((row[0] - k * h).abs() < 1e-12, "t = {}", row[0]);
+        let z = z0 - g * h * h * k * (k + 1.0) / 2.0;
+        assert!(
+            (row[3] - z).abs() < 1e-9,
+            "row {k}: z {} against {z}",
+            row[3]
+        );
+        assert!(
+            (row[10] + g * k * h).abs() < 1e-9,
+            "row {k}: vz {}",
+            row[10]
+        );
+    }
+    json_with(&[
+        file.path(),
+        "--duration",
+        "0.3",
+        "--stepping",
+        "event",
+        "--csv",
+        csv.path(),
+    ]);
+    let exact = rows(&std::fs::read_to_string(csv.path()).unwrap());
+    assert!(exact.len() > 100, "{} rows", exact.len());
+    for row in &exact {
+        let t = row[0];
+        assert!(
+            (row[3] - (z0 - g * t * t / 2.0)).abs() < 1e-9,
+            "t = {t}: z {}",
+            row[3]
+        );
+        assert!((row[10] + g * t).abs() < 1e-9, "t = {t}: vz {}", row[10]);
+    }
+    assert_eq!(exact.last().unwrap()[0], 0.3);
 }
 
 /// The free bodies of the MJCF twins end where their TOML twins do (the

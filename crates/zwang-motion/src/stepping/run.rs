@@ -9,6 +9,9 @@ use super::{step, Stages, StepError, StepSettings};
 use crate::simulate::{Observer, Outcome};
 use zwang_model::ContactState;
 
+/// Two times closer than this fraction of a step are one.
+const SAME_TIME: f64 = 1e-9;
+
 /// Runs a stepper to `duration`: `start` is the model's initial state,
 /// `modes` the contact points' modes before any step, `make` the stepper
 /// (which may move the start). A setting out of range, or a stepper that
@@ -77,10 +80,13 @@ pub(crate) fn run_keeping<S: Stages>(
         }
         let (t, v) = (stepper.core().t, &stepper.core().v);
         if wants {
-            // Samples within the step lie on `q (+) s v+`.
+            // Samples within the step lie on `q (+) s v+`; one at the
+            // step's end that the sum of the steps passes by round-off is
+            // this step's too (taken at the next, it paired this step's
+            // position with the next step's velocity).
             loop {
                 let ts = next_sample as f64 * settings.output_every;
-                if ts > t || ts > duration {
+                if ts > t + SAME_TIME * h_step || ts > duration {
                     break;
                 }
                 q_at.copy_from_slice(&q_before);
