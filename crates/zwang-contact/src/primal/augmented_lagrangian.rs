@@ -1296,3 +1296,64 @@ impl Island {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primal::{BoundedRows, ContactRows};
+
+    /// `M = [[1, 1 - d], [1 - d, 1]]` (positive definite, its smallest
+    /// eigenvalue `d = 1e-13`) and one contact whose normal row `(1, 1)`
+    /// does not see that eigenvector, inside its cone at a penalty of
+    /// `2e6`: `M + rho J^T J` is positive definite, but its second pivot,
+    /// `2 d` less the round-off of entries of `2e6`, is not (a long
+    /// chain's Newton matrix beside the stiffest penalty failed so: "M is
+    /// not positive definite"). The shifted factor gives a direction.
+    #[test]
+    fn a_pivot_lost_to_round_off_beside_a_stiff_penalty_is_restored() {
+        let (d, rho): (f64, f64) = (1e-13, 2e6);
+        let a = [[1.0 + rho, 1.0 - d + rho], [1.0 - d + rho, 1.0 + rho]];
+        let l21 = a[1][0] / a[0][0].sqrt();
+        assert!(
+            a[1][1] - l21 * l21 <= 0.0,
+            "Cholesky by hand loses the pivot"
+        );
+        let mass = CsMat::new(
+            (2, 2),
+            vec![0, 2, 4],
+            vec![0, 1, 0, 1],
+            vec![1.0, 1.0 - d, 1.0 - d, 1.0],
+        );
+        let mut rows = ContactRows::new(3);
+        rows.push([(0, [1.0, 0.0, 0.0]), (1, [1.0, 0.0, 0.0])]);
+        let problem = VelocityProblem {
+            mass,
+            force: vec![0.0; 2],
+            rows,
+            b: vec![0.0; 3],
+            mu: vec![0.5],
+            bounded: BoundedRows::new(),
+        };
+        let mut newton = Newton::build(&problem);
+        assert!(newton.full, "M holds every entry: the places are computed");
+        let points = [[0.0; 3]];
+        newton
+            .factor(&problem, &[rho], &[ConePiece::Apex], &points)
+            .expect("M alone factors");
+        newton
+            .factor(&problem, &[rho], &[ConePiece::Inside], &points)
+            .expect("restored by the shift");
+        // `(1, 1)` is an eigenvector, of eigenvalue `2 - d + 2 rho`.
+        let mut x = vec![1.0, 1.0];
+        newton.solve(&mut x);
+        let exact = 1.0 / (2.0 - d + 2.0 * rho);
+        // A direction of descent (`y . A^-1 y > 0`), and `A^-1 y` along
+        // `y` to the round-off of a matrix of condition `1e14` (the shift's
+        // `1e-14` of `2e6`): percents, where without the shift there was
+        // no direction at all.
+        assert!(x[0] + x[1] > 0.0, "{x:?}");
+        for xi in x {
+            assert!((xi / exact - 1.0).abs() < 0.05, "{xi} against {exact}");
+        }
+    }
+}
