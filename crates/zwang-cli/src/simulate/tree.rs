@@ -234,7 +234,18 @@ fn summary(r: &ArticulatedReport) -> String {
         readable(r.max_limit_violation),
         r.unsolved_steps,
     );
-    if let Some(p) = &r.start_projection {
+    if let Some(p) = &r
+        .start_projection
+        .as_ref()
+        .filter(|p| p.position_change == 0.0)
+    {
+        // Nothing moved: what overlaps, no displacement corrects.
+        s.push_str(&format!(
+            "start: {} m at {}, left as given (no joint moves the geoms apart)\n",
+            readable(p.violation),
+            p.at,
+        ));
+    } else if let Some(p) = &r.start_projection {
         s.push_str(&format!(
             "start: moved into its limits and apart (by {} at {}): positions by up to {}, \
              velocities by up to {}, energy {} -> {} J\n",

@@ -301,6 +301,12 @@ fn an_overlap_no_joint_can_separate_is_left_and_reported() {
     assert!(v["max_limit_violation"].as_f64().unwrap() < 1e-9, "{v}");
     let energy = &v["energy"];
     assert!(energy["final"].as_f64().unwrap() < energy["initial"].as_f64().unwrap());
+    let text = zwang(&["simulate", file.path(), "--duration", "0.01"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("start: 0.005 m at an overlap of two geoms, left as given"),
+        "{text}"
+    );
 }
 
 /// The complete elliptic integral of the first kind, `K(m)`, by the
