@@ -530,6 +530,38 @@ impl<'a> Tab<'a> {
         }
     }
 
+    /// `kind`, one of `kinds` (an unknown one is refused with the list).
+    pub(crate) fn kind(&self, kinds: &[&str]) -> Result<&'a str> {
+        let kind = self.string("kind")?;
+        if kinds.contains(&kind) {
+            return Ok(kind);
+        }
+        let (last, rest) = kinds.split_last().expect("some kinds");
+        let expected = match rest {
+            [] => last.to_string(),
+            rest => format!("{} or {last}", rest.join(", ")),
+        };
+        Err(self.err(
+            "kind",
+            format!("unknown kind {kind:?} (expected {expected})"),
+        ))
+    }
+
+    /// [`Tab::kind`] of `kinds`, each `(kind, what, its keys)`: the first
+    /// of `keys` present that is not the kind's own is refused as not
+    /// allowed on `what`.
+    pub(crate) fn kind_with_keys(
+        &self,
+        kinds: &[(&str, &str, &[&str])],
+        keys: &[&str],
+    ) -> Result<&'a str> {
+        let names: Vec<&str> = kinds.iter().map(|&(kind, _, _)| kind).collect();
+        let kind = self.kind(&names)?;
+        let &(_, what, allowed) = kinds.iter().find(|&&(k, _, _)| k == kind).expect("listed");
+        self.not_of_kind(keys, &[&["kind"], allowed].concat(), what)?;
+        Ok(kind)
+    }
+
     /// Refuses the first of `keys` present here that is not one of
     /// `allowed`, the keys of `what` (`"a slider joint"`, `"a box
     /// shape"`).
@@ -750,7 +782,7 @@ pub(crate) fn at_least_tiny(default: f64, base: f64) -> f64 {
 /// `[frame]`: the motion of the frame the scene is described in.
 fn read_frame(t: &Tab) -> Result<Frame> {
     t.only(FRAME_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["constant", "sinusoid"])? {
         "constant" => {
             let acceleration = match t.get("acceleration") {
                 Some(v) => vector3(v, &t.key("acceleration"), Form::Acceleration)?,
@@ -781,10 +813,7 @@ fn read_frame(t: &Tab) -> Result<Frame> {
                 angular_velocity,
             })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected constant or sinusoid)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
@@ -871,16 +900,11 @@ enum AnyBody {
 fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<AnyBody> {
     t.only(BODY_KEYS)?;
     let name = read_body_name(t, |name| earlier.get(name).map(|&(j, _)| j))?;
-    let kind = match t.string("kind")? {
+    let kind = match t.kind(&["particle", "rigid", "fixed"])? {
         "particle" => BodyKind::Particle,
         "rigid" => BodyKind::Rigid,
         "fixed" => return read_fixed(t, name).map(AnyBody::Fixed),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!("unknown kind {other:?} (expected particle, rigid or fixed)"),
-            ))
-        }
+        _ => unreachable!("the kind is checked"),
     };
     read_body(t, name, kind, needs_tensor).map(AnyBody::Moving)
 }
@@ -990,23 +1014,16 @@ fn read_shape(body: &Tab, fixed: bool) -> Result<Option<Shape>> {
     };
     let t = body.table_of(value, "shape")?;
     t.only(SHAPE_KEYS)?;
-    let kind = t.string("kind")?;
-    let (what, keys): (&str, &[&str]) = match kind {
-        "circle" => ("a circle shape", &["radius"]),
-        "box" => ("a box shape", &["half_extents"]),
-        "polygon" => ("a polygon shape", &["vertices"]),
-        "capsule" => ("a capsule shape", &["half_length", "radius"]),
-        "halfplane" => ("a halfplane shape", &["normal"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "unknown kind {other:?} (expected circle, box, polygon, capsule or halfplane)"
-                ),
-            ))
-        }
-    };
-    t.not_of_kind(SHAPE_KEYS, &[&["kind"], keys].concat(), what)?;
+    let kind = t.kind_with_keys(
+        &[
+            ("circle", "a circle shape", &["radius"]),
+            ("box", "a box shape", &["half_extents"]),
+            ("polygon", "a polygon shape", &["vertices"]),
+            ("capsule", "a capsule shape", &["half_length", "radius"]),
+            ("halfplane", "a halfplane shape", &["normal"]),
+        ],
+        SHAPE_KEYS,
+    )?;
     let shape = match kind {
         "circle" => Shape::Circle {
             radius: t.number("radius")?,
@@ -1252,29 +1269,25 @@ fn initial_distance(
 
 fn read_joint(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
-    let kind_name = t.string("kind")?;
     let pair: &[&str] = &["bodies", "anchors"];
-    let (what, allowed): (&str, &[&str]) = match kind_name {
-        "pin" => ("a pin joint", pair),
-        "distance" => ("a distance joint", &["bodies", "anchors", "length"]),
-        "slider" => ("a slider joint", &["bodies", "anchors", "axis"]),
-        "slot" => ("a slot joint", &["bodies", "anchors", "axis"]),
-        "weld" => ("a weld joint", pair),
-        "knife_edge" => ("a knife_edge joint", &["body", "point", "axis"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "unknown kind {other:?} (expected pin, distance, slider, slot, weld or \
-                     knife_edge)"
-                ),
-            ))
-        }
-    };
-    t.not_of_kind(
+    let kind_name = t.kind_with_keys(
+        &[
+            ("pin", "a pin joint", pair),
+            (
+                "distance",
+                "a distance joint",
+                &["bodies", "anchors", "length"],
+            ),
+            ("slider", "a slider joint", &["bodies", "anchors", "axis"]),
+            ("slot", "a slot joint", &["bodies", "anchors", "axis"]),
+            ("weld", "a weld joint", pair),
+            (
+                "knife_edge",
+                "a knife_edge joint",
+                &["body", "point", "axis"],
+            ),
+        ],
         &["bodies", "anchors", "length", "axis", "body", "point"],
-        allowed,
-        what,
     )?;
     if kind_name == "knife_edge" {
         return read_knife_edge(t, scene, names);
@@ -1398,7 +1411,7 @@ fn read_contact(
 
 fn read_surface(t: &Tab) -> Result<Surface> {
     t.only(SURFACE_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["line", "circle"])? {
         "line" => {
             t.not_allowed(&["center", "radius"], "a line surface")?;
             let point = t.vec("point")?;
@@ -1411,16 +1424,13 @@ fn read_surface(t: &Tab) -> Result<Surface> {
             let radius = t.number("radius")?;
             Ok(Surface::Circle { center, radius })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected line or circle)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
 fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
     t.only(FORCE_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["spring", "damper", "constant"])? {
         "spring" => {
             t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
             let Pair {
@@ -1476,10 +1486,7 @@ fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
                 torque,
             })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected spring, damper or constant)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
