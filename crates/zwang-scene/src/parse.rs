@@ -203,9 +203,9 @@ pub fn parse_scene_table(root: &Table) -> Result<Scene> {
         return Err(scene.err("dimension", "only 2 is supported"));
     }
     let gravity = scene.opt_vec("gravity")?.unwrap_or([0.0, -9.81]);
-    let frame = match root.get("frame") {
+    let frame = match root.opt_table("frame")? {
         None => None,
-        Some(v) => Some(read_frame(&root.table_of(v, "frame")?)?),
+        Some(t) => Some(read_frame(&t)?),
     };
     let needs_tensor = frame
         .as_ref()
@@ -345,9 +345,8 @@ pub(crate) struct Header<'a> {
 /// The `[scene]` table of the file's root (after the root's keys are
 /// checked): `name`, `dimension` (2 or 3), `duration`, `output_every`.
 pub(crate) fn read_header<'a>(root: &Tab<'a>) -> Result<Header<'a>> {
-    let scene = match root.get("scene") {
-        None => return Err(SceneError::new("scene", "missing required table")),
-        Some(v) => root.table_of(v, "scene")?,
+    let Some(scene) = root.opt_table("scene")? else {
+        return Err(SceneError::new("scene", "missing required table"));
     };
     scene.only(SCENE_KEYS)?;
     let name = scene.opt_string("name")?;
@@ -577,11 +576,12 @@ impl<'a> Tab<'a> {
             .ok_or_else(|| self.err(key, "missing required key"))
     }
 
-    /// The value at `key`, a sub-table.
-    pub(crate) fn table_of(&self, value: &'a Value, key: &str) -> Result<Tab<'a>> {
-        match value {
-            Value::Table(t) => Ok(Tab::new(t, self.key(key))),
-            _ => Err(self.err(key, "expected a table")),
+    /// The sub-table at `key`, if present.
+    pub(crate) fn opt_table(&self, key: &str) -> Result<Option<Tab<'a>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Table(t)) => Ok(Some(Tab::new(t, self.key(key)))),
+            Some(_) => Err(self.err(key, "expected a table")),
         }
     }
 
@@ -803,8 +803,8 @@ fn read_frame(t: &Tab) -> Result<Frame> {
                 ("acceleration", Form::Acceleration),
                 ("angular_velocity", Form::AngularVelocity),
             ]) {
-                if let Some(v) = t.get(key) {
-                    *part = read_sinusoid(&t.table_of(v, key)?, form)?;
+                if let Some(sinusoid) = t.opt_table(key)? {
+                    *part = read_sinusoid(&sinusoid, form)?;
                 }
             }
             let [acceleration, angular_velocity] = parts;
@@ -1009,10 +1009,9 @@ pub(crate) fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, 
 /// numbers checked by [`Shape::validate`] and a half-plane's normal
 /// normalized. A half-plane only on a `fixed` body.
 fn read_shape(body: &Tab, fixed: bool) -> Result<Option<Shape>> {
-    let Some(value) = body.get("shape") else {
+    let Some(t) = body.opt_table("shape")? else {
         return Ok(None);
     };
-    let t = body.table_of(value, "shape")?;
     t.only(SHAPE_KEYS)?;
     let kind = t.kind_with_keys(
         &[
@@ -1392,9 +1391,9 @@ fn read_contact(
     let body = proper_body(names, t, "body")?;
     let point = t.vec("point")?;
     at_particle_centre(scene, BodyRef::Body(body), point, &t.key("point"))?;
-    let surface = match t.get("surface") {
+    let surface = match t.opt_table("surface")? {
         None => return Err(t.err("surface", "missing required key")),
-        Some(v) => read_surface(&t.table_of(v, "surface")?)?,
+        Some(surface) => read_surface(&surface)?,
     };
     let (friction, restitution) = read_surface_coefficients(t, 0.0)?;
     let viscous = t.opt_number("viscous")?.unwrap_or(0.0);
@@ -1498,8 +1497,8 @@ pub(crate) fn read_solver_of(
     dimension: usize,
 ) -> Result<SolverSettings> {
     let no_solver = Table::new();
-    let solver = match root.get("solver") {
-        Some(v) => root.table_of(v, "solver")?,
+    let solver = match root.opt_table("solver")? {
+        Some(solver) => solver,
         None => Tab::new(&no_solver, "solver".to_string()),
     };
     read_solver(&solver, duration, shapes, dimension)

@@ -439,10 +439,9 @@ fn read_inertia(t: &Tab) -> Result<Option<[[f64; 3]; 3]>> {
 /// A body's `shape`, if any: `{ kind, ... }` with that kind's keys (the
 /// model checks the numbers and where a half-space may be).
 fn read_shape(body: &Tab) -> Result<Option<Shape>> {
-    let Some(value) = body.get("shape") else {
+    let Some(t) = body.opt_table("shape")? else {
         return Ok(None);
     };
-    let t = body.table_of(value, "shape")?;
     t.only(SHAPE_KEYS)?;
     let kind = t.kind_with_keys(
         &[
