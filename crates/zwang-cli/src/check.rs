@@ -1,8 +1,7 @@
 //! `zwang check`: the equivalence verdict of one instant.
 
-use crate::{emit, load, EXIT_BAD_INPUT, EXIT_OK};
+use crate::{emit, InstantFile, EXIT_BAD_INPUT, EXIT_OK};
 use std::io::Write;
-use std::path::PathBuf;
 use zwang_harness::json::pretty;
 use zwang_harness::{checked, CheckJson};
 
@@ -42,21 +41,16 @@ use zwang_harness::{checked, CheckJson};
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct CheckArgs {
-    /// The instant file (JSON), or `-` for standard input.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Read keys the instant format does not define as warnings (by
-    /// default an unknown key is an error, exit code 2).
-    #[arg(long)]
-    allow_unknown: bool,
+    #[command(flatten)]
+    input: InstantFile,
 }
 
 /// Runs `zwang check`; returns the exit code.
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let Some(instant) = load(&args.file, args.allow_unknown, err) else {
+    let Some(instant) = args.input.load(err) else {
         return EXIT_BAD_INPUT;
     };
     let checked = checked(&instant);
@@ -65,7 +59,7 @@ pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     } else {
         let title = instant
             .name()
-            .map_or_else(|| args.file.display().to_string(), str::to_owned);
+            .map_or_else(|| args.input.file.display().to_string(), str::to_owned);
         checked.text(&title)
     };
     emit(out, &text);

@@ -97,7 +97,7 @@ mod test_support {
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use zwang_instant::file::{parse_instant_with, ParseOptions};
 use zwang_instant::{Instant, InstantError};
 
@@ -194,6 +194,25 @@ fn read_text(path: &Path) -> Result<String, String> {
     };
     read.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(text)
+}
+
+/// The instant file `check` and `solve` read, and how strictly.
+#[derive(Debug, clap::Args)]
+struct InstantFile {
+    /// The instant file (JSON), or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Read keys the instant format does not define as warnings (by
+    /// default an unknown key is an error, exit code 2).
+    #[arg(long)]
+    allow_unknown: bool,
+}
+
+impl InstantFile {
+    /// [`load`] of this file.
+    fn load(&self, err: &mut dyn Write) -> Option<Instant> {
+        load(&self.file, self.allow_unknown, err)
+    }
 }
 
 /// Reads and validates an instant file, with the warnings (keys ignored

@@ -1,11 +1,10 @@
 //! `zwang solve`: one instant file, one or every backend; the variational
 //! form for an instant with Coulomb friction.
 
-use crate::{emit, load, one_line, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
+use crate::{emit, one_line, InstantFile, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED};
 use clap::builder::PossibleValuesParser;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
 use zwang::answer::{self, Answer, BackendsJson, ComparisonJson, SolveJson, DEFAULT_BACKEND};
 use zwang_coulomb::{StickingCheck, Variational};
 use zwang_harness::json::pretty;
@@ -80,16 +79,11 @@ const ALL: &str = "all";
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct SolveArgs {
-    /// The instant file (JSON), or `-` for standard input.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Read keys the instant format does not define as warnings (by
-    /// default an unknown key is an error, exit code 2).
-    #[arg(long)]
-    allow_unknown: bool,
+    #[command(flatten)]
+    input: InstantFile,
     /// The QP solver (default `auto`), or `all` to run every one and
     /// compare them. Not for an instant with `friction` entries.
     #[arg(long, value_name = "NAME",
@@ -106,7 +100,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         emit(err, &one_line("error: ", &what));
         return EXIT_BAD_INPUT;
     }
-    let Some(instant) = load(&args.file, args.allow_unknown, err) else {
+    let Some(instant) = args.input.load(err) else {
         return EXIT_BAD_INPUT;
     };
     let plain = instant.highest_order() <= 2
@@ -128,7 +122,7 @@ pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let text = if args.json {
         pretty(&answer.json())
     } else {
-        let title = table::title(instant.name(), &args.file);
+        let title = table::title(instant.name(), &args.input.file);
         match &answer {
             Answer::Qp { backend, solution } => {
                 let run = Run {
@@ -185,7 +179,11 @@ fn every_backend(args: &SolveArgs, instant: &Instant, out: &mut dyn Write) -> i3
             }),
         })
     } else {
-        let t = table::render(&table::title(instant.name(), &args.file), &runs, Vec::new());
+        let t = table::render(
+            &table::title(instant.name(), &args.input.file),
+            &runs,
+            Vec::new(),
+        );
         t + &match (difference.acceleration, difference.multipliers) {
             (Some(a), Some(l)) => format!(
                 "\nlargest difference between the backends that solved: \

@@ -203,9 +203,9 @@ pub fn parse_scene_table(root: &Table) -> Result<Scene> {
         return Err(scene.err("dimension", "only 2 is supported"));
     }
     let gravity = scene.opt_vec("gravity")?.unwrap_or([0.0, -9.81]);
-    let frame = match root.get("frame") {
+    let frame = match root.opt_table("frame")? {
         None => None,
-        Some(v) => Some(read_frame(&root.table_of(v, "frame")?)?),
+        Some(t) => Some(read_frame(&t)?),
     };
     let needs_tensor = frame
         .as_ref()
@@ -345,9 +345,8 @@ pub(crate) struct Header<'a> {
 /// The `[scene]` table of the file's root (after the root's keys are
 /// checked): `name`, `dimension` (2 or 3), `duration`, `output_every`.
 pub(crate) fn read_header<'a>(root: &Tab<'a>) -> Result<Header<'a>> {
-    let scene = match root.get("scene") {
-        None => return Err(SceneError::new("scene", "missing required table")),
-        Some(v) => root.table_of(v, "scene")?,
+    let Some(scene) = root.opt_table("scene")? else {
+        return Err(SceneError::new("scene", "missing required table"));
     };
     scene.only(SCENE_KEYS)?;
     let name = scene.opt_string("name")?;
@@ -530,6 +529,38 @@ impl<'a> Tab<'a> {
         }
     }
 
+    /// `kind`, one of `kinds` (an unknown one is refused with the list).
+    pub(crate) fn kind(&self, kinds: &[&str]) -> Result<&'a str> {
+        let kind = self.string("kind")?;
+        if kinds.contains(&kind) {
+            return Ok(kind);
+        }
+        let (last, rest) = kinds.split_last().expect("some kinds");
+        let expected = match rest {
+            [] => last.to_string(),
+            rest => format!("{} or {last}", rest.join(", ")),
+        };
+        Err(self.err(
+            "kind",
+            format!("unknown kind {kind:?} (expected {expected})"),
+        ))
+    }
+
+    /// [`Tab::kind`] of `kinds`, each `(kind, what, its keys)`: the first
+    /// of `keys` present that is not the kind's own is refused as not
+    /// allowed on `what`.
+    pub(crate) fn kind_with_keys(
+        &self,
+        kinds: &[(&str, &str, &[&str])],
+        keys: &[&str],
+    ) -> Result<&'a str> {
+        let names: Vec<&str> = kinds.iter().map(|&(kind, _, _)| kind).collect();
+        let kind = self.kind(&names)?;
+        let &(_, what, allowed) = kinds.iter().find(|&&(k, _, _)| k == kind).expect("listed");
+        self.not_of_kind(keys, &[&["kind"], allowed].concat(), what)?;
+        Ok(kind)
+    }
+
     /// Refuses the first of `keys` present here that is not one of
     /// `allowed`, the keys of `what` (`"a slider joint"`, `"a box
     /// shape"`).
@@ -545,11 +576,12 @@ impl<'a> Tab<'a> {
             .ok_or_else(|| self.err(key, "missing required key"))
     }
 
-    /// The value at `key`, a sub-table.
-    pub(crate) fn table_of(&self, value: &'a Value, key: &str) -> Result<Tab<'a>> {
-        match value {
-            Value::Table(t) => Ok(Tab::new(t, self.key(key))),
-            _ => Err(self.err(key, "expected a table")),
+    /// The sub-table at `key`, if present.
+    pub(crate) fn opt_table(&self, key: &str) -> Result<Option<Tab<'a>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Table(t)) => Ok(Some(Tab::new(t, self.key(key)))),
+            Some(_) => Err(self.err(key, "expected a table")),
         }
     }
 
@@ -750,7 +782,7 @@ pub(crate) fn at_least_tiny(default: f64, base: f64) -> f64 {
 /// `[frame]`: the motion of the frame the scene is described in.
 fn read_frame(t: &Tab) -> Result<Frame> {
     t.only(FRAME_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["constant", "sinusoid"])? {
         "constant" => {
             let acceleration = match t.get("acceleration") {
                 Some(v) => vector3(v, &t.key("acceleration"), Form::Acceleration)?,
@@ -771,8 +803,8 @@ fn read_frame(t: &Tab) -> Result<Frame> {
                 ("acceleration", Form::Acceleration),
                 ("angular_velocity", Form::AngularVelocity),
             ]) {
-                if let Some(v) = t.get(key) {
-                    *part = read_sinusoid(&t.table_of(v, key)?, form)?;
+                if let Some(sinusoid) = t.opt_table(key)? {
+                    *part = read_sinusoid(&sinusoid, form)?;
                 }
             }
             let [acceleration, angular_velocity] = parts;
@@ -781,10 +813,7 @@ fn read_frame(t: &Tab) -> Result<Frame> {
                 angular_velocity,
             })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected constant or sinusoid)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
@@ -871,16 +900,11 @@ enum AnyBody {
 fn read_any_body(t: &Tab, earlier: &BodyNames, needs_tensor: bool) -> Result<AnyBody> {
     t.only(BODY_KEYS)?;
     let name = read_body_name(t, |name| earlier.get(name).map(|&(j, _)| j))?;
-    let kind = match t.string("kind")? {
+    let kind = match t.kind(&["particle", "rigid", "fixed"])? {
         "particle" => BodyKind::Particle,
         "rigid" => BodyKind::Rigid,
         "fixed" => return read_fixed(t, name).map(AnyBody::Fixed),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!("unknown kind {other:?} (expected particle, rigid or fixed)"),
-            ))
-        }
+        _ => unreachable!("the kind is checked"),
     };
     read_body(t, name, kind, needs_tensor).map(AnyBody::Moving)
 }
@@ -985,28 +1009,20 @@ pub(crate) fn read_surface_coefficients(t: &Tab, friction: f64) -> Result<(f64, 
 /// numbers checked by [`Shape::validate`] and a half-plane's normal
 /// normalized. A half-plane only on a `fixed` body.
 fn read_shape(body: &Tab, fixed: bool) -> Result<Option<Shape>> {
-    let Some(value) = body.get("shape") else {
+    let Some(t) = body.opt_table("shape")? else {
         return Ok(None);
     };
-    let t = body.table_of(value, "shape")?;
     t.only(SHAPE_KEYS)?;
-    let kind = t.string("kind")?;
-    let (what, keys): (&str, &[&str]) = match kind {
-        "circle" => ("a circle shape", &["radius"]),
-        "box" => ("a box shape", &["half_extents"]),
-        "polygon" => ("a polygon shape", &["vertices"]),
-        "capsule" => ("a capsule shape", &["half_length", "radius"]),
-        "halfplane" => ("a halfplane shape", &["normal"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "unknown kind {other:?} (expected circle, box, polygon, capsule or halfplane)"
-                ),
-            ))
-        }
-    };
-    t.not_of_kind(SHAPE_KEYS, &[&["kind"], keys].concat(), what)?;
+    let kind = t.kind_with_keys(
+        &[
+            ("circle", "a circle shape", &["radius"]),
+            ("box", "a box shape", &["half_extents"]),
+            ("polygon", "a polygon shape", &["vertices"]),
+            ("capsule", "a capsule shape", &["half_length", "radius"]),
+            ("halfplane", "a halfplane shape", &["normal"]),
+        ],
+        SHAPE_KEYS,
+    )?;
     let shape = match kind {
         "circle" => Shape::Circle {
             radius: t.number("radius")?,
@@ -1252,29 +1268,25 @@ fn initial_distance(
 
 fn read_joint(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Joint> {
     t.only(JOINT_KEYS)?;
-    let kind_name = t.string("kind")?;
     let pair: &[&str] = &["bodies", "anchors"];
-    let (what, allowed): (&str, &[&str]) = match kind_name {
-        "pin" => ("a pin joint", pair),
-        "distance" => ("a distance joint", &["bodies", "anchors", "length"]),
-        "slider" => ("a slider joint", &["bodies", "anchors", "axis"]),
-        "slot" => ("a slot joint", &["bodies", "anchors", "axis"]),
-        "weld" => ("a weld joint", pair),
-        "knife_edge" => ("a knife_edge joint", &["body", "point", "axis"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "unknown kind {other:?} (expected pin, distance, slider, slot, weld or \
-                     knife_edge)"
-                ),
-            ))
-        }
-    };
-    t.not_of_kind(
+    let kind_name = t.kind_with_keys(
+        &[
+            ("pin", "a pin joint", pair),
+            (
+                "distance",
+                "a distance joint",
+                &["bodies", "anchors", "length"],
+            ),
+            ("slider", "a slider joint", &["bodies", "anchors", "axis"]),
+            ("slot", "a slot joint", &["bodies", "anchors", "axis"]),
+            ("weld", "a weld joint", pair),
+            (
+                "knife_edge",
+                "a knife_edge joint",
+                &["body", "point", "axis"],
+            ),
+        ],
         &["bodies", "anchors", "length", "axis", "body", "point"],
-        allowed,
-        what,
     )?;
     if kind_name == "knife_edge" {
         return read_knife_edge(t, scene, names);
@@ -1379,9 +1391,9 @@ fn read_contact(
     let body = proper_body(names, t, "body")?;
     let point = t.vec("point")?;
     at_particle_centre(scene, BodyRef::Body(body), point, &t.key("point"))?;
-    let surface = match t.get("surface") {
+    let surface = match t.opt_table("surface")? {
         None => return Err(t.err("surface", "missing required key")),
-        Some(v) => read_surface(&t.table_of(v, "surface")?)?,
+        Some(surface) => read_surface(&surface)?,
     };
     let (friction, restitution) = read_surface_coefficients(t, 0.0)?;
     let viscous = t.opt_number("viscous")?.unwrap_or(0.0);
@@ -1398,7 +1410,7 @@ fn read_contact(
 
 fn read_surface(t: &Tab) -> Result<Surface> {
     t.only(SURFACE_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["line", "circle"])? {
         "line" => {
             t.not_allowed(&["center", "radius"], "a line surface")?;
             let point = t.vec("point")?;
@@ -1411,16 +1423,13 @@ fn read_surface(t: &Tab) -> Result<Surface> {
             let radius = t.number("radius")?;
             Ok(Surface::Circle { center, radius })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected line or circle)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
 fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
     t.only(FORCE_KEYS)?;
-    match t.string("kind")? {
+    match t.kind(&["spring", "damper", "constant"])? {
         "spring" => {
             t.not_allowed(&["damping", "body", "force", "torque"], "a spring")?;
             let Pair {
@@ -1476,10 +1485,7 @@ fn read_force(t: &Tab, scene: &Scene, names: &BodyNames) -> Result<Force> {
                 torque,
             })
         }
-        other => Err(t.err(
-            "kind",
-            format!("unknown kind {other:?} (expected spring, damper or constant)"),
-        )),
+        _ => unreachable!("the kind is checked"),
     }
 }
 
@@ -1491,8 +1497,8 @@ pub(crate) fn read_solver_of(
     dimension: usize,
 ) -> Result<SolverSettings> {
     let no_solver = Table::new();
-    let solver = match root.get("solver") {
-        Some(v) => root.table_of(v, "solver")?,
+    let solver = match root.opt_table("solver")? {
+        Some(solver) => solver,
         None => Tab::new(&no_solver, "solver".to_string()),
     };
     read_solver(&solver, duration, shapes, dimension)

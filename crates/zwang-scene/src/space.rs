@@ -342,16 +342,7 @@ fn read_body(t: &Tab, earlier: &HashMap<String, usize>) -> Result<SpatialBody> {
     }
     t.only(BODY_KEYS)?;
     let name = read_body_name(t, |name| earlier.get(name).copied())?;
-    let fixed = match t.string("kind")? {
-        "rigid" => false,
-        "fixed" => true,
-        other => {
-            return Err(t.err(
-                "kind",
-                format!("unknown kind {other:?} (expected rigid or fixed)"),
-            ))
-        }
-    };
+    let fixed = t.kind(&["rigid", "fixed"])? == "fixed";
     let kind = if fixed {
         t.refuse(NOT_FIXED_KEYS, |k| format!("a fixed body has no {k}"))?;
         SpatialKind::Fixed
@@ -448,30 +439,21 @@ fn read_inertia(t: &Tab) -> Result<Option<[[f64; 3]; 3]>> {
 /// A body's `shape`, if any: `{ kind, ... }` with that kind's keys (the
 /// model checks the numbers and where a half-space may be).
 fn read_shape(body: &Tab) -> Result<Option<Shape>> {
-    let Some(value) = body.get("shape") else {
+    let Some(t) = body.opt_table("shape")? else {
         return Ok(None);
     };
-    let t = body.table_of(value, "shape")?;
     t.only(SHAPE_KEYS)?;
-    let kind = t.string("kind")?;
-    let (what, keys): (&str, &[&str]) = match kind {
-        "sphere" => ("a sphere shape", &["radius"]),
-        "box" => ("a box shape", &["half_extents"]),
-        "capsule" => ("a capsule shape", &["half_length", "radius"]),
-        "cylinder" => ("a cylinder shape", &["half_length", "radius"]),
-        "convex" => ("a convex shape", &["vertices"]),
-        "halfspace" => ("a halfspace shape", &["normal"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "unknown kind {other:?} (expected sphere, box, capsule, cylinder, convex \
-                     or halfspace)"
-                ),
-            ))
-        }
-    };
-    t.not_of_kind(SHAPE_KEYS, &[&["kind"], keys].concat(), what)?;
+    let kind = t.kind_with_keys(
+        &[
+            ("sphere", "a sphere shape", &["radius"]),
+            ("box", "a box shape", &["half_extents"]),
+            ("capsule", "a capsule shape", &["half_length", "radius"]),
+            ("cylinder", "a cylinder shape", &["half_length", "radius"]),
+            ("convex", "a convex shape", &["vertices"]),
+            ("halfspace", "a halfspace shape", &["normal"]),
+        ],
+        SHAPE_KEYS,
+    )?;
     let shape = match kind {
         "sphere" => Shape::Sphere {
             radius: t.number("radius")?,
@@ -528,22 +510,18 @@ enum Force {
 /// `"damper"` (`bodies`, `anchors`, `damping`), as in the plane.
 fn read_force(t: &Tab, names: &HashMap<String, usize>, bodies: &[SpatialBody]) -> Result<Force> {
     t.only(FORCE_KEYS)?;
-    let kind = t.string("kind")?;
-    let (what, allowed): (&str, &[&str]) = match kind {
-        "constant" => ("a constant force", &["kind", "body", "force", "torque"]),
-        "spring" => (
-            "a spring",
-            &["kind", "bodies", "anchors", "stiffness", "rest_length"],
-        ),
-        "damper" => ("a damper", &["kind", "bodies", "anchors", "damping"]),
-        other => {
-            return Err(t.err(
-                "kind",
-                format!("unknown kind {other:?} (expected spring, damper or constant)"),
-            ))
-        }
-    };
-    t.not_of_kind(FORCE_KEYS, allowed, what)?;
+    let kind = t.kind_with_keys(
+        &[
+            (
+                "spring",
+                "a spring",
+                &["bodies", "anchors", "stiffness", "rest_length"],
+            ),
+            ("damper", "a damper", &["bodies", "anchors", "damping"]),
+            ("constant", "a constant force", &["body", "force", "torque"]),
+        ],
+        FORCE_KEYS,
+    )?;
     if kind != "constant" {
         let (ends, anchors) = read_ends(t, names, bodies)?;
         let kind = if kind == "spring" {
@@ -587,29 +565,27 @@ fn read_joint(
 ) -> Result<SpatialJoint> {
     t.only(JOINT_KEYS)?;
     let kind = t.string("kind")?;
-    let pair: &[&str] = &["kind", "bodies", "anchors"];
-    let (what, allowed): (&str, &[&str]) = match kind {
-        "ball" => ("a ball joint", pair),
-        "hinge" => ("a hinge joint", &["kind", "bodies", "anchors", "axis"]),
-        "slider" => ("a slider joint", &["kind", "bodies", "anchors", "axis"]),
-        "weld" => ("a weld joint", pair),
-        "distance" => ("a distance joint", &["kind", "bodies", "anchors", "length"]),
-        "pin" | "slot" | "knife_edge" => {
-            return Err(t.err(
-                "kind",
-                format!(
-                    "{kind:?} is a planar joint (expected ball, hinge, slider, weld or distance)"
-                ),
-            ))
-        }
-        other => {
-            return Err(t.err(
-                "kind",
-                format!("unknown kind {other:?} (expected ball, hinge, slider, weld or distance)"),
-            ))
-        }
-    };
-    t.not_of_kind(JOINT_KEYS, allowed, what)?;
+    if matches!(kind, "pin" | "slot" | "knife_edge") {
+        return Err(t.err(
+            "kind",
+            format!("{kind:?} is a planar joint (expected ball, hinge, slider, weld or distance)"),
+        ));
+    }
+    let pair: &[&str] = &["bodies", "anchors"];
+    let kind = t.kind_with_keys(
+        &[
+            ("ball", "a ball joint", pair),
+            ("hinge", "a hinge joint", &["bodies", "anchors", "axis"]),
+            ("slider", "a slider joint", &["bodies", "anchors", "axis"]),
+            ("weld", "a weld joint", pair),
+            (
+                "distance",
+                "a distance joint",
+                &["bodies", "anchors", "length"],
+            ),
+        ],
+        JOINT_KEYS,
+    )?;
     let (ends, anchors) = read_ends(t, names, bodies)?;
     let axis = |t: &Tab| -> Result<[f64; 3]> {
         let axis: [f64; 3] = t.vec("axis")?;

@@ -7,30 +7,34 @@ use std::time::Instant as Clock;
 
 use super::{step, Stages, StepError, StepSettings};
 use crate::simulate::{Observer, Outcome};
-use zwang_model::ContactState;
+use zwang_model::{ContactState, Mechanism};
 
 /// Two times closer than this fraction of a step are one.
 const SAME_TIME: f64 = 1e-9;
 
-/// Runs a stepper to `duration`: `start` is the model's initial state,
-/// `modes` the contact points' modes before any step, `make` the stepper
-/// (which may move the start). A setting out of range, or a stepper that
-/// cannot start, ends the run unstarted with the reason; a step that
-/// fails ends it as failed.
-pub(crate) fn run<S: Stages>(
-    start: (Vec<f64>, Vec<f64>),
-    modes: Vec<ContactState>,
-    energy: impl Fn(&[f64], &[f64]) -> f64,
+/// Runs a stepper to `duration` from `model`'s initial state, its
+/// contact points open: `make` makes the stepper (which may move the
+/// start). A setting out of range, or a stepper that cannot start, ends
+/// the run unstarted with the reason; a step that fails ends it as
+/// failed.
+pub(crate) fn run<M: Mechanism, S: Stages>(
+    model: &M,
     duration: f64,
     settings: &StepSettings,
     make: impl FnOnce() -> Result<S, StepError>,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    run_keeping(start, modes, energy, duration, settings, make, observer).0
+    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+    model.initial_state(&mut q0, &mut v0);
+    let modes = vec![ContactState::OPEN; model.contacts()];
+    let energy = |q: &[f64], v: &[f64]| model.energy(0.0, q, v);
+    run_keeping((q0, v0), modes, energy, duration, settings, make, observer).0
 }
 
-/// [`run`], keeping the stepper (`None` when the run did not start) for
-/// what its model reports beyond the outcome.
+/// [`run`] from `start` (the model's initial state), `modes` the contact
+/// points' modes before any step, `energy` the model's; keeping the
+/// stepper (`None` when the run did not start) for what its model
+/// reports beyond the outcome.
 pub(crate) fn run_keeping<S: Stages>(
     start: (Vec<f64>, Vec<f64>),
     modes: Vec<ContactState>,

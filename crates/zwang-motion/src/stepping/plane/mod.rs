@@ -605,12 +605,8 @@ pub fn simulate_steps(
     settings: &StepSettings,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-    model.initial_state(&mut q0, &mut v0);
     run(
-        (q0, v0),
-        vec![ContactState::OPEN; model.contacts()],
-        |q, v| model.energy(0.0, q, v),
+        model,
         duration,
         settings,
         || TimeStepper::new(model, settings.clone()),

@@ -512,12 +512,8 @@ pub fn simulate_space(
     settings: &StepSettings,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    let (mut q0, mut v0) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-    model.initial_state(&mut q0, &mut v0);
     run(
-        (q0, v0),
-        Vec::new(),
-        |q, v| model.energy(q, v),
+        model,
         duration,
         settings,
         || SpaceStepper::new(model, settings.clone()),
