@@ -585,10 +585,11 @@ impl<'m> TreeStepper<'m> {
     /// The displacement `dq` that removes the overlaps and the passed
     /// limits: `min 1/2 dq^T M dq` with `g + J_n dq >= 0` at every row
     /// but those a displacement would slide far ([`SLIDE`]), `M` at the
-    /// current positions (in the workspace); the solve's report.
+    /// current positions (in the workspace: computed by
+    /// [`TreeStepper::overlapping`], which decides a correction is due);
+    /// the solve's report.
     fn displacement(&mut self) -> Result<zwang_contact::Report, StepError> {
         let tree = &self.model.tree;
-        tree.mass_matrix(&mut self.ws)?;
         let p = &mut self.overlap;
         for (x, &e) in p.mass.data_mut().iter_mut().zip(&self.mass_map) {
             *x = self.ws.mass()[e];
