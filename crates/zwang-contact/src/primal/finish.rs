@@ -64,6 +64,12 @@ const MAX_NEWTON: usize = 40;
 /// the default; those that run past it mostly end unsolved, so a larger
 /// budget buys time, not answers (measurements: `docs/benchmarks.md`).
 pub(super) const BUDGET_SIZE: usize = 500;
+/// Islands of up to `DENSE_UP_TO` velocities take the reduced Newton
+/// matrix as full and factor it dense (as do those whose `M` holds every
+/// entry): a tree's contacts reach most of its joints, and on a few dozen
+/// velocities the sparse LU's index lists cost more than the zeros they
+/// skip (`docs/benchmarks.md`).
+const DENSE_UP_TO: usize = 96;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
 /// `SIGMA_RAISE` times stronger after a proximal problem that Newton's
@@ -113,8 +119,9 @@ pub(super) struct Finish {
     mass: Vec<(usize, usize)>,
     /// Per contact, from `pair_start[i]`, the places of `(col_a, col_b)`
     /// for its entries `a`, `b` in row-major order; none when the pattern
-    /// is full (`M` is: [`crate::pattern::holds_every_entry`]), where
-    /// `(row, col)` is at `n col + row`.
+    /// is full (a small island, or `M` full:
+    /// [`crate::pattern::holds_every_entry`]), where `(row, col)` is at
+    /// `n col + row` and the LU is dense.
     pair_start: Vec<usize>,
     pairs: Vec<usize>,
     full: bool,
@@ -210,7 +217,7 @@ impl Finish {
                 .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
                 .chain((0..m).map(|j| &bounded.cols[bounded.entries(j)]))
         };
-        let full = holds_every_entry(&problem.mass, n);
+        let full = n <= DENSE_UP_TO || holds_every_entry(&problem.mass, n);
         if full {
             entries.extend((0..n).flat_map(|c| (0..n).map(move |r| (c, r))));
         } else {
