@@ -145,8 +145,13 @@ pub(super) struct Finish {
     slips: Vec<[f64; 2]>,
     inverses: Vec<[[f64; 3]; 3]>,
     inside: Vec<f64>,
-    scratch: Vec<f64>,
     jr: Vec<f64>,
+    /// `M v` at the iterate, `M dv` of the step, and `M v` at a trial
+    /// point: `F_v` is linear along the step, so a line search needs no
+    /// product by `M`.
+    mv: Vec<f64>,
+    mdv: Vec<f64>,
+    trial_mv: Vec<f64>,
     /// The refinement's residual and correction.
     left: Vec<f64>,
     more: Vec<f64>,
@@ -274,8 +279,10 @@ impl Finish {
             spectra: vec![[(0.0, [0.0; 3]); 3]; k],
             slips: vec![[0.0; 2]; k],
             inverses: vec![[[0.0; 3]; 3]; k],
-            scratch: vec![0.0; n],
             jr: vec![0.0; n],
+            mv: vec![0.0; n],
+            mdv: vec![0.0; n],
+            trial_mv: vec![0.0; n],
             left: vec![0.0; size],
             more: vec![0.0; size],
             steps: 0,
@@ -423,7 +430,11 @@ impl Finish {
         } else {
             Friction::Convex
         };
-        let (mut theta, mut scale) = self.residual(given, exact, v, r, u, true);
+        // `self.mv` is the iterate's from here on.
+        self.product(given, v);
+        let mv = std::mem::take(&mut self.mv);
+        let (mut theta, mut scale) = self.residual(given, exact, &mv, v, r, u, true);
+        self.mv = mv;
         let (mut window, start) = (theta, (2.0 * theta).sqrt());
         for steps in 0..MAX_NEWTON {
             if self.steps + steps >= self.budget {
@@ -441,7 +452,7 @@ impl Finish {
             // differ by the contacts' effective masses), or when `F` is cut
             // by `INNER_CUT` or round-off.
             if (2.0 * theta).sqrt() <= (ROUND_OFF * scale).max(INNER_CUT * start)
-                || self.measure(given, friction, v, r, u) <= INNER * tolerance
+                || self.measure_at(given, friction, r, u, v) <= INNER * tolerance
             {
                 return Some((steps, true));
             }
@@ -451,6 +462,14 @@ impl Finish {
             if self.step.iter().any(|x| !x.is_finite()) {
                 return (steps > 0).then_some((steps, false));
             }
+            self.mdv.fill(0.0);
+            let problem = given.problem;
+            super::momentum::symmetric_product(
+                &problem.mass,
+                given.places,
+                &self.step[..n],
+                &mut self.mdv,
+            );
             // Damped until |F|^2 falls by Armijo's fraction of the
             // Newton prediction (`-2 theta` along the step).
             let mut t = 1.0;
@@ -461,19 +480,28 @@ impl Finish {
                 for (j, x) in self.trial_r.iter_mut().enumerate() {
                     *x = r[j] + t * self.step[n + j];
                 }
+                for (j, x) in self.trial_mv.iter_mut().enumerate() {
+                    *x = self.mv[j] + t * self.mdv[j];
+                }
                 let (tv, tr) = (
                     std::mem::take(&mut self.trial_v),
                     std::mem::take(&mut self.trial_r),
                 );
-                let mut tu = std::mem::take(&mut self.trial_u);
+                let (mut tu, tmv) = (
+                    std::mem::take(&mut self.trial_u),
+                    std::mem::take(&mut self.trial_mv),
+                );
                 std::mem::swap(&mut self.f, &mut self.trial_f);
-                let (trial, trial_scale) = self.residual(given, exact, &tv, &tr, &mut tu, false);
+                let (trial, trial_scale) =
+                    self.residual(given, exact, &tmv, &tv, &tr, &mut tu, false);
                 std::mem::swap(&mut self.f, &mut self.trial_f);
                 (self.trial_v, self.trial_r, self.trial_u) = (tv, tr, tu);
+                self.trial_mv = tmv;
                 if trial <= (1.0 - 2.0 * ARMIJO * t) * theta {
                     v.copy_from_slice(&self.trial_v);
                     r.copy_from_slice(&self.trial_r);
                     u.copy_from_slice(&self.trial_u);
+                    std::mem::swap(&mut self.mv, &mut self.trial_mv);
                     (theta, scale) = (trial, trial_scale);
                     break;
                 }
@@ -483,7 +511,9 @@ impl Finish {
                 }
             }
             // The derivatives at the new iterate.
-            self.residual(given, exact, v, r, u, true);
+            let mv = std::mem::take(&mut self.mv);
+            self.residual(given, exact, &mv, v, r, u, true);
+            self.mv = mv;
         }
         Some((MAX_NEWTON, false))
     }
@@ -498,37 +528,56 @@ impl Finish {
         r: &[f64],
         u: &[f64],
     ) -> f64 {
+        self.product(given, v);
+        self.measure_at(given, friction, r, u, v)
+    }
+
+    /// `self.mv = M v`.
+    fn product(&mut self, given: &IslandView, v: &[f64]) {
+        self.mv.fill(0.0);
+        super::momentum::symmetric_product(&given.problem.mass, given.places, v, &mut self.mv);
+    }
+
+    /// [`Finish::measure`] at the iterate whose `M v` is `self.mv`.
+    fn measure_at(
+        &mut self,
+        given: &IslandView,
+        friction: Friction,
+        r: &[f64],
+        u: &[f64],
+        v: &[f64],
+    ) -> f64 {
         let coulomb = bounded_error(friction, self.floor, given.problem, given.free, r, u, v);
-        coulomb.max(super::momentum::dynamics_residual(
+        coulomb.max(super::momentum::residual_of_product(
             given.problem,
-            given.places,
             given.diagonal,
-            v,
+            &self.mv,
             r,
-            &mut self.scratch,
             &mut self.jr,
         ))
     }
 
     /// Writes `u = J v + b` and `F` into `self.f` (with the projections'
-    /// derivatives and slip directions when `derivatives`); returns
-    /// `|F|^2 / 2` and the scale of the velocities it balances.
+    /// derivatives and slip directions when `derivatives`), `mv` being
+    /// `M v`; returns `|F|^2 / 2` and the scale of the velocities it
+    /// balances.
+    #[allow(clippy::too_many_arguments)]
     fn residual(
         &mut self,
         given: &IslandView,
         exact: bool,
+        mv: &[f64],
         v: &[f64],
         r: &[f64],
         u: &mut [f64],
         derivatives: bool,
     ) -> (f64, f64) {
-        let (problem, places, diagonal) = (given.problem, given.places, given.diagonal);
+        let (problem, diagonal) = (given.problem, given.diagonal);
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let rows = &problem.rows;
         // F_v = (M v - f - J^T r) / M_jj.
         let fv = &mut self.f[..n];
-        fv.fill(0.0);
-        super::momentum::symmetric_product(&problem.mass, places, v, fv);
+        fv.copy_from_slice(mv);
         let mut scale = 0.0f64;
         for ((x, f), m) in fv.iter_mut().zip(&problem.force).zip(diagonal) {
             scale = scale.max(x.abs() / m).max(f.abs() / m);
@@ -867,6 +916,11 @@ mod tests {
         // inside the cone): the step, from the impulses eliminated,
         // against the linearisation by central differences of `F`.
         let size = n + 6;
+        let product = |x: &[f64]| {
+            let mut y = vec![0.0; n];
+            crate::primal::momentum::symmetric_product(&p.mass, given.places, x, &mut y);
+            y
+        };
         for sigma in [[0.05, 0.02], [1e-12 / 0.8, 1e-12 / 1.3]] {
             finish.sigma = sigma.to_vec();
             for (v, r) in [
@@ -885,7 +939,7 @@ mod tests {
             ] {
                 for exact in [true, false] {
                     let mut u = vec![0.0; 6];
-                    finish.residual(&given, exact, &v, &r, &mut u, true);
+                    finish.residual(&given, exact, &product(&v), &v, &r, &mut u, true);
                     let f = finish.f.clone();
                     assert!(finish.newton_step(&given));
                     let step = finish.step.clone();
@@ -895,7 +949,7 @@ mod tests {
                     for sign in [1.0, -1.0] {
                         let x: Vec<f64> = (0..n).map(|j| v[j] + sign * h * step[j]).collect();
                         let y: Vec<f64> = (0..6).map(|j| r[j] + sign * h * step[n + j]).collect();
-                        finish.residual(&given, exact, &x, &y, &mut u, false);
+                        finish.residual(&given, exact, &product(&x), &x, &y, &mut u, false);
                         sides.push(finish.f.clone());
                     }
                     let scale = f.iter().fold(1.0f64, |m, x| m.max(x.abs()));
@@ -911,7 +965,7 @@ mod tests {
                     // dropped) the step misses.
                     if exact && sigma[0] > 1e-3 {
                         let slips = finish.slips.clone();
-                        finish.residual(&given, exact, &v, &r, &mut u, true);
+                        finish.residual(&given, exact, &product(&v), &v, &r, &mut u, true);
                         finish.slips = vec![[0.0; 2]; 2];
                         assert!(finish.newton_step(&given));
                         let off = finish

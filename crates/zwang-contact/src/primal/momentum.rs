@@ -22,6 +22,19 @@ pub(super) fn dynamics_residual(
     mv: &mut [f64],
     jr: &mut [f64],
 ) -> f64 {
+    mv.fill(0.0);
+    symmetric_product(&problem.mass, places, v, mv);
+    residual_of_product(problem, diagonal, mv, r, jr)
+}
+
+/// [`dynamics_residual`] given `mv = M v`.
+pub(super) fn residual_of_product(
+    problem: &VelocityProblem,
+    diagonal: &[f64],
+    mv: &[f64],
+    r: &[f64],
+    jr: &mut [f64],
+) -> f64 {
     let norm = |x: &[f64]| {
         x.iter()
             .zip(diagonal)
@@ -29,8 +42,6 @@ pub(super) fn dynamics_residual(
             .sum::<f64>()
             .sqrt()
     };
-    mv.fill(0.0);
-    symmetric_product(&problem.mass, places, v, mv);
     jr.fill(0.0);
     problem.rows.add_transpose(r, jr);
     let dk = problem.rows.dimension * problem.mu.len();
