@@ -73,8 +73,13 @@ const DENSE_UP_TO: usize = 96;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
 /// `SIGMA_RAISE` times stronger after a proximal problem that Newton's
-/// steps did not solve, between `SIGMA_FLOOR` and `SIGMA_CEILING`: a
-/// strong pull to the centre far from an answer, none near one. A fixed
+/// steps did not solve, and at most `SIGMA_RAISE` times weaker after one
+/// they did, between `SIGMA_FLOOR` and `SIGMA_CEILING`: a strong pull to
+/// the centre far from an answer, none near one. Dropped at once to a
+/// small error's share, the weight fell far below the last that worked,
+/// and Newton's steps failed four times for each proximal problem they
+/// solved, moving the iterate away each time (a landing humanoid's
+/// islands, `docs/benchmarks.md`). A fixed
 /// weak one left the exact law where the convex form's answer lies, and
 /// Siconos' gain (5 on `W` itself, 0.5 relative to `W_ii`) solved fewer
 /// of a landing pile's islands (`docs/benchmarks.md`).
@@ -390,7 +395,7 @@ impl Finish {
             self.steps += taken;
             error = self.measure(given, friction, v, r, u);
             weight = if solved {
-                weight_at(error)
+                weight_at(error).max(weight / SIGMA_RAISE)
             } else {
                 (SIGMA_RAISE * weight).min(SIGMA_CEILING)
             };
