@@ -67,6 +67,20 @@ pub(crate) fn holds_every_entry(mass: &sprs::CsMat<f64>, n: usize) -> bool {
     distinct == n * (n + 1) / 2
 }
 
+/// Islands of up to `DENSE_UP_TO` velocities have their Newton matrices
+/// taken as full and factored dense (as do those whose `M` holds every
+/// entry, past that size by the sparse factorizations on a full pattern):
+/// a tree's contacts reach most of its joints, and on a few dozen
+/// velocities a sparse factorization's index lists cost more than the
+/// zeros they skip (`docs/benchmarks.md`).
+pub(crate) const DENSE_UP_TO: usize = 96;
+
+/// Whether the Newton matrices of an island with this `M` (`n x n`) are
+/// full: a small island's, or `M`'s when it holds every entry.
+pub(crate) fn newton_is_full(mass: &sprs::CsMat<f64>, n: usize) -> bool {
+    n <= DENSE_UP_TO || holds_every_entry(mass, n)
+}
+
 /// The place of `(row, col)` in a full triangle by compressed columns
 /// (`lower`: column `c` holds rows `c..n`; else `0..=c`), `row` and `col`
 /// on the triangle's side.
@@ -110,6 +124,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn small_islands_and_full_masses_have_full_newton_matrices() {
+        let n = DENSE_UP_TO + 1;
+        let diagonal = |n: usize| sprs::CsMat::<f64>::eye(n);
+        assert!(newton_is_full(&diagonal(DENSE_UP_TO), DENSE_UP_TO));
+        assert!(!newton_is_full(&diagonal(n), n));
+        let mut full = sprs::TriMat::new((n, n));
+        for r in 0..n {
+            for c in r..n {
+                full.add_triplet(r, c, 1.0);
+            }
+        }
+        assert!(newton_is_full(&full.to_csc(), n));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::finish::{self, Finish, IslandView};
 use super::momentum::{dynamics_residual, symmetric_product};
 use super::{bounded_error, BoundedRows, VelocityProblem};
 use crate::error::{components, cone_derivative, project_on_cone, set_components, ConePiece};
-use crate::pattern::{compress, holds_every_entry, place, place_in_full_triangle};
+use crate::pattern::{compress, newton_is_full, place, place_in_full_triangle, DENSE_UP_TO};
 use crate::solver::{Report, Status};
 use crate::{ContactSolver, Delassus, Friction, GlobalError, LocalProblem, SolverSettings};
 
@@ -131,9 +131,12 @@ struct Newton {
     /// `(a, b)`, `a <= b`, in row-major order; none when `full`.
     pair_start: Vec<usize>,
     pairs: Vec<usize>,
-    /// Whether the triangle is full (`M` is): a pair's place is then
-    /// computed ([`crate::pattern::holds_every_entry`]).
+    /// Whether the triangle is full ([`crate::pattern::newton_is_full`]):
+    /// a pair's place is then computed.
     full: bool,
+    /// A small full triangle's factor, dense (faer's blocked Cholesky on
+    /// the lower triangle), in place of `factor`.
+    dense: Option<DenseCholesky>,
     /// Whether `M` is diagonal (its inverse is then applied directly).
     diagonal: bool,
     /// `M`'s diagonal.
@@ -181,7 +184,7 @@ impl Newton {
         let row_cols = (0..rows.contacts())
             .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
             .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
-        let full = holds_every_entry(&problem.mass, n);
+        let full = newton_is_full(&problem.mass, n);
         if full {
             entries.extend((0..n).flat_map(|c| (0..c).map(move |r| (c, r))));
         } else {
@@ -242,6 +245,7 @@ impl Newton {
             full,
             mass_diagonal: vec![0.0; n],
             factor: Some(factor),
+            dense: (full && n <= DENSE_UP_TO).then(|| DenseCholesky::new(n)),
             ..Newton::default()
         };
         newton.mass = problem
@@ -340,10 +344,7 @@ impl Newton {
         let n = self.col_ptr.len() - 1;
         let mut shift = 0.0;
         loop {
-            let symbolic =
-                SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
-            let factor = self.factor.as_mut().expect("analysed");
-            let Err(e) = factor.factor_llt(SparseColMatRef::new(symbolic, &self.values)) else {
+            let Err(index) = self.try_factor() else {
                 return Ok(());
             };
             // `M + J^T R J` is positive definite, but a pivot can be lost
@@ -354,7 +355,7 @@ impl Newton {
             // contact open: the velocities' solve) is never shifted.
             if shift >= SHIFT_MAX || pieces.iter().all(|&p| p == ConePiece::Apex) {
                 return Err(GlobalError::MassNotPositiveDefinite {
-                    coordinate: self.order[e.index.min(n.saturating_sub(1))],
+                    coordinate: self.order[index.min(n.saturating_sub(1))],
                 });
             }
             let next = if shift == 0.0 {
@@ -370,18 +371,101 @@ impl Newton {
         }
     }
 
+    /// Factors the assembled matrix, dense or sparse; the failing pivot's
+    /// index in the factor's order.
+    fn try_factor(&mut self) -> Result<(), usize> {
+        let n = self.col_ptr.len() - 1;
+        if let Some(dense) = &mut self.dense {
+            // The full triangle, by compressed columns, into the lower one.
+            for c in 0..n {
+                let column = &self.values[self.col_ptr[c]..self.col_ptr[c + 1]];
+                for (k, &value) in column.iter().enumerate() {
+                    let (r, c) = if self.lower { (c + k, c) } else { (c, k) };
+                    dense.factor[(r, c)] = value;
+                }
+            }
+            return dense.factor_in_place();
+        }
+        let symbolic =
+            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
+        let factor = self.factor.as_mut().expect("analysed");
+        let index = |e: zwang_instant::sparse_cholesky::PivotError| e.index;
+        factor
+            .factor_llt(SparseColMatRef::new(symbolic, &self.values))
+            .map_err(index)
+    }
+
     /// `x = A^-1 x` with the last factor `A`, through the factor's order.
     fn solve(&mut self, x: &mut [f64]) {
         for (p, &old) in self.permuted.iter_mut().zip(&self.order) {
             *p = x[old];
         }
-        self.factor
-            .as_mut()
-            .expect("analysed")
-            .solve_in_place(&mut self.permuted);
+        match &mut self.dense {
+            Some(dense) => dense.solve_in_place(&mut self.permuted),
+            None => self
+                .factor
+                .as_mut()
+                .expect("analysed")
+                .solve_in_place(&mut self.permuted),
+        }
         for (p, &old) in self.permuted.iter().zip(&self.order) {
             x[old] = *p;
         }
+    }
+}
+
+/// faer's dense `L L^T` in place, with its working memory.
+struct DenseCholesky {
+    factor: faer::Mat<f64>,
+    scratch: faer::dyn_stack::MemBuffer,
+}
+
+impl std::fmt::Debug for DenseCholesky {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseCholesky")
+            .field("size", &self.factor.nrows())
+            .finish()
+    }
+}
+
+impl DenseCholesky {
+    fn new(n: usize) -> Self {
+        use faer::linalg::cholesky::llt::{factor, solve};
+        let req = faer::dyn_stack::StackReq::any_of(&[
+            factor::cholesky_in_place_scratch::<f64>(n, faer::Par::Seq, Default::default()),
+            solve::solve_in_place_scratch::<f64>(n, 1, faer::Par::Seq),
+        ]);
+        DenseCholesky {
+            factor: faer::Mat::zeros(n, n),
+            scratch: faer::dyn_stack::MemBuffer::new(req),
+        }
+    }
+
+    /// Factors the lower triangle of `factor` in place; the first pivot
+    /// not positive.
+    fn factor_in_place(&mut self) -> Result<(), usize> {
+        use faer::linalg::cholesky::llt::factor::{cholesky_in_place, LltError};
+        let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
+        cholesky_in_place(
+            self.factor.as_mut(),
+            Default::default(),
+            faer::Par::Seq,
+            stack,
+            Default::default(),
+        )
+        .map(|_| ())
+        .map_err(|LltError::NonPositivePivot { index }| index)
+    }
+
+    fn solve_in_place(&mut self, x: &mut [f64]) {
+        let n = x.len();
+        let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
+        faer::linalg::cholesky::llt::solve::solve_in_place(
+            self.factor.as_ref(),
+            faer::MatMut::from_column_major_slice_mut(x, n, 1),
+            faer::Par::Seq,
+            stack,
+        );
     }
 }
 
@@ -1336,6 +1420,13 @@ mod tests {
         };
         let mut newton = Newton::build(&problem);
         assert!(newton.full, "M holds every entry: the places are computed");
+        // The dense factor the small island takes loses it too.
+        let mut dense = DenseCholesky::new(2);
+        for (r, c) in [(0, 0), (1, 0), (1, 1)] {
+            dense.factor[(r, c)] = a[r][c];
+        }
+        assert_eq!(dense.factor_in_place(), Err(1), "the dense factor");
+        assert!(newton.dense.is_some(), "a small island is factored dense");
         let points = [[0.0; 3]];
         newton
             .factor(&problem, &[rho], &[ConePiece::Apex], &points)

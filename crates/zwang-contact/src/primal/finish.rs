@@ -45,7 +45,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::{bounded_error, VelocityProblem};
 use crate::error::{components, cone_spectrum, project_on_cone, set_components};
-use crate::pattern::{compress, holds_every_entry, place};
+use crate::pattern::{compress, newton_is_full, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::{Friction, SolverSettings};
@@ -64,12 +64,6 @@ const MAX_NEWTON: usize = 40;
 /// the default; those that run past it mostly end unsolved, so a larger
 /// budget buys time, not answers (measurements: `docs/benchmarks.md`).
 pub(super) const BUDGET_SIZE: usize = 500;
-/// Islands of up to `DENSE_UP_TO` velocities take the reduced Newton
-/// matrix as full and factor it dense (as do those whose `M` holds every
-/// entry): a tree's contacts reach most of its joints, and on a few dozen
-/// velocities the sparse LU's index lists cost more than the zeros they
-/// skip (`docs/benchmarks.md`).
-const DENSE_UP_TO: usize = 96;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
 /// `SIGMA_RAISE` times stronger after a proximal problem that Newton's
@@ -124,9 +118,8 @@ pub(super) struct Finish {
     mass: Vec<(usize, usize)>,
     /// Per contact, from `pair_start[i]`, the places of `(col_a, col_b)`
     /// for its entries `a`, `b` in row-major order; none when the pattern
-    /// is full (a small island, or `M` full:
-    /// [`crate::pattern::holds_every_entry`]), where `(row, col)` is at
-    /// `n col + row` and the LU is dense.
+    /// is full ([`crate::pattern::newton_is_full`]), where `(row, col)` is
+    /// at `n col + row` and the LU is dense.
     pair_start: Vec<usize>,
     pairs: Vec<usize>,
     full: bool,
@@ -151,6 +144,8 @@ pub(super) struct Finish {
     inverses: Vec<[[f64; 3]; 3]>,
     inside: Vec<f64>,
     jr: Vec<f64>,
+    /// One contact's rows `J^_i` (with the slip's derivative), by entry.
+    hats: Vec<[f64; 3]>,
     /// `M v` at the iterate, `M dv` of the step, and `M v` at a trial
     /// point: `F_v` is linear along the step, so a line search needs no
     /// product by `M`.
@@ -227,7 +222,7 @@ impl Finish {
                 .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
                 .chain((0..m).map(|j| &bounded.cols[bounded.entries(j)]))
         };
-        let full = n <= DENSE_UP_TO || holds_every_entry(&problem.mass, n);
+        let full = newton_is_full(&problem.mass, n);
         if full {
             entries.extend((0..n).flat_map(|c| (0..n).map(move |r| (c, r))));
         } else {
@@ -285,6 +280,12 @@ impl Finish {
             slips: vec![[0.0; 2]; k],
             inverses: vec![[[0.0; 3]; 3]; k],
             jr: vec![0.0; n],
+            hats: Vec::with_capacity(
+                (0..k)
+                    .map(|i| rows.start[i + 1] - rows.start[i])
+                    .max()
+                    .unwrap_or(0),
+            ),
             mv: vec![0.0; n],
             mdv: vec![0.0; n],
             trial_mv: vec![0.0; n],
@@ -693,6 +694,12 @@ impl Finish {
             }
             self.inverses[i] = inverse;
             let (start, end) = (rows.start[i], rows.start[i + 1]);
+            // The rows with the slip's derivative, once per contact.
+            self.hats.clear();
+            self.hats.extend((start..end).map(|b| {
+                let eb = rows.entry(b);
+                [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]]
+            }));
             let mut place = if self.full { 0 } else { self.pair_start[i] };
             for a in start..end {
                 let (col, ea) = (rows.cols[a], rows.entry(a));
@@ -700,9 +707,7 @@ impl Finish {
                 let left: [f64; 3] = std::array::from_fn(|c| {
                     (0..d).map(|p| ea[p] * couple[p][c]).sum::<f64>() / diagonal[col]
                 });
-                for b in start..end {
-                    let eb = rows.entry(b);
-                    let hat = [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]];
+                for (b, hat) in (start..end).zip(&self.hats) {
                     let at = self.pair(place, col, rows.cols[b]);
                     self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
                     place += 1;
