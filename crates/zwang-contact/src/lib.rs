@@ -32,7 +32,8 @@
 //! island, on `W`: proximal outer iterations, each a semismooth Newton method on
 //! Coulomb's law in the cone's edge coordinates (sparse LU), falling back
 //! on De Saxce's fixed point (a bound-constrained QP, sparse Cholesky) where
-//! Newton's method stalls and, for small islands, on Lemke's method. Its
+//! Newton's method stalls and, for small islands, on Lemke's method; a
+//! large island from zero impulses starts with Gauss-Seidel sweeps. Its
 //! workspace is analysed once per pattern; warm solves allocate nothing.
 
 mod delassus;

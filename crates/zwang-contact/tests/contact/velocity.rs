@@ -979,3 +979,61 @@ fn a_column_repeated_within_a_contact_counts_as_its_sum() {
         answers[0].1
     );
 }
+
+/// A chain of 1,200 contacts (one island, large enough for the dual
+/// method's Gauss-Seidel sweeps from a cold start) whose answer is built
+/// in: each contact separating, sticking or sliding either way, `q = u -
+/// W r`. `W` is symmetric and strictly diagonally dominant.
+#[test]
+fn a_large_island_from_zero_finds_the_built_in_answer() {
+    let (m, mu) = (1200, 0.3);
+    let diagonal = [[2.0, 0.3], [0.3, 1.5]];
+    let coupling = [[-0.4, 0.1], [0.1, -0.2]];
+    let mut w = sprs::TriMat::new((2 * m, 2 * m));
+    for k in 0..m {
+        for i in 0..2 {
+            for j in 0..2 {
+                w.add_triplet(2 * k + i, 2 * k + j, diagonal[i][j]);
+                if k + 1 < m {
+                    w.add_triplet(2 * k + i, 2 * (k + 1) + j, coupling[i][j]);
+                    w.add_triplet(2 * (k + 1) + j, 2 * k + i, coupling[i][j]);
+                }
+            }
+        }
+    }
+    let w: sprs::CsMat<f64> = w.to_csr();
+    let (mut r, mut u) = (vec![0.0; 2 * m], vec![0.0; 2 * m]);
+    for k in 0..m {
+        let (rk, uk) = match k % 4 {
+            0 => ([0.0, 0.0], [1.0, 0.5]),
+            1 => ([1.0, 0.2], [0.0, 0.0]),
+            2 => ([1.0, -mu], [0.0, 0.7]),
+            _ => ([2.0, 2.0 * mu], [0.0, -0.3]),
+        };
+        r[2 * k..2 * k + 2].copy_from_slice(&rk);
+        u[2 * k..2 * k + 2].copy_from_slice(&uk);
+    }
+    let product = |x: &[f64]| {
+        let mut y = vec![0.0; 2 * m];
+        for (&v, (i, j)) in w.iter() {
+            y[i] += v * x[j];
+        }
+        y
+    };
+    let q: Vec<f64> = u.iter().zip(product(&r)).map(|(u, wr)| u - wr).collect();
+    let problem = LocalProblem {
+        dimension: 2,
+        w: w.clone(),
+        q: q.clone(),
+        mu: vec![mu; m],
+    };
+    let s = ContactSolver::new()
+        .solve(&problem, &exact(), None)
+        .unwrap();
+    assert_eq!(s.status, Status::Solved);
+    let u_found: Vec<f64> = product(&s.r).iter().zip(&q).map(|(wr, q)| wr + q).collect();
+    assert!(zwang_contact::local_error(&problem.mu, &q, &s.r, &u_found) <= exact().tolerance);
+    for (a, b) in s.r.iter().zip(&r) {
+        assert!((a - b).abs() < 1e-6, "{a} against {b}");
+    }
+}
