@@ -9,6 +9,8 @@ use zwang_model::planar::{BodyRef, Force, PlanarModel, Shape};
 use zwang_model::Coordinates;
 use zwang_scene::{parse_any_scene, AnyScene};
 
+use crate::common::files_with_extension;
+
 fn scenes_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenes")
 }
@@ -159,13 +161,7 @@ fn drawn_points(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
 fn every_planar_scene_is_seen_whole_at_its_start() {
     let mut checked = 0;
     for dir in [scenes_dir(), scenes_dir().join("contact")] {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        paths.sort();
-        for path in paths {
+        for path in files_with_extension(&dir, "toml") {
             let model = planar(&path);
             let frames = vec![initial(&model)];
             let b = bounds_of(&model, &frames);
@@ -194,12 +190,7 @@ fn every_planar_scene_is_seen_whole_at_its_start() {
 /// puts them.
 #[test]
 fn every_spatial_scene_shows_its_joints_and_springs() {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(scenes_dir().join("space"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    paths.sort();
+    let paths = files_with_extension(&scenes_dir().join("space"), "toml");
     let mut links_seen = 0;
     for path in &paths {
         let text = std::fs::read_to_string(path).unwrap();
