@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 use zwang_draw::draw::{bounds_of, space, view_of, Bounds, Frame, PANEL};
 use zwang_model::planar::{BodyRef, Force, PlanarModel, Shape};
-use zwang_model::Coordinates;
 use zwang_scene::{parse_any_scene, AnyScene};
 
 use crate::common::files_with_extension;
@@ -21,12 +20,6 @@ fn planar(path: &Path) -> PlanarModel {
         AnyScene::Planar(scene) => scene.model().unwrap(),
         AnyScene::Spatial(_) => panic!("{} is spatial", path.display()),
     }
-}
-
-fn initial(model: &PlanarModel) -> Frame {
-    let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-    model.initial_state(&mut q, &mut v);
-    Frame { t: 0.0, q }
 }
 
 /// A rigid body's pose written into a state: its centre and angle.
@@ -61,7 +54,7 @@ fn in_panel(model: &PlanarModel, frames: &[Frame], p: [f64; 2]) -> bool {
 #[test]
 fn the_rocking_block_is_seen_whole_on_its_floor() {
     let model = planar(&scenes_dir().join("rocking_block.toml"));
-    let start = initial(&model);
+    let start = Frame::initial(&model);
     // Tipped 0.1 rad onto its left corner (-0.1, 0), and upright.
     let left = place([-0.1, 0.0], 0.1, [0.1, 0.2]);
     let frames = vec![
@@ -88,7 +81,7 @@ fn the_rocking_block_is_seen_whole_on_its_floor() {
 #[test]
 fn the_ladder_and_its_wall_and_floor_are_seen() {
     let model = planar(&scenes_dir().join("ladder.toml"));
-    let start = initial(&model);
+    let start = Frame::initial(&model);
     // Leaning at 1.2 rad (the scene's start), then flat with its foot at 1.5 m.
     let flat = posed(&model, &start, 0, [2.5, 0.0], std::f64::consts::PI);
     let frames = vec![start.clone(), flat];
@@ -163,7 +156,7 @@ fn every_planar_scene_is_seen_whole_at_its_start() {
     for dir in [scenes_dir(), scenes_dir().join("contact")] {
         for path in files_with_extension(&dir, "toml") {
             let model = planar(&path);
-            let frames = vec![initial(&model)];
+            let frames = vec![Frame::initial(&model)];
             let b = bounds_of(&model, &frames);
             let mut poses = Vec::new();
             model.poses_into(&frames[0].q, &mut poses);
