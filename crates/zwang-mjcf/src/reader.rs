@@ -113,6 +113,20 @@ impl<'a> Attrs<'a> {
         }
     }
 
+    /// The two elements an equality couples: `key1`'s (required) and
+    /// `key2`'s (optional), each found by `named(name, key)`.
+    fn pair<T>(
+        &self,
+        [key1, key2]: [&str; 2],
+        named: impl Fn(&str, &str) -> Result<T>,
+    ) -> Result<(T, Option<T>)> {
+        let first = self
+            .get(key1)
+            .ok_or_else(|| MjcfError::attr(self.path, key1, "missing"))?;
+        let first = named(first, key1)?;
+        Ok((first, self.get(key2).map(|n| named(n, key2)).transpose()?))
+    }
+
     fn get(&self, name: &str) -> Option<&str> {
         self.values
             .iter()
@@ -1809,15 +1823,8 @@ impl Reader {
         }
         let pose = |b: Option<usize>| b.map_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]), |b| poses[b]);
         let bodies = |this: &Self| -> Result<[Option<usize>; 2]> {
-            let b1 = a
-                .get("body1")
-                .ok_or_else(|| MjcfError::attr(p, "body1", "missing"))?;
-            let b1 = this.body_named(b1, p, "body1")?;
-            let b2 = match a.get("body2") {
-                Some(n) => this.body_named(n, p, "body2")?,
-                None => None,
-            };
-            Ok([b1, b2])
+            let (b1, b2) = a.pair(["body1", "body2"], |n, key| this.body_named(n, p, key))?;
+            Ok([b1, b2.flatten()])
         };
         let poly = || -> Result<[f64; 5]> {
             match a.get("polycoef") {
@@ -1878,14 +1885,8 @@ impl Reader {
                 }
             }
             "joint" => {
-                let j1 = a
-                    .get("joint1")
-                    .ok_or_else(|| MjcfError::attr(p, "joint1", "missing"))?;
-                let j1 = self.joint_named(j1, p, "joint1")?;
-                let j2 = a
-                    .get("joint2")
-                    .map(|n| self.joint_named(n, p, "joint2"))
-                    .transpose()?;
+                let (j1, j2) =
+                    a.pair(["joint1", "joint2"], |n, key| self.joint_named(n, p, key))?;
                 for j in std::iter::once(j1).chain(j2) {
                     if !self.joint_info[j].scalar {
                         return Err(MjcfError::new(
@@ -1895,35 +1896,16 @@ impl Reader {
                     }
                 }
                 let q0 = |j: usize| tree.qpos0()[self.joint_info[j].qadr];
-                let c = poly()?;
-                let (polycoef, second) = match j2 {
-                    Some(j2) => (shifted(c, q0(j1), q0(j2)), j2),
-                    None => ([q0(j1) + c[0], 0.0, 0.0, 0.0, 0.0], j1),
-                };
-                Equality::Joint {
-                    joints: [j1, second],
-                    polycoef,
-                }
+                let (polycoef, joints) = referred(poly()?, j1, j2, q0);
+                Equality::Joint { joints, polycoef }
             }
             _ => {
-                let t1 = a
-                    .get("tendon1")
-                    .ok_or_else(|| MjcfError::attr(p, "tendon1", "missing"))?;
-                let t1 = self.tendon_named(t1, p, "tendon1")?;
-                let t2 = a
-                    .get("tendon2")
-                    .map(|n| self.tendon_named(n, p, "tendon2"))
-                    .transpose()?;
-                let c = poly()?;
+                let (t1, t2) = a.pair(["tendon1", "tendon2"], |n, key| {
+                    self.tendon_named(n, p, key)
+                })?;
                 let l0 = |t: usize| self.tendon_length(t, tree.qpos0(), poses);
-                let (polycoef, second) = match t2 {
-                    Some(t2) => (shifted(c, l0(t1), l0(t2)), t2),
-                    None => ([l0(t1) + c[0], 0.0, 0.0, 0.0, 0.0], t1),
-                };
-                Equality::Tendon {
-                    tendons: [t1, second],
-                    polycoef,
-                }
+                let (polycoef, tendons) = referred(poly()?, t1, t2, l0);
+                Equality::Tendon { tendons, polycoef }
             }
         }))
     }
@@ -2050,6 +2032,22 @@ fn only(e: &Element, allowed: &[&str]) -> Result<()> {
     match e.attrs.iter().find(|(a, _)| !allowed.contains(&a.as_str())) {
         Some((a, _)) => Err(MjcfError::attr(&e.path, a, "unknown attribute")),
         None => Ok(()),
+    }
+}
+
+/// A joint or tendon equality's `polycoef` `c` coupling `first` to
+/// `second` (to a constant without one), referred to their values at the
+/// reference state, `at(first)` and `at(second)`; and the pair, `first`
+/// twice when alone.
+fn referred(
+    c: [f64; 5],
+    first: usize,
+    second: Option<usize>,
+    at: impl Fn(usize) -> f64,
+) -> ([f64; 5], [usize; 2]) {
+    match second {
+        Some(second) => (shifted(c, at(first), at(second)), [first, second]),
+        None => ([at(first) + c[0], 0.0, 0.0, 0.0, 0.0], [first, first]),
     }
 }
 
