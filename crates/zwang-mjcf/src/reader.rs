@@ -10,7 +10,7 @@ use zwang_model::articulated::{
     Actuator, Articulated, Equality, Geom, JointPhysics, Keyframe, Site, Tendon, TendonPath,
     Transmission,
 };
-use zwang_tree::{Body, Joint, JointKind, Tree};
+use zwang_tree::{Body, Joint, JointKind, Tree, Workspace};
 
 use crate::attrs::{self, Kind};
 use crate::error::{MjcfError, Result};
@@ -312,14 +312,7 @@ impl Reader {
         let tree = Tree::new(tree_bodies, gravity)
             .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
         let mut ws = tree.workspace();
-        tree.positions(&mut ws, tree.qpos0())
-            .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
-        let poses: Vec<([f64; 3], [f64; 4])> = (0..tree.nbody())
-            .map(|b| {
-                tree.pose(&ws, b)
-                    .unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]))
-            })
-            .collect();
+        let poses = body_poses(&tree, &mut ws, tree.qpos0())?;
         for e in tops.iter().filter(|e| e.tag == "tendon") {
             self.tendon_section(e)?;
         }
@@ -331,14 +324,7 @@ impl Reader {
                 qpos_spring[info.qadr] = joint.springref;
             }
         }
-        tree.positions(&mut ws, &qpos_spring)
-            .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
-        let spring_poses: Vec<([f64; 3], [f64; 4])> = (0..tree.nbody())
-            .map(|b| {
-                tree.pose(&ws, b)
-                    .unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]))
-            })
-            .collect();
+        let spring_poses = body_poses(&tree, &mut ws, &qpos_spring)?;
         for t in 0..self.tendons.len() {
             if self.tendons[t].springlength.is_none() {
                 let length = self.tendon_length(t, &qpos_spring, &spring_poses);
@@ -2033,6 +2019,15 @@ fn only(e: &Element, allowed: &[&str]) -> Result<()> {
         Some((a, _)) => Err(MjcfError::attr(&e.path, a, "unknown attribute")),
         None => Ok(()),
     }
+}
+
+/// Every body's world pose (position, orientation) at `qpos`.
+fn body_poses(tree: &Tree, ws: &mut Workspace, qpos: &[f64]) -> Result<Vec<([f64; 3], [f64; 4])>> {
+    tree.positions(ws, qpos)
+        .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
+    Ok((0..tree.nbody())
+        .map(|b| tree.pose(ws, b).unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0])))
+        .collect())
 }
 
 /// A joint or tendon equality's `polycoef` `c` coupling `first` to
