@@ -28,6 +28,8 @@ use zwang_motion::{
 };
 use zwang_tree::{Body, Joint, Tree};
 
+use crate::common::geom;
+
 const G: f64 = 9.81;
 
 fn settings(h: f64) -> StepSettings {
@@ -106,22 +108,6 @@ fn articulated(bodies: Vec<Body>, gravity: [f64; 3], geoms: Vec<Geom>) -> Articu
         contact: true,
         timestep: 0.002,
         keyframes: Vec::new(),
-    }
-}
-
-fn geom(name: &str, body: Option<usize>, shape: Shape, position: [f64; 3], friction: f64) -> Geom {
-    Geom {
-        name: name.into(),
-        body,
-        pose: Pose {
-            position,
-            orientation: [1.0, 0.0, 0.0, 0.0],
-        },
-        shape,
-        friction,
-        condim: 3,
-        contype: 1,
-        conaffinity: 1,
     }
 }
 
