@@ -14,9 +14,7 @@ use zwang_tree::{Body, Joint, JointKind, Tree, Workspace};
 
 use crate::attrs::{self, Kind};
 use crate::error::{MjcfError, Result};
-use crate::frames::{
-    combine, eigen, from_eigen, transform, unit, z_to, Angles, Mat3, Piece, Solid,
-};
+use crate::frames::{combine, eigen, from_eigen, transform, z_to, Angles, Mat3, Piece, Solid};
 use crate::xml::{count, integer, list, numbers, some_numbers, word, Element};
 use crate::MjcfModel;
 
@@ -971,8 +969,8 @@ impl Reader {
         };
         let joint = match kind {
             "hinge" | "slide" => {
-                let axis =
-                    unit(axis).ok_or_else(|| MjcfError::attr(p, "axis", "must be nonzero"))?;
+                let axis = normalized(axis)
+                    .ok_or_else(|| MjcfError::attr(p, "axis", "must be nonzero"))?;
                 if kind == "hinge" {
                     Joint::hinge(name.clone(), axis, pos)
                 } else {
@@ -1108,7 +1106,8 @@ impl Reader {
             }
             // MuJoCo's frame: z from the second point towards the first.
             let d = [f[0] - f[3], f[1] - f[4], f[2] - f[5]];
-            let z = unit(d).ok_or_else(|| MjcfError::attr(p, "fromto", "the two ends coincide"))?;
+            let z = normalized(d)
+                .ok_or_else(|| MjcfError::attr(p, "fromto", "the two ends coincide"))?;
             let half = 0.5 * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             pos = [0, 1, 2].map(|k| 0.5 * (f[k] + f[k + 3]));
             orientation = z_to(z);
