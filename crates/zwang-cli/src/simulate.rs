@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use zwang::run::Runnable;
 use zwang_core::readable;
+use zwang_draw::draw::space::NO_SVG;
 use zwang_draw::draw::{Film, Format, MAX_STILLS};
 use zwang_draw::plot::Trace;
 use zwang_model::planar::PlanarModel;
@@ -257,6 +258,17 @@ fn check_draw_at(format: Option<Format>, times: &[f64], duration: f64) -> Result
         )),
         None => Ok(()),
     }
+}
+
+/// `--draw` of a run in space: a PNG or a GIF (an SVG is planar), with
+/// its `--draw-at` instants in the run of `duration`.
+fn spatial_draw_format(args: &SimulateArgs, duration: f64) -> Result<Option<Format>, String> {
+    let format = match args.draw.as_deref().map(Format::of).transpose()? {
+        Some(Format::Svg) => return Err(NO_SVG.to_string()),
+        format => format,
+    };
+    check_draw_at(format, &args.draw_at, duration)?;
+    Ok(format)
 }
 
 /// A run of a mechanism given an observer and whether it wants samples

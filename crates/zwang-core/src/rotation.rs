@@ -18,9 +18,10 @@ pub fn conjugate(q: [f64; 4]) -> [f64; 4] {
     [q[0], -q[1], -q[2], -q[3]]
 }
 
-/// `q` scaled to unit length (`None` for a zero or non-finite one).
+/// `q` (a quaternion, or a direction) scaled to unit length (`None` for
+/// a zero or non-finite one).
 #[inline]
-pub fn normalized(q: [f64; 4]) -> Option<[f64; 4]> {
+pub fn normalized<const N: usize>(q: [f64; N]) -> Option<[f64; N]> {
     let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     (norm.is_finite() && norm > 0.0).then(|| q.map(|x| x / norm))
 }

@@ -140,6 +140,16 @@ pub struct Frame {
     pub q: Vec<f64>,
 }
 
+impl Frame {
+    /// `model`'s initial state at `t = 0`: what a drawing of a run that
+    /// gave no sample (it stopped at its start) shows.
+    pub fn initial(model: &impl Coordinates) -> Frame {
+        let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
+        model.initial_state(&mut q, &mut v);
+        Frame { t: 0.0, q }
+    }
+}
+
 /// A box of the plane (or, `Bounds<3>`, of space), possibly empty.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds<const N: usize = 2> {
@@ -1618,9 +1628,7 @@ impl<'m> Film<'m> {
         if !frames.is_empty() {
             return frames;
         }
-        let (mut q, mut v) = (vec![0.0; self.model.nq()], vec![0.0; self.model.nv()]);
-        self.model.initial_state(&mut q, &mut v);
-        vec![Frame { t: 0.0, q }]
+        vec![Frame::initial(self.model)]
     }
 
     /// Draws the states kept into `path` (its format chosen when the film
@@ -1659,7 +1667,7 @@ impl Observer for Film<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use zwang_model::planar::{Body, Contact, FixedBody, Force, Joint};
     use zwang_motion::{simulate, Settings};
@@ -1712,14 +1720,9 @@ mod tests {
             .unwrap()
     }
 
-    fn initial(model: &PlanarModel) -> Frame {
-        let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-        model.initial_state(&mut q, &mut v);
-        Frame { t: 0.0, q }
-    }
-
-    /// A folder of the test's own, emptied first.
-    pub(super) fn scratch(test: &str) -> std::path::PathBuf {
+    /// A folder of the test's own, emptied first (`test` names it: the
+    /// plots' tests use it too).
+    pub(crate) fn scratch(test: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("zwang-draw-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -1748,7 +1751,7 @@ mod tests {
     #[test]
     fn a_png_shows_each_shape_where_the_view_puts_it() {
         let model = model();
-        let frames = vec![initial(&model)];
+        let frames = vec![Frame::initial(&model)];
         let dir = scratch("png");
         let path = dir.join("scene.png");
         write_png(&model, &frames, "shapes", &path).unwrap();
@@ -1781,7 +1784,7 @@ mod tests {
     #[test]
     fn instants_side_by_side() {
         let model = model();
-        let mut frames = vec![initial(&model); 3];
+        let mut frames = vec![Frame::initial(&model); 3];
         frames[1].t = 1.0;
         frames[2].t = 2.0;
         frames[2].q[0] += 1.0;
@@ -1802,7 +1805,7 @@ mod tests {
         // The fourth panel is empty.
         let i = 3 * ((h as usize - 100) * w as usize + w as usize - 100);
         assert_eq!(pixels[i..i + 3], BACKGROUND);
-        let too_many = vec![initial(&model); MAX_STILLS + 1];
+        let too_many = vec![Frame::initial(&model); MAX_STILLS + 1];
         assert!(write_png(&model, &too_many, "x", &path).is_err());
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -1926,7 +1929,7 @@ mod tests {
     #[test]
     fn an_svg_animates_each_body() {
         let model = model();
-        let mut frames: Vec<Frame> = (0..5).map(|_| initial(&model)).collect();
+        let mut frames: Vec<Frame> = (0..5).map(|_| Frame::initial(&model)).collect();
         for (i, f) in frames.iter_mut().enumerate() {
             f.t = 0.5 * i as f64;
             f.q[2] = 0.3 * i as f64;
@@ -1977,12 +1980,12 @@ mod tests {
         let model = model();
         let dir = scratch("odd");
         let path = dir.join("odd.png");
-        let mut far = initial(&model);
+        let mut far = Frame::initial(&model);
         far.q[0] = 1e30;
         far.q[1] = f64::NAN;
         far.q[3] = 1e8;
         far.q[5] = f64::INFINITY;
-        let frames = vec![initial(&model), far];
+        let frames = vec![Frame::initial(&model), far];
         write_png(&model, &frames, "far", &path).unwrap();
         write_gif(&model, &frames, "far", &dir.join("odd.gif")).unwrap();
         svg(&model, &frames, &bounds_of(&model, &frames), "far").unwrap();
@@ -2036,7 +2039,7 @@ mod tests {
     #[test]
     fn a_png_carries_its_scale_bar() {
         let model = model();
-        let frames = vec![initial(&model)];
+        let frames = vec![Frame::initial(&model)];
         let dir = scratch("bar");
         let path = dir.join("bar.png");
         write_png(&model, &frames, "bar", &path).unwrap();
@@ -2111,7 +2114,7 @@ mod tests {
             },
         ];
         let model = PlanarModel::new([0.0, -9.81], vec![bob], vec![], vec![], forces).unwrap();
-        let mut frames = vec![initial(&model), initial(&model)];
+        let mut frames = vec![Frame::initial(&model), Frame::initial(&model)];
         frames[1].t = 1.0;
         frames[1].q[1] = -2.0;
         let b = bounds_of(&model, &frames);

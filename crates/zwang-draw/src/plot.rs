@@ -704,6 +704,7 @@ pub(crate) fn write_rgb_png(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draw::tests::scratch;
     use zwang_core::Mode;
     use zwang_model::planar::{Body, Contact, PlanarModel, Surface};
     use zwang_motion::ContactSample;
@@ -730,14 +731,6 @@ mod tests {
         }
     }
 
-    /// A folder of the test's own, emptied first.
-    fn scratch(test: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("zwang-plot-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     fn is_png(path: &Path) -> bool {
         let bytes = std::fs::read(path).unwrap();
         bytes.len() > 10_000 && bytes.starts_with(b"\x89PNG\r\n\x1a\n")
@@ -751,7 +744,7 @@ mod tests {
                 row(t, 1.0 - 4.905 * t * t, (i == 45).then_some("impact"))
             })
             .collect();
-        let dir = scratch("ok");
+        let dir = scratch("plot-ok");
         let path = dir.join("ok.png");
         write_png(&model(), &rows, "a test", &path).unwrap();
         assert!(is_png(&path));
@@ -768,7 +761,7 @@ mod tests {
     #[test]
     fn degenerate_rows_are_drawn_or_refused_never_a_panic() {
         let m = model();
-        let dir = scratch("odd");
+        let dir = scratch("plot-odd");
         let path = dir.join("odd.png");
         assert!(write_png(&m, &[], "empty", &path).is_err());
         // One row (a run stopped at its start), NaN and infinite values,

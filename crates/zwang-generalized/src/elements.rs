@@ -31,6 +31,7 @@
 use crate::buffer::with_slice;
 use crate::Scalar;
 use num_dual::{Dual, Dual64, HyperDual};
+use zwang_model::spatial::rotation::{cross, dot};
 
 /// A particle or a rigid body moving in a plane of the frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -252,18 +253,6 @@ impl InertialForces {
             .map(|s| -self.potential_gradient[s] + self.rotational[s] + self.gyroscopic[s])
             .collect()
     }
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 fn axpy(a: [f64; 3], s: f64, b: [f64; 3]) -> [f64; 3] {

@@ -119,6 +119,30 @@ impl Kernel {
     fn constraint<S: System>(&self, sys: &S, k: usize) -> H {
         sys.constraint(k, self.t, &self.q, &self.qd)
     }
+
+    /// What row `k` of `A` differentiates along: `q` for a holonomic
+    /// constraint (`phi_q`), `qd` for a velocity-level one (`f_qd`).
+    fn along(&mut self, kind: ConstraintKind) -> &mut [H] {
+        match kind {
+            ConstraintKind::Holonomic => &mut self.q,
+            ConstraintKind::Velocity => &mut self.qd,
+        }
+    }
+
+    /// Row `k` of `A` into `row`, one direction seeded at a time.
+    fn jacobian_row<S: System>(
+        &mut self,
+        sys: &S,
+        k: usize,
+        kind: ConstraintKind,
+        row: &mut [f64],
+    ) {
+        for (j, a) in row.iter_mut().enumerate() {
+            self.along(kind)[j].eps1 = 1.0;
+            *a = self.constraint(sys, k).eps1;
+            self.along(kind)[j].eps1 = 0.0;
+        }
+    }
 }
 
 /// Checks the lengths and finiteness of a state.
@@ -214,13 +238,9 @@ pub(crate) fn evaluate<S: System>(
         let kind = sys.constraint_kind(k);
         out.kinds[k] = kind;
         let row = &mut out.jacobian[k * n..(k + 1) * n];
+        kern.jacobian_row(sys, k, kind, row);
         match kind {
             ConstraintKind::Holonomic => {
-                for j in 0..n {
-                    kern.q[j].eps1 = 1.0;
-                    row[j] = kern.constraint(sys, k).eps1;
-                    kern.q[j].eps1 = 0.0;
-                }
                 kern.t.eps1 = 1.0;
                 let phi_t = kern.constraint(sys, k).eps1;
                 // Along the path (t + s, q + qd s): phi'' at zero
@@ -237,11 +257,6 @@ pub(crate) fn evaluate<S: System>(
                 out.targets[k] = -phi_t;
             }
             ConstraintKind::Velocity => {
-                for j in 0..n {
-                    kern.qd[j].eps1 = 1.0;
-                    row[j] = kern.constraint(sys, k).eps1;
-                    kern.qd[j].eps1 = 0.0;
-                }
                 // f_q qd + f_t: the derivative along (1, qd) with qd fixed.
                 kern.t.eps1 = 1.0;
                 for (x, &v) in kern.q.iter_mut().zip(qd) {

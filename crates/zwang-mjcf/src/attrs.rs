@@ -37,6 +37,16 @@ pub(crate) const BODY: Kind = Kind {
     refused: &[],
 };
 
+/// MuJoCo's softness of a limit and of dry friction: joints and tendons
+/// both take it, and it is listed as ignored.
+const LIMIT_SOFT: &[&str] = &[
+    "margin",
+    "solreflimit",
+    "solimplimit",
+    "solreffriction",
+    "solimpfriction",
+];
+
 pub(crate) const JOINT: Kind = Kind {
     name: "joint",
     read: &[
@@ -55,13 +65,7 @@ pub(crate) const JOINT: Kind = Kind {
         "frictionloss",
     ],
     silent: &["group", "user"],
-    soft: &[
-        "margin",
-        "solreflimit",
-        "solimplimit",
-        "solreffriction",
-        "solimpfriction",
-    ],
+    soft: LIMIT_SOFT,
     refused: &[
         (
             "springdamper",
@@ -145,13 +149,7 @@ pub(crate) const TENDON: Kind = Kind {
         "armature",
     ],
     silent: &["group", "width", "rgba", "material", "user"],
-    soft: &[
-        "margin",
-        "solreflimit",
-        "solimplimit",
-        "solreffriction",
-        "solimpfriction",
-    ],
+    soft: LIMIT_SOFT,
     refused: &[
         (
             "actuatorfrcrange",

@@ -53,7 +53,7 @@ impl Angles {
             }
             "axisangle" => {
                 let [x, y, z, angle] = numbers::<4>(text, path, which)?;
-                let axis = unit([x, y, z]).ok_or_else(|| bad("the axis must be nonzero"))?;
+                let axis = normalized([x, y, z]).ok_or_else(|| bad("the axis must be nonzero"))?;
                 let half = 0.5 * angle * self.unit;
                 let s = half.sin();
                 [half.cos(), axis[0] * s, axis[1] * s, axis[2] * s]
@@ -75,17 +75,17 @@ impl Angles {
             }
             "xyaxes" => {
                 let v = numbers::<6>(text, path, which)?;
-                let x =
-                    unit([v[0], v[1], v[2]]).ok_or_else(|| bad("the x axis must be nonzero"))?;
+                let x = normalized([v[0], v[1], v[2]])
+                    .ok_or_else(|| bad("the x axis must be nonzero"))?;
                 let y = [v[3], v[4], v[5]];
                 let along = dot(x, y);
-                let y = unit([0, 1, 2].map(|i| y[i] - along * x[i]))
+                let y = normalized([0, 1, 2].map(|i| y[i] - along * x[i]))
                     .ok_or_else(|| bad("the y axis must not be along the x axis"))?;
                 let z = cross(x, y);
                 from_matrix(&[0, 1, 2].map(|i| [x[i], y[i], z[i]]))
             }
             _ => {
-                let z = unit(numbers::<3>(text, path, which)?)
+                let z = normalized(numbers::<3>(text, path, which)?)
                     .ok_or_else(|| bad("must be a nonzero vector"))?;
                 z_to(z)
             }
@@ -96,12 +96,6 @@ impl Angles {
             Err(bad("must be finite"))
         }
     }
-}
-
-/// `v / |v|` (`None`: zero or not finite).
-pub(crate) fn unit(v: [f64; 3]) -> Option<[f64; 3]> {
-    let n = dot(v, v).sqrt();
-    (n.is_finite() && n > 0.0).then(|| v.map(|x| x / n))
 }
 
 /// The shortest turn of the z axis onto the unit vector `z` (MuJoCo's

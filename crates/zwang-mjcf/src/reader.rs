@@ -10,13 +10,11 @@ use zwang_model::articulated::{
     Actuator, Articulated, Equality, Geom, JointPhysics, Keyframe, Site, Tendon, TendonPath,
     Transmission,
 };
-use zwang_tree::{Body, Joint, JointKind, Tree};
+use zwang_tree::{Body, Joint, JointKind, Tree, Workspace};
 
 use crate::attrs::{self, Kind};
 use crate::error::{MjcfError, Result};
-use crate::frames::{
-    combine, eigen, from_eigen, transform, unit, z_to, Angles, Mat3, Piece, Solid,
-};
+use crate::frames::{combine, eigen, from_eigen, transform, z_to, Angles, Mat3, Piece, Solid};
 use crate::xml::{count, integer, list, numbers, some_numbers, word, Element};
 use crate::MjcfModel;
 
@@ -111,6 +109,20 @@ impl<'a> Attrs<'a> {
             path: &e.path,
             values: e.attrs.clone(),
         }
+    }
+
+    /// The two elements an equality couples: `key1`'s (required) and
+    /// `key2`'s (optional), each found by `named(name, key)`.
+    fn pair<T>(
+        &self,
+        [key1, key2]: [&str; 2],
+        named: impl Fn(&str, &str) -> Result<T>,
+    ) -> Result<(T, Option<T>)> {
+        let first = self
+            .get(key1)
+            .ok_or_else(|| MjcfError::attr(self.path, key1, "missing"))?;
+        let first = named(first, key1)?;
+        Ok((first, self.get(key2).map(|n| named(n, key2)).transpose()?))
     }
 
     fn get(&self, name: &str) -> Option<&str> {
@@ -298,14 +310,7 @@ impl Reader {
         let tree = Tree::new(tree_bodies, gravity)
             .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
         let mut ws = tree.workspace();
-        tree.positions(&mut ws, tree.qpos0())
-            .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
-        let poses: Vec<([f64; 3], [f64; 4])> = (0..tree.nbody())
-            .map(|b| {
-                tree.pose(&ws, b)
-                    .unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]))
-            })
-            .collect();
+        let poses = body_poses(&tree, &mut ws, tree.qpos0())?;
         for e in tops.iter().filter(|e| e.tag == "tendon") {
             self.tendon_section(e)?;
         }
@@ -317,14 +322,7 @@ impl Reader {
                 qpos_spring[info.qadr] = joint.springref;
             }
         }
-        tree.positions(&mut ws, &qpos_spring)
-            .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
-        let spring_poses: Vec<([f64; 3], [f64; 4])> = (0..tree.nbody())
-            .map(|b| {
-                tree.pose(&ws, b)
-                    .unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]))
-            })
-            .collect();
+        let spring_poses = body_poses(&tree, &mut ws, &qpos_spring)?;
         for t in 0..self.tendons.len() {
             if self.tendons[t].springlength.is_none() {
                 let length = self.tendon_length(t, &qpos_spring, &spring_poses);
@@ -971,8 +969,8 @@ impl Reader {
         };
         let joint = match kind {
             "hinge" | "slide" => {
-                let axis =
-                    unit(axis).ok_or_else(|| MjcfError::attr(p, "axis", "must be nonzero"))?;
+                let axis = normalized(axis)
+                    .ok_or_else(|| MjcfError::attr(p, "axis", "must be nonzero"))?;
                 if kind == "hinge" {
                     Joint::hinge(name.clone(), axis, pos)
                 } else {
@@ -1108,7 +1106,8 @@ impl Reader {
             }
             // MuJoCo's frame: z from the second point towards the first.
             let d = [f[0] - f[3], f[1] - f[4], f[2] - f[5]];
-            let z = unit(d).ok_or_else(|| MjcfError::attr(p, "fromto", "the two ends coincide"))?;
+            let z = normalized(d)
+                .ok_or_else(|| MjcfError::attr(p, "fromto", "the two ends coincide"))?;
             let half = 0.5 * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             pos = [0, 1, 2].map(|k| 0.5 * (f[k] + f[k + 3]));
             orientation = z_to(z);
@@ -1809,15 +1808,8 @@ impl Reader {
         }
         let pose = |b: Option<usize>| b.map_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0]), |b| poses[b]);
         let bodies = |this: &Self| -> Result<[Option<usize>; 2]> {
-            let b1 = a
-                .get("body1")
-                .ok_or_else(|| MjcfError::attr(p, "body1", "missing"))?;
-            let b1 = this.body_named(b1, p, "body1")?;
-            let b2 = match a.get("body2") {
-                Some(n) => this.body_named(n, p, "body2")?,
-                None => None,
-            };
-            Ok([b1, b2])
+            let (b1, b2) = a.pair(["body1", "body2"], |n, key| this.body_named(n, p, key))?;
+            Ok([b1, b2.flatten()])
         };
         let poly = || -> Result<[f64; 5]> {
             match a.get("polycoef") {
@@ -1878,14 +1870,8 @@ impl Reader {
                 }
             }
             "joint" => {
-                let j1 = a
-                    .get("joint1")
-                    .ok_or_else(|| MjcfError::attr(p, "joint1", "missing"))?;
-                let j1 = self.joint_named(j1, p, "joint1")?;
-                let j2 = a
-                    .get("joint2")
-                    .map(|n| self.joint_named(n, p, "joint2"))
-                    .transpose()?;
+                let (j1, j2) =
+                    a.pair(["joint1", "joint2"], |n, key| self.joint_named(n, p, key))?;
                 for j in std::iter::once(j1).chain(j2) {
                     if !self.joint_info[j].scalar {
                         return Err(MjcfError::new(
@@ -1895,35 +1881,16 @@ impl Reader {
                     }
                 }
                 let q0 = |j: usize| tree.qpos0()[self.joint_info[j].qadr];
-                let c = poly()?;
-                let (polycoef, second) = match j2 {
-                    Some(j2) => (shifted(c, q0(j1), q0(j2)), j2),
-                    None => ([q0(j1) + c[0], 0.0, 0.0, 0.0, 0.0], j1),
-                };
-                Equality::Joint {
-                    joints: [j1, second],
-                    polycoef,
-                }
+                let (polycoef, joints) = referred(poly()?, j1, j2, q0);
+                Equality::Joint { joints, polycoef }
             }
             _ => {
-                let t1 = a
-                    .get("tendon1")
-                    .ok_or_else(|| MjcfError::attr(p, "tendon1", "missing"))?;
-                let t1 = self.tendon_named(t1, p, "tendon1")?;
-                let t2 = a
-                    .get("tendon2")
-                    .map(|n| self.tendon_named(n, p, "tendon2"))
-                    .transpose()?;
-                let c = poly()?;
+                let (t1, t2) = a.pair(["tendon1", "tendon2"], |n, key| {
+                    self.tendon_named(n, p, key)
+                })?;
                 let l0 = |t: usize| self.tendon_length(t, tree.qpos0(), poses);
-                let (polycoef, second) = match t2 {
-                    Some(t2) => (shifted(c, l0(t1), l0(t2)), t2),
-                    None => ([l0(t1) + c[0], 0.0, 0.0, 0.0, 0.0], t1),
-                };
-                Equality::Tendon {
-                    tendons: [t1, second],
-                    polycoef,
-                }
+                let (polycoef, tendons) = referred(poly()?, t1, t2, l0);
+                Equality::Tendon { tendons, polycoef }
             }
         }))
     }
@@ -2050,6 +2017,31 @@ fn only(e: &Element, allowed: &[&str]) -> Result<()> {
     match e.attrs.iter().find(|(a, _)| !allowed.contains(&a.as_str())) {
         Some((a, _)) => Err(MjcfError::attr(&e.path, a, "unknown attribute")),
         None => Ok(()),
+    }
+}
+
+/// Every body's world pose (position, orientation) at `qpos`.
+fn body_poses(tree: &Tree, ws: &mut Workspace, qpos: &[f64]) -> Result<Vec<([f64; 3], [f64; 4])>> {
+    tree.positions(ws, qpos)
+        .map_err(|e| MjcfError::new("worldbody", e.to_string()))?;
+    Ok((0..tree.nbody())
+        .map(|b| tree.pose(ws, b).unwrap_or(([0.0; 3], [1.0, 0.0, 0.0, 0.0])))
+        .collect())
+}
+
+/// A joint or tendon equality's `polycoef` `c` coupling `first` to
+/// `second` (to a constant without one), referred to their values at the
+/// reference state, `at(first)` and `at(second)`; and the pair, `first`
+/// twice when alone.
+fn referred(
+    c: [f64; 5],
+    first: usize,
+    second: Option<usize>,
+    at: impl Fn(usize) -> f64,
+) -> ([f64; 5], [usize; 2]) {
+    match second {
+        Some(second) => (shifted(c, at(first), at(second)), [first, second]),
+        None => ([at(first) + c[0], 0.0, 0.0, 0.0, 0.0], [first, first]),
     }
 }
 

@@ -37,6 +37,10 @@
 //! still be allocating (its bookkeeping after spawning the test's thread)
 //! when a machine is loaded, which only ever adds.
 
+// The motion tests' builders (a tree's geoms), shared with this binary.
+#[path = "motion/common/mod.rs"]
+mod common;
+
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use zwang_model::planar::{
@@ -438,9 +442,9 @@ fn assert_space_steps_allocate_nothing(
 /// driven spring through a spatial tendon), and a block on two slides
 /// held by a connect equality.
 fn tree_steps_allocate_nothing() {
-    use zwang_geometry::spatial::{Pose, Shape as Shape3};
+    use zwang_geometry::spatial::Shape as Shape3;
     use zwang_model::articulated::{
-        Actuator, Articulated, Equality, Geom, JointPhysics, Site, Tendon, TendonPath, Transmission,
+        Actuator, Articulated, Equality, JointPhysics, Site, Tendon, TendonPath, Transmission,
     };
     use zwang_tree::{Body as TreeBody, Joint as TreeJoint, Tree};
     let body = |name: &str, position: [f64; 3], com: [f64; 3], joint: TreeJoint| {
@@ -452,18 +456,8 @@ fn tree_steps_allocate_nothing() {
         b.joints.push(joint);
         b
     };
-    let geom = |name: &str, body: Option<usize>, shape: Shape3, position: [f64; 3]| Geom {
-        name: name.into(),
-        body,
-        pose: Pose {
-            position,
-            orientation: [1.0, 0.0, 0.0, 0.0],
-        },
-        shape,
-        friction: 0.8,
-        condim: 3,
-        contype: 1,
-        conaffinity: 1,
+    let geom = |name: &str, body: Option<usize>, shape: Shape3, position: [f64; 3]| {
+        common::geom(name, body, shape, position, 0.8)
     };
     let physics = |name: &str, range: Option<[f64; 2]>, damping: f64| JointPhysics {
         name: name.into(),

@@ -33,6 +33,13 @@ fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
+/// The text of the file at `path`, or a `ValueError` that names the file
+/// by `what` it was to hold, as the command line's message does.
+fn read_text(path: &str, what: &str) -> PyResult<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| value_error(format!("{what}: cannot read {path}: {e}")))
+}
+
 /// A Python object as JSON: `None`, booleans, integers, floats (a NaN or
 /// an infinity as the string the instant parser reports as not finite),
 /// strings, lists and tuples, dicts with string keys; anything with
@@ -78,17 +85,10 @@ fn json_of(o: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Object(map));
     }
-    if let Ok(l) = o.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|v| json_of(&v))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
-    }
-    if let Ok(t) = o.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|v| json_of(&v))
+    if o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>() {
+        return o
+            .try_iter()?
+            .map(|v| json_of(&v?))
             .collect::<PyResult<_>>()
             .map(Value::Array);
     }
@@ -198,9 +198,7 @@ impl PyInstant {
     /// Reads an instant file (JSON), as `zwang solve FILE` does.
     #[staticmethod]
     fn from_file(path: &str) -> PyResult<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| value_error(format!("`file`: cannot read {path}: {e}")))?;
-        Self::from_json(&text)
+        Self::from_json(&read_text(path, "`file`")?)
     }
 
     /// Reads an instant from the text of an instant file.
@@ -440,9 +438,7 @@ impl PyScene {
     /// Reads a scene file (TOML), as `zwang simulate FILE` does.
     #[staticmethod]
     fn from_file(path: &str) -> PyResult<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| value_error(format!("scene: cannot read {path}: {e}")))?;
-        Self::from_toml(&text)
+        Self::from_toml(&read_text(path, "scene")?)
     }
 
     /// Reads a scene from the text of a scene file.

@@ -1054,8 +1054,9 @@ fn read_shape(body: &Tab, fixed: bool) -> Result<Option<Shape>> {
     }
 }
 
-/// An array of points (a polygon's vertices), any number of them.
-fn points(value: &Value, key: &str) -> Result<Vec<[f64; DIM]>> {
+/// An array of points (a polygon's or a convex shape's vertices), any
+/// number of them.
+pub(crate) fn points<const N: usize>(value: &Value, key: &str) -> Result<Vec<[f64; N]>> {
     match value {
         Value::Array(items) => items
             .iter()

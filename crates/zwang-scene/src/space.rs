@@ -23,7 +23,7 @@ use zwang_model::ModelError;
 
 use crate::error::SceneError;
 use crate::parse::{
-    array, number, parse_scene_table, read_body_name, read_header, read_solver_of,
+    array, number, parse_scene_table, points, read_body_name, read_header, read_solver_of,
     read_surface_coefficients, syntax_error, vector, Header, Tab, INERTIA, MASS, TOP_KEYS,
 };
 use crate::types::{Scene, SolverSettings};
@@ -469,19 +469,9 @@ fn read_shape(body: &Tab) -> Result<Option<Shape>> {
             half_length: t.number("half_length")?,
             radius: t.number("radius")?,
         },
-        "convex" => {
-            let key = t.key("vertices");
-            let Value::Array(items) = t.required("vertices")? else {
-                return Err(SceneError::new(key, "expected an array of points"));
-            };
-            Shape::Convex {
-                vertices: items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| vector(item, &format!("{key}[{i}]")))
-                    .collect::<Result<_>>()?,
-            }
-        }
+        "convex" => Shape::Convex {
+            vertices: points(t.required("vertices")?, &t.key("vertices"))?,
+        },
         _ => Shape::Halfspace {
             normal: t.vec("normal")?,
         },

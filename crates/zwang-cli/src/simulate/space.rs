@@ -12,8 +12,7 @@ use std::io::{self, BufWriter, Write};
 use serde_json::{json, Map, Value};
 use zwang::run::{space_event_settings_of, space_step_settings_of};
 use zwang_core::{readable, readable_at, readable_vec};
-use zwang_draw::draw::space::{Film, NO_SVG};
-use zwang_draw::draw::Format;
+use zwang_draw::draw::space::Film;
 use zwang_model::spatial::SpatialModel;
 use zwang_motion::report;
 use zwang_motion::{
@@ -22,7 +21,7 @@ use zwang_motion::{
 use zwang_scene::{SpatialScene, Stepping};
 
 use super::motion::Motions;
-use super::{cannot_write, check_draw_at, conclude, report_of, SimulateArgs, MAX_SAMPLES};
+use super::{cannot_write, conclude, report_of, spatial_draw_format, SimulateArgs, MAX_SAMPLES};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// Runs a spatial scene (its model built); returns the exit code.
@@ -37,13 +36,7 @@ pub(super) fn run(
         emit(err, "--plot: 3D plots are not built yet\n");
         return EXIT_BAD_INPUT;
     }
-    let format = match args.draw.as_deref().map(Format::of).transpose() {
-        Ok(Some(Format::Svg)) => Err(NO_SVG.to_string()),
-        Ok(format) => Ok(format),
-        Err(e) => Err(e),
-    }
-    .and_then(|format| check_draw_at(format, &args.draw_at, scene.duration).map(|_| format));
-    let format = match format {
+    let format = match spatial_draw_format(args, scene.duration) {
         Ok(format) => format,
         Err(e) => {
             emit(err, &one_line("", &e));

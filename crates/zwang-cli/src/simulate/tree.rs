@@ -12,12 +12,11 @@ use std::io::{BufWriter, Write};
 
 use zwang::articulated::{run_event_with, run_steps_with, start_of, ArticulatedReport};
 use zwang_core::readable;
-use zwang_draw::draw::space::{TreeFilm, NO_SVG};
-use zwang_draw::draw::Format;
+use zwang_draw::draw::space::TreeFilm;
 use zwang_model::articulated::Articulated;
 use zwang_motion::{ContactSample, NoObserver, Observer};
 
-use super::{cannot_write, check_draw_at, SimulateArgs};
+use super::{cannot_write, spatial_draw_format, SimulateArgs};
 use crate::{emit, one_line, EXIT_BAD_INPUT};
 
 /// The event-driven method's relative tolerance when none is given.
@@ -52,13 +51,7 @@ pub(super) fn run(
         emit(err, "--duration: must be a finite number > 0\n");
         return EXIT_BAD_INPUT;
     }
-    let format = match args.draw.as_deref().map(Format::of).transpose() {
-        Ok(Some(Format::Svg)) => Err(NO_SVG.to_string()),
-        Ok(format) => Ok(format),
-        Err(e) => Err(e),
-    }
-    .and_then(|format| check_draw_at(format, &args.draw_at, duration).map(|_| format));
-    let format = match format {
+    let format = match spatial_draw_format(args, duration) {
         Ok(format) => format,
         Err(e) => {
             emit(err, &one_line("", &e));

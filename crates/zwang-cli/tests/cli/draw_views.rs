@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use zwang_draw::draw::{bounds_of, space, view_of, Bounds, Frame, PANEL};
 use zwang_model::planar::{BodyRef, Force, PlanarModel, Shape};
-use zwang_model::Coordinates;
 use zwang_scene::{parse_any_scene, AnyScene};
+
+use crate::common::files_with_extension;
 
 fn scenes_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenes")
@@ -19,12 +20,6 @@ fn planar(path: &Path) -> PlanarModel {
         AnyScene::Planar(scene) => scene.model().unwrap(),
         AnyScene::Spatial(_) => panic!("{} is spatial", path.display()),
     }
-}
-
-fn initial(model: &PlanarModel) -> Frame {
-    let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-    model.initial_state(&mut q, &mut v);
-    Frame { t: 0.0, q }
 }
 
 /// A rigid body's pose written into a state: its centre and angle.
@@ -59,7 +54,7 @@ fn in_panel(model: &PlanarModel, frames: &[Frame], p: [f64; 2]) -> bool {
 #[test]
 fn the_rocking_block_is_seen_whole_on_its_floor() {
     let model = planar(&scenes_dir().join("rocking_block.toml"));
-    let start = initial(&model);
+    let start = Frame::initial(&model);
     // Tipped 0.1 rad onto its left corner (-0.1, 0), and upright.
     let left = place([-0.1, 0.0], 0.1, [0.1, 0.2]);
     let frames = vec![
@@ -86,7 +81,7 @@ fn the_rocking_block_is_seen_whole_on_its_floor() {
 #[test]
 fn the_ladder_and_its_wall_and_floor_are_seen() {
     let model = planar(&scenes_dir().join("ladder.toml"));
-    let start = initial(&model);
+    let start = Frame::initial(&model);
     // Leaning at 1.2 rad (the scene's start), then flat with its foot at 1.5 m.
     let flat = posed(&model, &start, 0, [2.5, 0.0], std::f64::consts::PI);
     let frames = vec![start.clone(), flat];
@@ -159,15 +154,9 @@ fn drawn_points(model: &PlanarModel, i: usize) -> Vec<[f64; 2]> {
 fn every_planar_scene_is_seen_whole_at_its_start() {
     let mut checked = 0;
     for dir in [scenes_dir(), scenes_dir().join("contact")] {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        paths.sort();
-        for path in paths {
+        for path in files_with_extension(&dir, "toml") {
             let model = planar(&path);
-            let frames = vec![initial(&model)];
+            let frames = vec![Frame::initial(&model)];
             let b = bounds_of(&model, &frames);
             let mut poses = Vec::new();
             model.poses_into(&frames[0].q, &mut poses);
@@ -194,12 +183,7 @@ fn every_planar_scene_is_seen_whole_at_its_start() {
 /// puts them.
 #[test]
 fn every_spatial_scene_shows_its_joints_and_springs() {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(scenes_dir().join("space"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    paths.sort();
+    let paths = files_with_extension(&scenes_dir().join("space"), "toml");
     let mut links_seen = 0;
     for path in &paths {
         let text = std::fs::read_to_string(path).unwrap();

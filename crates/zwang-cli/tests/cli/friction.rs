@@ -10,13 +10,13 @@
 //! `RigidRod` and state the file was generated from).
 
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use zwang::coulomb::rod::{FrictionLaw, NormalRow, RigidRod};
 use zwang::instant::{parse_instant, to_json, Encoding, Instant};
 
 use crate::common;
-use common::{numbers, repo, stderr, stdout, zwang};
+use common::{numbers, repo, stderr, stdout, suite_instants, zwang};
 
 const SUITE: &str = "tests/data/friction";
 
@@ -91,16 +91,7 @@ impl Case {
 }
 
 fn suite() -> Vec<Case> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(repo(SUITE))
-        .expect("the friction suite")
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            p.is_file() && name.ends_with(".json") && !name.ends_with(".expected.json")
-        })
-        .collect();
-    paths.sort();
-    paths
+    suite_instants(&repo(SUITE))
         .into_iter()
         .map(|p| {
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();

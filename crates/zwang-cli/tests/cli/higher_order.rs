@@ -12,21 +12,12 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 use crate::common;
-use common::{numbers, repo, stderr, stdout, zwang};
+use common::{numbers, repo, stderr, stdout, suite_instants, zwang};
 
 const SUITE: &str = "tests/data/higher_order";
 
 fn instants() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(repo(SUITE))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.ends_with(".json") && !name.ends_with(".expected.json")
-        })
-        .collect();
-    files.sort();
-    files
+    suite_instants(&repo(SUITE))
 }
 
 fn json(args: &[&str]) -> (std::process::Output, Value) {

@@ -1,12 +1,11 @@
 //! The `zwang` binary as a user meets it: exit codes, stdout and stderr.
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::common;
-use common::{numbers, repo, stderr, stdout, zwang, zwang_bin};
+use common::{numbers, repo, stderr, stdout, zwang, zwang_with_stdin};
 
 /// Each file of `tests/data/malformed` and the key its error must name.
 const MALFORMED: [(&str, &str); 36] = [
@@ -362,16 +361,8 @@ fn diagonal_mass_as_a_vector() {
 /// `-` reads the instant from standard input.
 #[test]
 fn standard_input() {
-    let mut child = Command::new(zwang_bin())
-        .args(["solve", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let text = std::fs::read(repo("examples/pendulum.json")).unwrap();
-    child.stdin.take().unwrap().write_all(&text).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = zwang_with_stdin(&["solve", "-", "--json"], &text);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_vec("a", &v["acceleration"], &[-7.1088, -0.3316]);

@@ -5,11 +5,9 @@
 //! and a pendulum against their closed forms, keyframes, and every
 //! malformed file refused with its one line.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
-use crate::common::{root, zwang, Temp};
+use crate::common::{files_with_extension, root, zwang, Temp};
 
 /// `zwang simulate --json ARGS`: exit 0, the JSON.
 fn json_with(args: &[&str]) -> Value {
@@ -413,12 +411,7 @@ fn mistakes_are_one_line() {
 #[test]
 fn each_malformed_file_exits_2_with_its_line() {
     let folder = root().join("tests/data/mjcf/malformed");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
-    files.sort();
+    let files = files_with_extension(&folder, "xml");
     assert!(files.len() >= 20, "{files:?}");
     for file in files {
         let expected = std::fs::read_to_string(file.with_extension("expected")).unwrap();

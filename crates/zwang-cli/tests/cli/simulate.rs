@@ -4,14 +4,15 @@
 //! pictures of `--draw`.
 
 use serde_json::{Map, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::common;
 use crate::elliptic;
 use crate::motion_support;
-use common::{numbers, png_size, repo, stderr, stdout, zwang, zwang_bin};
+use common::{
+    files_with_extension, numbers, png_size, repo, stderr, stdout, zwang, zwang_with_stdin,
+};
 use elliptic::{complete_k, jacobi, Pendulum};
 use motion_support::{max_diff, rk4_step};
 
@@ -194,12 +195,7 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
 #[test]
 fn every_malformed_scene_is_exit_2_and_its_one_line() {
     let dir = repo("tests/data/scenes/malformed");
-    let mut scenes: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    scenes.sort();
+    let scenes = files_with_extension(&dir, "toml");
     assert!(scenes.len() >= 80, "only {} malformed scenes", scenes.len());
     let (csv, png) = (scratch("malformed.csv"), scratch("malformed.png"));
     for path in &scenes {
@@ -833,16 +829,8 @@ fn no_progress_bar_off_a_terminal() {
 /// `-` reads the scene from standard input.
 #[test]
 fn standard_input() {
-    let mut child = Command::new(zwang_bin())
-        .args(["simulate", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let text = std::fs::read(repo(&scene("bouncing_particle"))).unwrap();
-    child.stdin.take().unwrap().write_all(&text).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = zwang_with_stdin(&["simulate", "-", "--json"], &text);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let (_, file) = simulate_json(&scene("bouncing_particle"), &[]);

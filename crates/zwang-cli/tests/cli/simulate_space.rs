@@ -161,18 +161,8 @@ fn the_examples_move_as_they_say() {
     let at = |v: &Value, body: &str, local: [f64; 3]| {
         let p = vector(&v["final"][body]["position"], 3);
         let q = vector(&v["final"][body]["orientation"], 4);
-        let (w, u) = (q[0], [q[1], q[2], q[3]]);
-        let cross = |a: [f64; 3], b: [f64; 3]| {
-            [
-                a[1] * b[2] - a[2] * b[1],
-                a[2] * b[0] - a[0] * b[2],
-                a[0] * b[1] - a[1] * b[0],
-            ]
-        };
-        // v + 2 w (u x v) + 2 u x (u x v)
-        let t = cross(u, local);
-        let tt = cross(u, t);
-        [0, 1, 2].map(|i| p[i] + local[i] + 2.0 * w * t[i] + 2.0 * tt[i])
+        let r = rotate(&q, local);
+        [0, 1, 2].map(|i| p[i] + r[i])
     };
     let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-9);
     let v = json_of(example("double_pendulum.toml").to_str().unwrap());

@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
 use crate::common;
-use common::{repo, zwang_bin};
+use common::{files_with_extension, repo, zwang_bin};
 
 /// The limits and sizes of a tier.
 struct Tier {
@@ -182,12 +182,7 @@ struct Original {
 fn originals(tier: &Tier) -> Vec<Original> {
     let mut paths = Vec::new();
     for folder in ["examples/scenes", "tests/data/scenes"] {
-        let mut files: Vec<PathBuf> = fs::read_dir(repo(folder))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        files.sort();
+        let files = files_with_extension(&repo(folder), "toml");
         paths.extend(
             files
                 .iter()

@@ -10,18 +10,7 @@ use zwang_problems::generate::spatial::{Cube, World};
 /// The upper triangle of a symmetric matrix, as Clarabel's `P`.
 pub fn upper_triangle(m: &CsMat<f64>) -> CscMatrix<f64> {
     let n = m.rows();
-    let m = m.to_csc();
-    let mut colptr = vec![0];
-    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
-    for (j, col) in m.outer_iterator().enumerate() {
-        for (i, &v) in col.iter() {
-            if i <= j {
-                rowval.push(i);
-                nzval.push(v);
-            }
-        }
-        colptr.push(rowval.len());
-    }
+    let (colptr, rowval, nzval) = zwang_instant::mass::upper_triangle(m);
     CscMatrix::new(n, n, colptr, rowval, nzval)
 }
 

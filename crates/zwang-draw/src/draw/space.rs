@@ -731,9 +731,7 @@ impl<'m> Film<'m> {
     /// state. A file that cannot be written, or an SVG, is an error.
     pub fn write(&self, title: &str, path: &Path) -> Result<(), String> {
         let (frames, bounds) = to_draw(&self.reel, &self.bounds, self.format, || {
-            let (mut q, mut v) = (vec![0.0; self.model.nq()], vec![0.0; self.model.nv()]);
-            self.model.initial_state(&mut q, &mut v);
-            q
+            Frame::initial(self.model).q
         });
         let looks = &self.looks;
         write(self.model, looks, bounds, self.format, &frames, title, path)

@@ -133,6 +133,20 @@ fn degenerate(key: String, message: &str) -> ModelError {
     }
 }
 
+/// The unit vector along `d` and `|d|`; a zero `d` has no direction, and
+/// is refused as degenerate with `key()` and `message`.
+fn direction(
+    d: [f64; 2],
+    key: impl FnOnce() -> String,
+    message: &str,
+) -> Result<([f64; 2], f64), ModelError> {
+    let len = norm(d);
+    if len == 0.0 {
+        return Err(degenerate(key(), message));
+    }
+    Ok((scale(d, 1.0 / len), len))
+}
+
 impl Geometry<'_> {
     /// `angle.sin_cos()`, remembered for the next point of the body.
     fn sin_cos(&self, angle: f64) -> (f64, f64) {
@@ -235,14 +249,11 @@ impl Geometry<'_> {
             JointKind::Distance { .. } => {
                 // n . d'' = -(|d'|^2 - (n . d')^2) / |d|, d = p_A - p_B.
                 let d = sub(pa.position, pb.position);
-                let len = norm(d);
-                if len == 0.0 {
-                    return Err(degenerate(
-                        format!("joint[{j}]"),
-                        "the anchors of a distance joint coincide",
-                    ));
-                }
-                let n = scale(d, 1.0 / len);
+                let (n, len) = direction(
+                    d,
+                    || format!("joint[{j}]"),
+                    "the anchors of a distance joint coincide",
+                )?;
                 let dd = sub(pa.velocity, pb.velocity);
                 let nd = dot(n, dd);
                 let rhs = -(dot(dd, dd) - nd * nd) / len
@@ -333,14 +344,11 @@ impl Geometry<'_> {
             Surface::Line { normal, .. } => (normal, 0.0, 0.0),
             Surface::Circle { center, .. } => {
                 let d = sub(p.position, center);
-                let len = norm(d);
-                if len == 0.0 {
-                    return Err(degenerate(
-                        format!("contact[{k}]"),
-                        "the point is at the circle's centre",
-                    ));
-                }
-                let n = scale(d, 1.0 / len);
+                let (n, len) = direction(
+                    d,
+                    || format!("contact[{k}]"),
+                    "the point is at the circle's centre",
+                )?;
                 let pv = p.velocity;
                 let nv = dot(n, pv);
                 // n' = (p' - n (n . p')) / |d|;  g'' = n . p'' + n' . p'.

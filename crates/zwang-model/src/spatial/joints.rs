@@ -25,7 +25,7 @@
 //! rates `J' v` ([`SpatialModel::joint_rates`]).
 
 use super::rotation::{
-    apply, apply_transpose, conjugate, cross, dot, matrix, mul, tangents, tangents_rate,
+    apply, apply_transpose, conjugate, cross, dot, matrix, mul, normalized, tangents, tangents_rate,
 };
 use super::SpatialModel;
 use crate::ModelError;
@@ -128,12 +128,6 @@ fn invalid(key: String, message: &str) -> ModelError {
     }
 }
 
-/// `x` scaled to unit length (`None`: zero or not finite).
-fn unit(x: [f64; 3]) -> Option<[f64; 3]> {
-    let n = dot(x, x).sqrt();
-    (n.is_finite() && n > 0.0).then(|| x.map(|c| c / n))
-}
-
 /// The joint rows of a model at `q`: `entries[starts[i]..starts[i + 1]]`
 /// are row `i`'s `(column, value)` over `v`, `errors[i]` its position
 /// error. Buffers are reused (no allocation once grown).
@@ -201,7 +195,8 @@ impl SpatialModel {
             // The first end's axis in its frame (a fixed body's turned to
             // the world, then into nothing: the world is its frame).
             let axis_of = |axis: [f64; 3]| -> Result<[f64; 3], ModelError> {
-                let axis = unit(axis).ok_or_else(|| invalid(key("axis"), "must be nonzero"))?;
+                let axis =
+                    normalized(axis).ok_or_else(|| invalid(key("axis"), "must be nonzero"))?;
                 Ok(match j.bodies[0] {
                     Some(b) => match self.moving[b] {
                         Some(m) => apply_transpose(&matrix(self.movers[m].principal), axis),
@@ -510,7 +505,7 @@ impl SpatialModel {
 /// (an error when the anchors coincide: no direction).
 fn direction(sep: [f64; 3], length: f64, joint: usize) -> Result<([f64; 3], f64), ModelError> {
     let d = dot(sep, sep).sqrt();
-    let n = unit(sep)
+    let n = normalized(sep)
         .filter(|_| d > 1e-12 * length)
         .ok_or_else(|| ModelError::Degenerate {
             key: format!("joint[{joint}]"),

@@ -46,6 +46,16 @@ fn incline() -> [f64; 3] {
     [-G * DEGREES_20.sin(), 0.0, -G * DEGREES_20.cos()]
 }
 
+/// A 0.1 m cube of 1 kg at rest on the incline, the contact's friction
+/// `mu` (the geometric mean of the floor's 1 and the cube's `mu^2`).
+fn cube_on_incline(mu: f64) -> SpatialModel {
+    let bodies = vec![
+        floor(1.0),
+        rigid("cube", 1.0, cube(0.05), [0.0, 0.0, 0.05], mu * mu),
+    ];
+    SpatialModel::new(incline(), bodies, vec![]).unwrap()
+}
+
 fn run(model: &SpatialModel, duration: f64, settings: &StepSettings) -> Outcome {
     let o = simulate_space(model, duration, settings, &mut NoObserver);
     assert_eq!(o.status, Status::Finished, "{:?}", o.reason);
@@ -60,11 +70,7 @@ fn state(model: &SpatialModel, o: &Outcome, b: usize) -> SpatialState {
 fn a_cube_at_the_cones_edge_does_not_creep() {
     // mu = 1.01 tan 20 on the incline: at rest on four corners for 10 s.
     let mu = 1.01 * DEGREES_20.tan();
-    let bodies = vec![
-        floor(1.0),
-        rigid("cube", 1.0, cube(0.05), [0.0, 0.0, 0.05], mu * mu),
-    ];
-    let model = SpatialModel::new(incline(), bodies, vec![]).unwrap();
+    let model = cube_on_incline(mu);
     let o = run(&model, 10.0, &StepSettings::default());
     let s = state(&model, &o, 1);
     let moved = (s.position[0].powi(2) + s.position[1].powi(2)).sqrt();
@@ -81,11 +87,7 @@ fn a_cube_at_the_cones_edge_does_not_creep() {
 #[test]
 fn a_cube_below_the_cones_edge_slides_with_the_closed_form_acceleration() {
     let mu = 0.5 * DEGREES_20.tan();
-    let bodies = vec![
-        floor(1.0),
-        rigid("cube", 1.0, cube(0.05), [0.0, 0.0, 0.05], mu * mu),
-    ];
-    let model = SpatialModel::new(incline(), bodies, vec![]).unwrap();
+    let model = cube_on_incline(mu);
     let o = run(&model, 1.0, &StepSettings::default());
     let s = state(&model, &o, 1);
     let a = G * (DEGREES_20.sin() - mu * DEGREES_20.cos());

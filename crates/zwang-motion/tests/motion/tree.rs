@@ -23,10 +23,12 @@ use zwang_model::spatial::{
     SpatialBody, SpatialJoint, SpatialJointKind, SpatialKind, SpatialModel,
 };
 use zwang_motion::{
-    simulate_tree, NoObserver, SpaceStepper, Status, StepError, StepSettings, TreeStart,
-    TreeStepper,
+    simulate_tree, NoObserver, SpaceStepper, Status, StepError, StepSettings, TreeOutcome,
+    TreeStart, TreeStepper,
 };
 use zwang_tree::{Body, Joint, Tree};
+
+use crate::common::geom;
 
 const G: f64 = 9.81;
 
@@ -35,6 +37,21 @@ fn settings(h: f64) -> StepSettings {
         time_step: h,
         ..StepSettings::default()
     }
+}
+
+/// The run of `model` from rest for `duration` in steps of `h`, which
+/// must finish.
+#[track_caller]
+fn finish_from_rest(model: &Articulated, duration: f64, h: f64) -> TreeOutcome {
+    let o = simulate_tree(
+        model,
+        &TreeStart::rest(model),
+        duration,
+        &settings(h),
+        &mut NoObserver,
+    );
+    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    o
 }
 
 /// A body of `mass` with principal `moments` about its centre `com`
@@ -94,22 +111,6 @@ fn articulated(bodies: Vec<Body>, gravity: [f64; 3], geoms: Vec<Geom>) -> Articu
     }
 }
 
-fn geom(name: &str, body: Option<usize>, shape: Shape, position: [f64; 3], friction: f64) -> Geom {
-    Geom {
-        name: name.into(),
-        body,
-        pose: Pose {
-            position,
-            orientation: [1.0, 0.0, 0.0, 0.0],
-        },
-        shape,
-        friction,
-        condim: 3,
-        contype: 1,
-        conaffinity: 1,
-    }
-}
-
 /// The floor `z = 0`.
 fn floor(friction: f64) -> Geom {
     geom(
@@ -133,6 +134,13 @@ fn motor(joint: usize, gear: f64) -> Actuator {
         ctrlrange: None,
         forcerange: None,
     }
+}
+
+/// Asserts that `got` is within `tol` of `want`, saying both and what
+/// `got` is when not.
+#[track_caller]
+fn assert_near(got: f64, want: f64, tol: f64, what: &str) {
+    assert!((got - want).abs() < tol, "{what}: {got} against {want}");
 }
 
 /// A body on a slide along x, mass `m`, armature `a`.
@@ -164,16 +172,8 @@ fn a_damped_slide_decays_as_implicit_euler_in_closed_form() {
         v /= 1.0 + h * d / (m + a);
         q += h * v;
     }
-    assert!(
-        (s.qvel()[0] - v).abs() < 1e-14,
-        "{} against {v}",
-        s.qvel()[0]
-    );
-    assert!(
-        (s.qpos()[0] - q).abs() < 1e-13,
-        "{} against {q}",
-        s.qpos()[0]
-    );
+    assert_near(s.qvel()[0], v, 1e-14, "qvel");
+    assert_near(s.qpos()[0], q, 1e-13, "qpos");
     assert!((s.time() - 2.0).abs() < 1e-12);
 }
 
@@ -194,17 +194,9 @@ fn dry_friction_at_a_slide_stops_it_in_closed_form_and_holds_it() {
         s.step().unwrap();
         v = (v - f * h / (m + a)).max(0.0);
         q += h * v;
-        assert!(
-            (s.qvel()[0] - v).abs() < 1e-9,
-            "step {n}: {} against {v}",
-            s.qvel()[0]
-        );
+        assert_near(s.qvel()[0], v, 1e-9, &format!("qvel at step {n}"));
     }
-    assert!(
-        (s.qpos()[0] - q).abs() < 1e-9,
-        "{} against {q}",
-        s.qpos()[0]
-    );
+    assert_near(s.qpos()[0], q, 1e-9, "qpos");
     assert!(s.qvel()[0].abs() < 1e-9);
     // A push of 0.9 f holds; one of 1.2 f moves it at (1.2 f - f) / (m + a).
     s.set_ctrl(&[0.9 * f]).unwrap();
@@ -216,11 +208,7 @@ fn dry_friction_at_a_slide_stops_it_in_closed_form_and_holds_it() {
     s.set_ctrl(&[1.2 * f]).unwrap();
     s.step().unwrap();
     let expected = 0.2 * f * h / (m + a);
-    assert!(
-        (s.qvel()[0] - expected).abs() < 1e-9,
-        "{} against {expected}",
-        s.qvel()[0]
-    );
+    assert_near(s.qvel()[0], expected, 1e-9, "qvel");
 }
 
 #[test]
@@ -256,11 +244,7 @@ fn a_joint_equality_couples_two_slides_as_one_mass() {
     for n in 1..=100 {
         s.step().unwrap();
         let v2 = a2 * h * n as f64;
-        assert!(
-            (s.qvel()[1] - v2).abs() < 1e-9,
-            "step {n}: {} against {v2}",
-            s.qvel()[1]
-        );
+        assert_near(s.qvel()[1], v2, 1e-9, &format!("qvel at step {n}"));
         assert!((s.qvel()[0] - 2.0 * v2).abs() < 1e-9);
         assert!((s.qpos()[0] - 0.1 - 2.0 * s.qpos()[1]).abs() < 1e-9);
     }
@@ -521,14 +505,7 @@ fn a_sphere_dropped_on_a_floor_rests_at_its_radius() {
             geom("ball", Some(0), Shape::Sphere { radius: r }, [0.0; 3], 0.5),
         ],
     );
-    let o = simulate_tree(
-        &model,
-        &TreeStart::rest(&model),
-        1.5,
-        &settings(0.002),
-        &mut NoObserver,
-    );
-    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let o = finish_from_rest(&model, 1.5, 0.002);
     let ball = &o.bodies[0];
     assert!(
         (ball.position[2] - r).abs() < 1e-9,
@@ -575,14 +552,7 @@ fn cube_on_floor(gravity: [f64; 3], mu: f64) -> Articulated {
 #[test]
 fn a_box_on_a_floor_stays_put() {
     let model = cube_on_floor([0.0, 0.0, -G], 0.5);
-    let o = simulate_tree(
-        &model,
-        &TreeStart::rest(&model),
-        2.0,
-        &settings(0.002),
-        &mut NoObserver,
-    );
-    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let o = finish_from_rest(&model, 2.0, 0.002);
     let c = &o.bodies[0];
     assert!(
         c.position[0].abs() + c.position[1].abs() < 1e-12,
@@ -607,14 +577,7 @@ fn incline(angle: f64) -> [f64; 3] {
 fn a_box_on_an_incline_sticks_below_the_friction_angle() {
     let angle = 20f64.to_radians();
     let model = cube_on_floor(incline(angle), 1.05 * angle.tan());
-    let o = simulate_tree(
-        &model,
-        &TreeStart::rest(&model),
-        2.0,
-        &settings(0.002),
-        &mut NoObserver,
-    );
-    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let o = finish_from_rest(&model, 2.0, 0.002);
     let c = &o.bodies[0];
     let moved = c.position[0].hypot(c.position[1]);
     assert!(moved < 1e-9, "crept {moved:e} m");
@@ -627,29 +590,13 @@ fn a_box_on_an_incline_slides_above_the_friction_angle_at_the_closed_form_accele
     let mu = 0.5 * angle.tan();
     let model = cube_on_floor(incline(angle), mu);
     let (h, n) = (0.002, 500.0);
-    let o = simulate_tree(
-        &model,
-        &TreeStart::rest(&model),
-        1.0,
-        &settings(h),
-        &mut NoObserver,
-    );
-    assert_eq!(o.outcome.status, Status::Finished, "{:?}", o.outcome.reason);
+    let o = finish_from_rest(&model, 1.0, h);
     let c = &o.bodies[0];
     let a = G * (angle.sin() - mu * angle.cos());
-    assert!(
-        (c.velocity[0] + a).abs() < 1e-9 * a,
-        "{} against {}",
-        c.velocity[0],
-        -a
-    );
+    assert_near(c.velocity[0], -a, 1e-9 * a, "x velocity");
     // Semi-implicit Euler: x = -a h^2 n (n + 1) / 2 after n steps.
     let x = -a * h * h * n * (n + 1.0) / 2.0;
-    assert!(
-        (c.position[0] - x).abs() < 1e-9,
-        "{} against {x}",
-        c.position[0]
-    );
+    assert_near(c.position[0], x, 1e-9, "x");
     assert!(c.angular_velocity.iter().all(|w| w.abs() < 1e-9));
 }
 
@@ -704,11 +651,7 @@ fn actuators_push_with_their_clamped_force_through_their_gear() {
         s.step().unwrap();
     }
     let v = 100.0 * h * 1.6 / (m + a);
-    assert!(
-        (s.qvel()[0] - v).abs() < 1e-13,
-        "{} against {v}",
-        s.qvel()[0]
-    );
+    assert_near(s.qvel()[0], v, 1e-13, "qvel");
 
     // A position servo (kp 40, gear 0.5) from q = 0.1 at rest with ctrl
     // 0.2: one step gives v = h kp (ctrl - gear q) gear / (m + a).
@@ -721,11 +664,7 @@ fn actuators_push_with_their_clamped_force_through_their_gear() {
     s.reset(&[0.1], &[0.0], &[0.2]).unwrap();
     s.step().unwrap();
     let v = h * 40.0 * (0.2 - 0.5 * 0.1) * 0.5 / (m + a);
-    assert!(
-        (s.qvel()[0] - v).abs() < 1e-15,
-        "{} against {v}",
-        s.qvel()[0]
-    );
+    assert_near(s.qvel()[0], v, 1e-15, "qvel");
 }
 
 /// A two-link arm hinged about y at `(0, 0, 0.5)`, capsules of length
@@ -821,11 +760,7 @@ fn geoms_whose_bits_do_not_meet_pass_through_each_other() {
     // Free fall: z = 0.2 - g h^2 n (n + 1) / 2.
     let n = 250.0;
     let z = 0.2 - G * 0.002 * 0.002 * n * (n + 1.0) / 2.0;
-    assert!(
-        (s.qpos()[2] - z).abs() < 1e-12,
-        "{} against {z}",
-        s.qpos()[2]
-    );
+    assert_near(s.qpos()[2], z, 1e-12, "qpos[2]");
     // The bits meeting one way only (the floor's type, the ball's
     // affinity): it lands.
     model.geoms[1].conaffinity = 1;

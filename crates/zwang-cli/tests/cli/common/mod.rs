@@ -2,8 +2,9 @@
 //! from the repository root and read what it printed.
 
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The repository's root: the scenes, instants and data files the
 /// command line is tested on live there, and the commands run from it as
@@ -29,6 +30,41 @@ pub fn zwang(args: &[&str]) -> Output {
         .current_dir(root())
         .output()
         .expect("the zwang binary runs")
+}
+
+/// Runs `zwang ARGS` from the repository root with `input` on its
+/// standard input (`-` in place of a file).
+pub fn zwang_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(zwang_bin())
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the zwang binary runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The files of `dir` whose extension is `ext`, sorted, so that a test
+/// over every shipped file goes through them in one order.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The instants `NAME.json` of a suite in `dir`, sorted, without their
+/// sidecars `NAME.expected.json`.
+pub fn suite_instants(dir: &Path) -> Vec<PathBuf> {
+    let mut files = files_with_extension(dir, "json");
+    files.retain(|p| !p.to_string_lossy().ends_with(".expected.json"));
+    files
 }
 
 /// What the command printed on stdout.

@@ -2,7 +2,7 @@
 //! up) to a panel's pixels (rows down), along a fixed view direction.
 
 use super::super::Bounds;
-use zwang_model::spatial::rotation::{cross, dot};
+use zwang_model::spatial::rotation::{cross, dot, normalized};
 
 /// Where the camera looks from, by default: from `+x`, `-y` and above,
 /// towards the centre of the scene, z up on the picture.
@@ -53,11 +53,6 @@ impl Bounds<3> {
     }
 }
 
-fn unit(v: [f64; 3]) -> Option<[f64; 3]> {
-    let n = dot(v, v).sqrt();
-    (n.is_finite() && n > 0.0).then(|| v.map(|x| x / n))
-}
-
 /// An orthographic camera: the picture's right and up directions and the
 /// direction towards the viewer, a centre and a scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,12 +73,12 @@ impl Camera {
     /// cube from -1 to 1; one thinner than a millimetre gets a metre.
     pub fn fit(scene: &Box3, view: [f64; 3], size: (u32, u32)) -> Camera {
         let z = [0.0, 0.0, 1.0];
-        let toward = unit(view)
-            .filter(|d| unit(cross(z, *d)).is_some_and(|_| d[2].abs() < 0.999))
-            .or_else(|| unit(VIEW))
+        let toward = normalized(view)
+            .filter(|d| normalized(cross(z, *d)).is_some_and(|_| d[2].abs() < 0.999))
+            .or_else(|| normalized(VIEW))
             .expect("VIEW is a direction");
         // `up`: z without its part along the view; `right = up x toward`.
-        let up = unit([0, 1, 2].map(|k| z[k] - toward[2] * toward[k])).expect("not vertical");
+        let up = normalized([0, 1, 2].map(|k| z[k] - toward[2] * toward[k])).expect("not vertical");
         let right = cross(up, toward);
         let scene = if scene.is_empty() {
             Bounds {

@@ -82,12 +82,6 @@ fn boxes_in_bin() -> SpatialModel {
     SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![]).unwrap()
 }
 
-fn initial(model: &SpatialModel) -> Frame {
-    let (mut q, mut v) = (vec![0.0; model.nq()], vec![0.0; model.nv()]);
-    model.initial_state(&mut q, &mut v);
-    Frame { t: 0.0, q }
-}
-
 /// The colour of world point `p` in a picture of width `w`, in the panel
 /// whose top left corner is `origin`.
 fn at(pixels: &[u8], w: u32, camera: &Camera, origin: (u32, u32), p: [f64; 3]) -> [u8; 3] {
@@ -112,7 +106,7 @@ fn is_shade_of(c: [u8; 3], base: [u8; 3]) -> bool {
 #[test]
 fn the_cube_is_where_the_projection_puts_it() {
     let model = cube_on_floor();
-    let frames = vec![initial(&model)];
+    let frames = vec![Frame::initial(&model)];
     let dir = scratch("space-cube");
     let path = dir.join("cube.png");
     write_png(&model, &frames, "cube_on_floor", &path).unwrap();
@@ -275,7 +269,7 @@ fn every_shape_is_drawn() {
     point.position = [2.0, 2.0, 1.0];
     bodies.push(point);
     let model = SpatialModel::new([0.0, 0.0, -9.81], bodies, vec![]).unwrap();
-    let frames = vec![initial(&model)];
+    let frames = vec![Frame::initial(&model)];
     let dir = scratch("space-shapes");
     let path = dir.join("shapes.png");
     write_png(&model, &frames, "shapes", &path).unwrap();
@@ -342,7 +336,7 @@ fn odd_states_are_drawn_or_refused() {
     let model = boxes_in_bin();
     let dir = scratch("space-odd");
     let path = dir.join("odd.png");
-    let mut far = initial(&model);
+    let mut far = Frame::initial(&model);
     far.q[0] = 1e30;
     far.q[8] = f64::NAN;
     far.q[14] = 1e8;
@@ -351,7 +345,7 @@ fn odd_states_are_drawn_or_refused() {
     far.q[25] = 0.0;
     far.q[26] = 0.0;
     far.q[27] = 0.0;
-    let frames = vec![initial(&model), far];
+    let frames = vec![Frame::initial(&model), far];
     write_png(&model, &frames, "far", &path).unwrap();
     write_gif(&model, &frames, "far", &dir.join("odd.gif")).unwrap();
     assert!(write_png(&model, &[], "none", &path).is_err());
@@ -363,7 +357,7 @@ fn odd_states_are_drawn_or_refused() {
         write_png(&model, &[short], "short", &path).unwrap_err(),
         format!("state 0 has 1 positions, the model {}", model.nq())
     );
-    let many = vec![initial(&model); MAX_STILLS + 1];
+    let many = vec![Frame::initial(&model); MAX_STILLS + 1];
     assert!(write_png(&model, &many, "many", &path).is_err());
     assert!(write_png(&model, &frames, "x", &dir.join("no/such/dir.png")).is_err());
     let film = Film::new(&model, Format::Png, &[]);
