@@ -956,7 +956,6 @@ impl Island {
         let d = problem.rows.dimension;
         self.jd.fill(0.0);
         self.contact_slope(&problem.mu, &problem.bounded, d, u, 0.0, true);
-        self.mv.fill(0.0);
         symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
         let (mut refining, mut full, mut last) = (false, false, f64::INFINITY);
         for _ in 0..most {
@@ -1033,7 +1032,6 @@ impl Island {
             for j in 0..bounded.len() {
                 self.jd[dk + j] = bounded.velocity(j, &self.direction);
             }
-            self.md.fill(0.0);
             symmetric_product(
                 &problem.mass,
                 &self.newton.mass,

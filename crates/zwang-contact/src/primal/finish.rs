@@ -468,14 +468,8 @@ impl Finish {
             if self.step.iter().any(|x| !x.is_finite()) {
                 return (steps > 0).then_some((steps, false));
             }
-            self.mdv.fill(0.0);
-            let problem = given.problem;
-            super::momentum::symmetric_product(
-                &problem.mass,
-                given.places,
-                &self.step[..n],
-                &mut self.mdv,
-            );
+            let (mass, places) = (&given.problem.mass, given.places);
+            super::momentum::symmetric_product(mass, places, &self.step[..n], &mut self.mdv);
             // Damped until |F|^2 falls by Armijo's fraction of the
             // Newton prediction (`-2 theta` along the step).
             let mut t = 1.0;
@@ -540,7 +534,6 @@ impl Finish {
 
     /// `self.mv = M v`.
     fn product(&mut self, given: &IslandView, v: &[f64]) {
-        self.mv.fill(0.0);
         super::momentum::symmetric_product(&given.problem.mass, given.places, v, &mut self.mv);
     }
 
@@ -839,7 +832,6 @@ impl Finish {
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let (dv, dr) = x.split_at(n);
         let fv = &mut out[..n];
-        fv.fill(0.0);
         super::momentum::symmetric_product(&problem.mass, given.places, dv, fv);
         self.jr.fill(0.0);
         problem.rows.add_transpose(dr, &mut self.jr);

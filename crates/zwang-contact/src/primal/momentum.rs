@@ -22,7 +22,6 @@ pub(super) fn dynamics_residual(
     mv: &mut [f64],
     jr: &mut [f64],
 ) -> f64 {
-    mv.fill(0.0);
     symmetric_product(&problem.mass, places, v, mv);
     residual_of_product(problem, diagonal, mv, r, jr)
 }
@@ -64,9 +63,10 @@ pub(super) fn residual_of_product(
     }
 }
 
-/// `y += M x` from `M`'s stored entries (`places` says which are below the
+/// `y = M x` from `M`'s stored entries (`places` says which are below the
 /// diagonal with a mirror, and are skipped in favour of it).
 pub(super) fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
+    y.fill(0.0);
     // The product is symmetric in the entry's row and column: whether
     // the storage is by rows or by columns does not matter.
     let (indptr, indices, data) = (mass.indptr(), mass.indices(), mass.data());
