@@ -53,6 +53,23 @@ pub(crate) fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize
             .expect("in the analysed pattern")
 }
 
+/// Per stored entry of `mass`, its place in the pattern and its
+/// mirror's (`usize::MAX` for none: a diagonal entry, or a triangle
+/// stored in full), for a pattern that holds `mass` in both triangles.
+pub(crate) fn mass_places(
+    mass: &sprs::CsMat<f64>,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+) -> Vec<(usize, usize)> {
+    let at = |row: usize, col: usize| place(col_ptr, row_idx, row, col);
+    mass.iter()
+        .map(|(_, (r, c))| {
+            let mirrored = r != c && mass.get(c, r).is_none();
+            (at(r, c), if mirrored { at(c, r) } else { usize::MAX })
+        })
+        .collect()
+}
+
 /// Whether `mass` holds every entry of an `n x n` matrix (in either
 /// triangle or both): a chain's `M`, each joint moving every link below
 /// it. A pattern that holds `M` is then full whatever rows are added, and

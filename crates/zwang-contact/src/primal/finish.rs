@@ -36,6 +36,11 @@
 //! velocities and impulses, on Alart and Curnier's mixed formulation
 //! (1991) of De Saxce's law.
 //!
+//! Under the exact law, an island the proximal iterations leave above
+//! the tolerance is polished from their best iterate: its contacts'
+//! pieces guessed and solved as smooth equations ([`super::polish`]),
+//! which the verge of sliding does not slow.
+//!
 //! A bounded row (an impulse in a box, [`super::BoundedRows`]) is a
 //! contact of one component whose projection is the clamp to its box:
 //! `D_j` is 1 inside it, 0 clamped, and its block `A_j` a number. The
@@ -43,9 +48,10 @@
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
+use super::polish::{self, Polish};
 use super::{bounded_error, VelocityProblem};
 use crate::error::{components, cone_spectrum, project_on_cone, set_components};
-use crate::pattern::{compress, newton_is_full, place};
+use crate::pattern::{compress, mass_places, newton_is_full, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::{Friction, SolverSettings};
@@ -166,6 +172,8 @@ pub(super) struct Finish {
     best_r: Vec<f64>,
     best_u: Vec<f64>,
     best: f64,
+    /// The pieces' equations, built when first needed.
+    polish: Option<Polish>,
 }
 
 /// What the finish reads of an island: its problem, `M`'s mirrored
@@ -205,13 +213,8 @@ impl Finish {
     /// The pattern of `problem`'s (an island's) reduced Newton matrix and
     /// its analysis.
     pub fn build(problem: &VelocityProblem) -> Finish {
-        let (n, k, d) = (
-            problem.force.len(),
-            problem.mu.len(),
-            problem.rows.dimension,
-        );
+        let (n, d, k, m) = problem.sizes();
         let (rows, bounded) = (&problem.rows, &problem.bounded);
-        let m = bounded.len();
         let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
         for (_, (r, c)) in problem.mass.iter() {
             entries.extend([(c, r), (r, c)]);
@@ -236,14 +239,7 @@ impl Finish {
         }
         let (col_ptr, row_idx) = compress(n, &entries);
         let at = |row: usize, col: usize| place(&col_ptr, &row_idx, row, col);
-        let mass = problem
-            .mass
-            .iter()
-            .map(|(_, (r, c))| {
-                let mirrored = r != c && problem.mass.get(c, r).is_none();
-                (at(r, c), if mirrored { at(c, r) } else { usize::MAX })
-            })
-            .collect();
+        let mass = mass_places(&problem.mass, &col_ptr, &row_idx);
         let mut pair_start = vec![0];
         let mut pairs = Vec::new();
         for cols in row_cols().filter(|_| !full) {
@@ -298,6 +294,7 @@ impl Finish {
             best_r: vec![0.0; d * k + m],
             best_u: vec![0.0; d * k + m],
             best: f64::INFINITY,
+            polish: None,
         }
     }
 
@@ -348,6 +345,9 @@ impl Finish {
             r.copy_from_slice(&self.best_r);
             u.copy_from_slice(&self.best_u);
             error = self.best;
+        }
+        if error > tolerance && friction == Friction::Exact {
+            error = self.polish(given, tolerance, error, v, r, u);
         }
         let steps = self.steps;
         let status = if error <= tolerance {
@@ -404,6 +404,44 @@ impl Finish {
         if keep {
             self.keep(error, v, r, u);
         }
+        error
+    }
+
+    /// The polish ([`super::polish`]) from `(v, r, u)`, whose answer
+    /// replaces them where it is better; the error.
+    fn polish(
+        &mut self,
+        given: &IslandView,
+        tolerance: f64,
+        mut error: f64,
+        v: &mut [f64],
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> f64 {
+        let mut polish = self
+            .polish
+            .take()
+            .unwrap_or_else(|| Polish::build(given.problem));
+        polish.classify(given, &self.rho, r, u);
+        polish.start(v, r);
+        let n = v.len();
+        for _ in 0..polish::ROUNDS {
+            if !polish.solve(given, &self.rho) {
+                break;
+            }
+            let (pv, pr, pu) = polish.answer(n);
+            let polished = self.measure(given, Friction::Exact, pv, pr, pu);
+            if polished < error {
+                v.copy_from_slice(pv);
+                r.copy_from_slice(pr);
+                u.copy_from_slice(pu);
+                error = polished;
+            }
+            if error <= tolerance || !polish.reclassify(given, &self.rho, 0.1 * tolerance) {
+                break;
+            }
+        }
+        self.polish = Some(polish);
         error
     }
 

@@ -48,6 +48,7 @@
 mod augmented_lagrangian;
 mod finish;
 mod momentum;
+mod polish;
 mod text;
 
 use std::path::{Path, PathBuf};
@@ -342,6 +343,12 @@ pub struct VelocityProblem {
 pub const FINISH_SIZE: usize = finish::BUDGET_SIZE;
 
 impl VelocityProblem {
+    /// Velocities, rows per contact, contacts and bounded rows.
+    pub(crate) fn sizes(&self) -> (usize, usize, usize, usize) {
+        let d = self.rows.dimension;
+        (self.force.len(), d, self.mu.len(), self.bounded.len())
+    }
+
     /// Velocities plus impulses (the contacts' rows and the bounded rows).
     pub fn unknowns(&self) -> usize {
         self.force.len() + self.rows.dimension * self.mu.len() + self.bounded.len()

@@ -979,6 +979,46 @@ fn a_box_landing_on_four_corners_does_not_retry_a_stiffer_penalty_at_length() {
     assert!(a.u[3 * lifted[0]] > 0.0);
 }
 
+/// The bug: two boxes of a landing pile, one on four corners whose gap
+/// terms do not let all four keep `u_N = 0`, three of them sliding at
+/// 3e-8 m/s or less. The finish left the island at 1.6e-8 (1.1e-10 after
+/// 5,000 Newton steps): its residual is not smooth at the verge of
+/// sliding. Its pieces solved as smooth equations (the polish), one
+/// corner lifts and the law holds to round-off, checked here contact by
+/// contact, not by the library's measure.
+#[test]
+fn two_boxes_at_the_verge_of_sliding_with_a_corner_that_must_lift_are_solved() {
+    let text = include_str!("../data/two_boxes_at_the_verge_of_sliding.txt");
+    let a = solve_dumped(text);
+    let (p, _) = read_problem(text);
+    let u = contact_velocities(&p, &a.v);
+    let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let tol = 1e-10 * norm(&a.r).max(norm(&u));
+    for (i, &mu) in p.mu.iter().enumerate() {
+        let (r, w) = (&a.r[3 * i..3 * i + 3], &u[3 * i..3 * i + 3]);
+        let (rt, ut) = (r[1].hypot(r[2]), w[1].hypot(w[2]));
+        assert!(
+            r[0] >= -tol && w[0] >= -tol,
+            "contact {i}: r {r:?}, u {w:?}"
+        );
+        assert!(rt <= mu * r[0] + tol, "contact {i} outside its cone: {r:?}");
+        // Either no impulse, or closed (`u_N = 0`).
+        assert!(r[0].min(w[0]) <= tol, "contact {i}: r {r:?}, u {w:?}");
+        if ut > tol {
+            // Sliding: the impulse on the surface, against the motion.
+            for t in 1..3 {
+                let opposed = r[t] + mu * r[0] * w[t] / ut;
+                assert!(opposed.abs() <= tol, "contact {i}: r {r:?}, u {w:?}");
+            }
+        }
+    }
+    // One corner of the face carries nothing and separates.
+    let lifted = (0..4)
+        .filter(|&i| a.r[3 * i] <= tol && u[3 * i] > tol)
+        .count();
+    assert_eq!(lifted, 1, "r {:?}, u {u:?}", a.r);
+}
+
 /// Regression: a joint at its limit and at rest in a falling model (one
 /// frictionless row whose free velocity, impulse and velocity are all
 /// round-off, 1e-18) could not be solved below 1e-4 relative to that
