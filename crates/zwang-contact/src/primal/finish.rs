@@ -425,6 +425,7 @@ impl Finish {
         polish.classify(given, &self.rho, r, u);
         polish.start(v, r);
         let n = v.len();
+        let mut last = f64::INFINITY;
         for _ in 0..polish::ROUNDS {
             if !polish.solve(given, &self.rho) {
                 break;
@@ -437,9 +438,13 @@ impl Finish {
                 u.copy_from_slice(pu);
                 error = polished;
             }
-            if error <= tolerance || !polish.reclassify(given, &self.rho, 0.1 * tolerance) {
+            // Another round with the pieces that moved, or with the same
+            // ones while Newton's steps still gain.
+            let moved = error > tolerance && polish.reclassify(given, &self.rho, 0.1 * tolerance);
+            if error <= tolerance || (!moved && polished >= 0.5 * last) {
                 break;
             }
+            last = polished;
         }
         self.polish = Some(polish);
         error

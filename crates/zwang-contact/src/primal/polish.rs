@@ -17,7 +17,10 @@
 //! separating `r = 0` with `u_N >= 0`; a bounded row is at a bound
 //! (`r = lo` or `hi`) or free (`u = 0`). Each Newton step is cut where a
 //! contact first breaks its piece's inequality, and that contact takes
-//! the piece it enters (the ratio test of an active set method). The
+//! the piece it enters (the ratio test of an active set method; a
+//! contact that cycles there, sliding asking for a negative speed and
+//! sticking for an impulse outside the cone, is left sticking until the
+//! next round's check: the verge's degenerate case). The
 //! answer is checked on the law itself (the caller's measure); a contact
 //! that breaks its piece by more than a share of the tolerance takes the
 //! piece its projection gives, and the equations are solved again.
@@ -108,6 +111,11 @@ pub(super) struct Polish {
     bounded_direct: Vec<usize>,
     bounded_diagonal: Vec<usize>,
     pieces: Vec<Piece>,
+    /// Per contact, whether the ratio test leaves its cone alone (it
+    /// cycled between sticking and sliding at the verge), and the last
+    /// contact to change its piece.
+    pinned: Vec<bool>,
+    entered: Option<usize>,
     /// The unknowns `(v, r)`, the residual, the step, a trial point, the
     /// contact velocities `u` (contacts, then bounded rows), `M v` and
     /// `J^T r`.
@@ -217,6 +225,8 @@ impl Polish {
             bounded_direct,
             bounded_diagonal,
             pieces: vec![Piece::Open; k + m],
+            pinned: vec![false; k],
+            entered: None,
             x: vec![0.0; size],
             f: vec![0.0; size],
             step: vec![0.0; size],
@@ -274,6 +284,8 @@ impl Polish {
     /// zero). The answer (`v`, `r`, `u`) from [`Polish::answer`]. `false`
     /// when a Jacobian is singular.
     pub fn solve(&mut self, given: &IslandView, rho: &[f64]) -> bool {
+        self.pinned.fill(false);
+        self.entered = None;
         let mut norm = self.residual(given, true, rho);
         let mut newton = 0;
         for _ in 0..STEPS {
@@ -315,6 +327,13 @@ impl Polish {
                 for (x, s) in self.x.iter_mut().zip(&self.step) {
                     *x += cut * s;
                 }
+                if cut == 0.0 && piece == Piece::Stick && self.entered == Some(i) {
+                    // At the verge, sliding asks for a negative speed and
+                    // sticking for an impulse outside the cone: it sticks,
+                    // the cone left to the next round's check.
+                    self.pinned[i] = true;
+                }
+                self.entered = Some(i);
                 self.enter(given, i, piece);
                 norm = self.residual(given, true, rho);
                 continue;
@@ -411,7 +430,7 @@ impl Polish {
                         consider(-u.max(0.0) / du, i, Piece::Stick);
                     }
                 }
-                Piece::Stick => {
+                Piece::Stick if !self.pinned[i] => {
                     if let Some((t, piece)) = leaves_cone(problem.mu[i], ri, di, slack) {
                         consider(t, i, piece);
                     }
