@@ -422,8 +422,7 @@ impl Finish {
             .polish
             .take()
             .unwrap_or_else(|| Polish::build(given.problem));
-        polish.classify(given, &self.rho, r, u);
-        polish.start(v, r);
+        polish.start(given, &self.rho, v, r, u);
         let n = v.len();
         let mut last = f64::INFINITY;
         for _ in 0..polish::ROUNDS {

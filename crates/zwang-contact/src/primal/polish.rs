@@ -237,9 +237,12 @@ impl Polish {
         }
     }
 
-    /// Guesses each contact's piece from `(r, u)` by the projection the
-    /// law makes (`rho` per contact and bounded row, as the finish's).
-    pub fn classify(&mut self, given: &IslandView, rho: &[f64], r: &[f64], u: &[f64]) {
+    /// Starts the next solve from `(v, r)`, each contact's piece guessed
+    /// from `(r, u)` by the projection the law makes (`rho` per contact and
+    /// bounded row, as the finish's), a sliding one's speed from `u`.
+    pub fn start(&mut self, given: &IslandView, rho: &[f64], v: &[f64], r: &[f64], u: &[f64]) {
+        self.x[..v.len()].copy_from_slice(v);
+        self.x[v.len()..v.len() + r.len()].copy_from_slice(r);
         let problem = given.problem;
         let (d, k) = (problem.rows.dimension, problem.mu.len());
         let (n, m) = (problem.force.len(), problem.bounded.len());
@@ -265,13 +268,6 @@ impl Polish {
             let x = r[d * k + j] - rho[k + j] * u[d * k + j];
             self.pieces[k + j] = bounded_piece(problem, j, x);
         }
-    }
-
-    /// Starts the next solve from `(v, r)`.
-    pub fn start(&mut self, v: &[f64], r: &[f64]) {
-        let n = v.len();
-        self.x[..n].copy_from_slice(v);
-        self.x[n..n + r.len()].copy_from_slice(r);
     }
 
     /// Newton's method on the pieces' equations from the last answer (or
@@ -342,24 +338,27 @@ impl Polish {
             newton += 1;
             self.trial.copy_from_slice(&self.x);
             let mut t = 1.0;
-            let mut accepted = false;
+            let mut accepted = None;
             for _ in 0..HALVINGS {
                 for ((x, s), y) in self.x.iter_mut().zip(&self.step).zip(&self.trial) {
                     *x = y + t * s;
                 }
                 let tried = self.residual(given, false, rho);
                 if tried < norm {
-                    accepted = true;
+                    accepted = Some(tried);
                     break;
                 }
                 t *= 0.5;
             }
-            if !accepted {
+            let Some(tried) = accepted else {
+                // Back to the last point, `u` with it.
                 self.x.copy_from_slice(&self.trial);
-                self.residual(given, true, rho);
+                self.residual(given, false, rho);
                 break;
-            }
-            norm = self.residual(given, true, rho);
+            };
+            // `F` and `u` are the accepted point's: only the Jacobian is new.
+            norm = tried;
+            self.jacobian(given, rho);
         }
         true
     }
