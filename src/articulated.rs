@@ -202,19 +202,21 @@ impl ArticulatedReport {
 
 /// What an event-driven run is checked against at its samples: the
 /// largest limit violation, and the geoms' overlaps (the method does not
-/// hold contacts between geoms: it must say when two meet); the caller's
-/// observer is handed every sample and event.
+/// hold contacts between geoms: it must say when two meet, and end the
+/// run there); the caller's observer is handed every sample and event.
 struct Watch<'a> {
     mechanism: &'a ArticulatedMechanism,
     worst: f64,
     overlaps: Overlaps<'a>,
     /// The deepest overlap seen, m.
     deepest: f64,
-    /// The first sample with an overlap beyond the stepper's tolerance:
-    /// its time and geoms.
-    met: Option<(f64, [usize; 2])>,
-    /// A failure of the collision check itself.
-    error: Option<String>,
+    /// Why the run cannot go on: the first sample with an overlap beyond
+    /// the stepper's tolerance (its geoms and time), or a failure of the
+    /// collision check itself.
+    stop: Option<String>,
+    /// The model (the geoms' names) and the start's time.
+    model: &'a Articulated,
+    start_time: f64,
     observer: &'a mut dyn Observer,
 }
 
@@ -224,13 +226,22 @@ impl Watch<'_> {
         match self.overlaps.deepest(q) {
             Ok(Some(touch)) => {
                 self.deepest = self.deepest.max(touch.depth);
-                if touch.depth > StepSettings::default().penetration_tolerance {
-                    self.met.get_or_insert((t, touch.geoms));
+                if touch.depth > StepSettings::default().penetration_tolerance
+                    && self.stop.is_none()
+                {
+                    let [a, b] = touch.geoms;
+                    self.stop = Some(format!(
+                        "geoms {} and {} met at t = {} s: the event-driven method does not hold \
+                         contacts between geoms yet (--stepping timestep does)",
+                        self.model.geoms[a].name,
+                        self.model.geoms[b].name,
+                        self.start_time + t
+                    ));
                 }
             }
             Ok(None) => {}
             Err(e) => {
-                self.error.get_or_insert(e.to_string());
+                self.stop.get_or_insert(e.to_string());
             }
         }
     }
@@ -250,6 +261,9 @@ impl Observer for Watch<'_> {
     fn progress(&mut self, t: f64, duration: f64) {
         self.observer.progress(t, duration);
     }
+    fn halt(&self) -> Option<String> {
+        self.stop.clone()
+    }
 }
 
 /// The samples an event-driven run checks the limits at.
@@ -260,8 +274,8 @@ const LIMIT_SAMPLES: f64 = 10_000.0;
 /// are its contacts; `max_limit_violation` and `max_penetration` are
 /// measured at 10,000 samples of the run and at its end. Contacts between
 /// geoms are not held by this method yet: a run in which two geoms meet
-/// (overlap beyond the time stepper's penetration tolerance) fails,
-/// naming them and the time.
+/// (overlap beyond the time stepper's penetration tolerance) ends at the
+/// first sample where they do, failed, naming them and the time.
 pub fn run_event(
     model: &Articulated,
     start: &Start,
@@ -303,27 +317,18 @@ pub fn run_event_with(
         worst: 0.0,
         overlaps: Overlaps::new(model).map_err(|e| e.to_string())?,
         deepest: 0.0,
-        met: None,
-        error: None,
+        stop: None,
+        model,
+        start_time: start.time,
         observer,
     };
     let out = simulate(&mechanism, duration, &settings, &mut watch);
     watch.check(out.time, &out.q);
     let mut finished = out.status == Status::Finished;
     let mut reason = out.reason.clone();
-    if let Some(e) = watch.error.take() {
+    if let Some(stop) = watch.stop.take() {
         finished = false;
-        reason.get_or_insert(e);
-    }
-    if let Some((t, [a, b])) = watch.met {
-        finished = false;
-        reason.get_or_insert(format!(
-            "geoms {} and {} met at t = {} s: the event-driven method does not hold \
-             contacts between geoms yet (--stepping timestep does)",
-            model.geoms[a].name,
-            model.geoms[b].name,
-            start.time + t
-        ));
+        reason.get_or_insert(stop);
     }
     Ok(ArticulatedReport {
         status: if finished { "finished" } else { "failed" }.into(),

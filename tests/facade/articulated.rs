@@ -298,11 +298,12 @@ fn a_simulation_advanced_in_pieces_with_a_control_loop_matches_closed_forms() {
 
 /// Regression: the event-driven method let geoms pass through each other
 /// and reported the run finished, `max_penetration` 0 (a walker fell
-/// 19.6 m through its floor). It does not hold contacts between geoms:
-/// the run must fail, naming the geoms and the time they met (the closed
-/// form of the fall), with the overlap measured at its samples (the ball
-/// ends below the slab, overlapping nothing), while the time stepper
-/// lands the ball on the slab.
+/// 19.6 m through its floor); then it failed the run but went on to its
+/// end, reporting a humanoid 1 m under its floor as the final state. It
+/// does not hold contacts between geoms: the run must fail, naming the
+/// geoms and the time they met (the closed form of the fall), and end
+/// there, the ball on the slab's face to a sample's travel, while the
+/// time stepper lands the ball on the slab.
 #[test]
 fn geoms_the_event_driven_method_lets_meet_fail_the_run() {
     use zwang::articulated::{load, run_event, run_steps, start_of};
@@ -331,10 +332,18 @@ fn geoms_the_event_driven_method_lets_meet_fail_the_run() {
         .expect("the time in the reason");
     // Samples every 1e-4 s; an overlap counts beyond 1e-6 m.
     assert!(at >= meet && at <= meet + 1.1e-4, "met at {at}, not {meet}");
-    assert!(through.qpos[2] < -4.0, "the ball ends below the slab");
-    // Its centre crossed the slab: the deepest overlap is its radius
-    // plus half the slab, to a sample's travel (0.001 m at 10 m/s).
-    assert!((through.max_penetration - 0.06).abs() < 1e-3);
+    // The run ends at that sample: the ball's centre a radius above the
+    // slab's face (0.01 m), overlapping it by at most a sample's travel
+    // (3e-4 m at 2.94 m/s), and moving at the speed of the fall.
+    assert_eq!(through.time, at);
+    let depth = 0.06 - through.qpos[2];
+    assert!(depth > 1e-6 && depth < 3e-4, "overlap {depth}");
+    assert!((through.max_penetration - depth).abs() < 1e-12);
+    assert!(
+        (through.qvel[2] + G * at).abs() < 1e-8,
+        "{}",
+        through.qvel[2]
+    );
 
     let landed = run_steps(&model, &start, 1.0, None, &ignored).unwrap();
     assert_eq!(landed.status, "finished");

@@ -133,6 +133,13 @@ pub trait Observer {
     fn progress(&mut self, t: f64, duration: f64) {
         let _ = (t, duration);
     }
+    /// Why the run cannot go on past the sample just handed to
+    /// [`Observer::sample`] (the observer checks what the method does not
+    /// hold): the run then ends there, failed with that reason, its state
+    /// the sample's. Default: it goes on.
+    fn halt(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An observer that ignores everything.

@@ -53,6 +53,12 @@ impl<'m, M: Mechanism> Run<'m, M> {
         let contacts = self.contact_samples(true, t, &y);
         let (q, v) = y.split_at(self.nq);
         observer.sample(t, q, v, &contacts);
+        if let Some(reason) = observer.halt() {
+            // The run ends at the sample, not at the end of its step.
+            self.t = t;
+            self.y.copy_from_slice(&y);
+            return Err(Stop::Failed(reason));
+        }
         Ok(())
     }
 
