@@ -6,15 +6,16 @@
 //! - `floor/N`: the chain lying on a floor, the links touching it (exact
 //!   Coulomb friction), not each other;
 //! - `event/N`: the event-driven method on `free/N` at 1e-8, per
-//!   right-hand-side evaluation (a run of 10 us over its evaluations: the
-//!   long chain's stiffness takes many).
+//!   right-hand-side evaluation (a run of 10 us over its evaluations,
+//!   its start included: the start's projection factors `M`).
 //!
 //! The bar is 1,000 links at most 12x the cost of 100. A chain's
 //! `M` is dense (every link moves all the links after it): forming it is
 //! quadratic and factoring it cubic in the links (`crates/zwang-tree`'s
-//! notes). A contact-free step needs neither (the articulated-body
-//! recursion, linear); a step with contacts and the event-driven method
-//! do; `docs/benchmarks.md` has the measured ratios.
+//! notes). A contact-free step or evaluation needs neither (the
+//! articulated-body recursion, linear); a step with contacts and the
+//! event-driven method's start do; `docs/benchmarks.md` has the measured
+//! ratios.
 
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]

@@ -147,6 +147,22 @@ pub trait InstantWriter {
         modes: &[ContactState],
         instant: &mut Instant,
     ) -> Result<(), ModelError>;
+    /// The accelerations `M^-1 Q` at `(t, q, v)` into `a`, where the modes
+    /// leave the instant without a row and the mechanism has a cheaper way
+    /// to them than forming and factoring `M` (a tree's articulated-body
+    /// recursion, linear in its dofs where `M`'s factor is cubic along a
+    /// chain). `None`: the instant is written and solved. Default `None`.
+    fn free_acceleration(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactState],
+        a: &mut [f64],
+    ) -> Option<Result<(), ModelError>> {
+        let _ = (t, q, v, modes, a);
+        None
+    }
     /// The position-level values of the rows of the instant written for
     /// `modes`: joint violations (then zero for sticking rows) in `eq`,
     /// gaps of the closed contacts in `ineq`.

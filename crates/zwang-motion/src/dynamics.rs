@@ -107,6 +107,9 @@ pub struct Dynamics<'m, M: Mechanism> {
     /// Solves done, and the time spent in them.
     pub(crate) solves: usize,
     pub(crate) solve_time: Duration,
+    /// Whether the last solve was the mechanism's own `M^-1 Q` (no rows;
+    /// the instant not written).
+    free: bool,
 }
 
 impl<'m, M: Mechanism> Dynamics<'m, M> {
@@ -137,6 +140,7 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             painleve_state: Vec::with_capacity(q.len() + v.len()),
             solves: 0,
             solve_time: Duration::ZERO,
+            free: false,
         })
     }
 
@@ -168,8 +172,33 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
         &self.modes
     }
 
-    /// Writes and solves the instant at `(t, q, v)`.
+    /// Writes and solves the instant at `(t, q, v)`; without rows, takes
+    /// the mechanism's own `M^-1 Q` where it has one.
     pub fn solve(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), DynamicsError> {
+        let start = Clock::now();
+        self.free = false;
+        if !self.frictional
+            && self.instant.equalities().is_empty()
+            && self.instant.inequalities().is_empty()
+        {
+            self.solution.reset(&self.instant);
+            let a = &mut self.solution.acceleration;
+            if let Some(result) = self.model.free_acceleration(t, q, v, &self.modes, a) {
+                result?;
+                self.solution.status = Status::Solved;
+                self.solution.backend = "articulated";
+                self.solve_time += start.elapsed();
+                self.solves += 1;
+                self.free = true;
+                self.accel_scale = self
+                    .solution
+                    .acceleration
+                    .iter()
+                    .fold(1.0f64, |m, x| m.max(x.abs()));
+                self.viscous.fill(0.0);
+                return Ok(());
+            }
+        }
         self.model
             .update_instant(t, q, v, &self.modes, &mut self.instant)?;
         let start = Clock::now();
@@ -360,7 +389,13 @@ impl<M: Mechanism> OdeSystem for Dynamics<'_, M> {
         // on two corners has an angular acceleration of 3e-14 rad/s^2 from
         // corner forces whose moments are 147 rad/s^2 each, and that noise
         // held a rest of 1e4 s to 4,000 steps.
-        self.write_term_scale();
+        // The mechanism's own `M^-1 Q` leaves the instant unwritten: the
+        // accelerations' own scale then.
+        if self.free {
+            self.term_scale.fill(0.0);
+        } else {
+            self.write_term_scale();
+        }
         for (a, s) in dv.iter_mut().zip(&self.term_scale) {
             if a.abs() <= 1e-14 * self.accel_scale.max(*s) {
                 *a = 0.0;

@@ -40,6 +40,10 @@ struct Scratch {
     mass: Vec<f64>,
     /// The bias `c(q, v)`.
     bias: Vec<f64>,
+    /// The forces `Q` and the articulated-body recursion's extra
+    /// diagonal (zero) for [`InstantWriter::free_acceleration`].
+    force: Vec<f64>,
+    zeros: Vec<f64>,
 }
 
 /// An [`Articulated`] model, its start and its (constant) controls, as a
@@ -150,6 +154,8 @@ impl ArticulatedMechanism {
             ws: tree.workspace(),
             mass: vec![0.0; layout_of.len()],
             bias: vec![0.0; tree.nv()],
+            force: vec![0.0; tree.nv()],
+            zeros: vec![0.0; tree.nv()],
         };
         Ok(ArticulatedMechanism {
             addresses,
@@ -203,7 +209,7 @@ impl ArticulatedMechanism {
     fn evaluate(&self, q: &[f64], v: &[f64], force: &mut [f64]) -> Result<(), ModelError> {
         let tree = &self.model.tree;
         let mut guard = self.lock();
-        let Scratch { ws, mass, bias } = &mut *guard;
+        let Scratch { ws, mass, bias, .. } = &mut *guard;
         tree.positions(ws, q).map_err(tree_error)?;
         tree.velocities(ws, v).map_err(tree_error)?;
         tree.mass_matrix(ws).map_err(tree_error)?;
@@ -390,6 +396,39 @@ impl InstantWriter for ArticulatedMechanism {
         let guard = self.lock();
         instant.set_mass_values(&guard.mass)?;
         Ok(())
+    }
+    fn free_acceleration(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        modes: &[ContactState],
+        a: &mut [f64],
+    ) -> Option<Result<(), ModelError>> {
+        if !self.couplings.is_empty() || modes.iter().any(|m| m.is_closed()) {
+            return None;
+        }
+        let tree = &self.model.tree;
+        let mut guard = self.lock();
+        let Scratch {
+            ws,
+            bias,
+            force,
+            zeros,
+            ..
+        } = &mut *guard;
+        let mut solve = || {
+            tree.positions(ws, q)?;
+            tree.velocities(ws, v)?;
+            tree.bias(ws, bias)?;
+            for (f, c) in force.iter_mut().zip(bias.iter()) {
+                *f = -c;
+            }
+            self.model
+                .add_forces(ws, &self.addresses, q, v, &self.ctrl, true, force)?;
+            tree.solve_articulated(ws, zeros, force, a)
+        };
+        Some(solve().map_err(tree_error))
     }
     fn violations(
         &self,

@@ -1476,3 +1476,89 @@ fn the_event_driven_method_refuses_equalities_and_tendon_limits_by_name() {
     let e = refused(ball_on_a_string(0.2, 0.3));
     assert!(e.contains("tendon[string].range"), "{e}");
 }
+
+/// The event-driven method takes a contact-free instant's accelerations
+/// from the tree's articulated-body recursion (linear in the dofs) instead
+/// of forming and factoring `M` (cubic along a chain): they must be the
+/// instant's `M^-1 Q`, on a tree with every joint kind (free, ball,
+/// hinge, slide), armature, damping, springs and a motor, at a moving
+/// state; and with a limit closed the instant is solved as before.
+#[test]
+fn the_articulated_body_accelerations_are_the_instants() {
+    use zwang_model::{ContactState, Contacts, InstantWriter};
+    let torso = body(
+        "torso",
+        None,
+        [0.0, 0.0, 1.0],
+        3.0,
+        [0.01, -0.02, 0.03],
+        [0.2, 0.3, 0.25],
+        vec![Joint::free("root")],
+    );
+    let arm = body(
+        "arm",
+        Some(0),
+        [0.1, 0.2, 0.0],
+        1.2,
+        [0.0, 0.0, -0.15],
+        [0.02, 0.03, 0.01],
+        vec![Joint::ball("shoulder", [0.0; 3]).with_armature(0.01)],
+    );
+    let hand = body(
+        "hand",
+        Some(1),
+        [0.0, 0.0, -0.3],
+        0.5,
+        [0.05, 0.0, -0.05],
+        [0.004, 0.005, 0.003],
+        vec![
+            Joint::hinge("wrist", [0.6, 0.8, 0.0], [0.0; 3]).with_armature(0.05),
+            Joint::slide("reach", [0.0, 0.6, 0.8]),
+        ],
+    );
+    let mut model = articulated(vec![torso, arm, hand], [0.0, 0.0, -G], Vec::new());
+    model.joints[1].damping = 0.4;
+    model.joints[2].damping = 0.2;
+    model.joints[2].stiffness = 3.0;
+    model.joints[3].stiffness = 5.0;
+    model.joints[3].springref = 0.1;
+    model.joints[2].range = Some([-1.0, 1.0]);
+    model.actuators.push(motor(2, 2.0));
+    let tree = &model.tree;
+    let (nq, nv) = (tree.nq(), tree.nv());
+    assert_eq!((nq, nv), (7 + 4 + 2, 6 + 3 + 2));
+    let norm = |x: [f64; 4]| {
+        let n = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+        x.map(|a| a / n)
+    };
+    let mut q = vec![0.2, -0.1, 1.3];
+    q.extend(norm([0.9, 0.1, -0.2, 0.3]));
+    q.extend(norm([0.8, -0.3, 0.4, 0.1]));
+    q.extend([0.7, 0.05]);
+    let v: Vec<f64> = (0..nv).map(|i| 0.3 * (1.0 + i as f64).sin()).collect();
+    let mechanism = ArticulatedMechanism::new(model, q.clone(), v.clone(), vec![0.7]).unwrap();
+    let open = vec![ContactState::OPEN; mechanism.contacts()];
+    assert!(!open.is_empty(), "the wrist's limits are contacts");
+
+    let (mut instant, _) = mechanism.build_instant(0.0, &q, &v, &open).unwrap();
+    mechanism
+        .update_instant(0.0, &q, &v, &open, &mut instant)
+        .unwrap();
+    let mut want = instant.force().to_vec();
+    instant.mass_factor().unwrap().solve_in_place(&mut want);
+    let mut got = vec![0.0; nv];
+    mechanism
+        .free_acceleration(0.0, &q, &v, &open, &mut got)
+        .expect("contact-free: the recursion's answer")
+        .unwrap();
+    let scale = want.iter().fold(1.0f64, |m, a| m.max(a.abs()));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() < 1e-12 * scale, "dof {i}: {g} against {w}");
+    }
+
+    let mut closed = open.clone();
+    closed[0] = ContactState::STICK;
+    assert!(mechanism
+        .free_acceleration(0.0, &q, &v, &closed, &mut got)
+        .is_none());
+}
