@@ -175,56 +175,38 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
     /// Writes and solves the instant at `(t, q, v)`; without rows, takes
     /// the mechanism's own `M^-1 Q` where it has one.
     pub fn solve(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), DynamicsError> {
-        let start = Clock::now();
-        self.free = false;
-        if !self.frictional
-            && self.instant.equalities().is_empty()
-            && self.instant.inequalities().is_empty()
-        {
-            self.solution.reset(&self.instant);
-            let a = &mut self.solution.acceleration;
-            if let Some(result) = self.model.free_acceleration(t, q, v, &self.modes, a) {
-                result?;
-                self.solution.status = Status::Solved;
-                self.solution.backend = "articulated";
-                self.solve_time += start.elapsed();
-                self.solves += 1;
-                self.free = true;
-                self.accel_scale = self
-                    .solution
-                    .acceleration
-                    .iter()
-                    .fold(1.0f64, |m, x| m.max(x.abs()));
-                self.viscous.fill(0.0);
-                return Ok(());
-            }
-        }
-        self.model
-            .update_instant(t, q, v, &self.modes, &mut self.instant)?;
-        let start = Clock::now();
-        let status = if self.frictional {
-            let answer = self.coulomb.get_or_insert_with(Variational::default);
-            self.variational
-                .get_or_insert_with(|| Box::new(VariationalSolver::new()))
-                .solve_into(&self.instant, answer);
-            let status = answer.solution.status;
-            let painleve = match answer.answers {
-                Answers::None if answer.frictionless_feasible => Some(true),
-                Answers::Several => Some(false),
-                _ => None,
-            };
-            if let Some(inconsistent) = painleve {
-                self.solve_time += start.elapsed();
-                self.painleve_time = t;
-                self.painleve_state.clear();
-                self.painleve_state.extend_from_slice(q);
-                self.painleve_state.extend_from_slice(v);
-                return Err(DynamicsError::Painleve { inconsistent });
-            }
-            status
+        let mut start = Clock::now();
+        self.free = self.free_acceleration(t, q, v)?;
+        let status = if self.free {
+            Status::Solved
         } else {
-            self.backend.solve_into(&self.instant, &mut self.solution);
-            self.solution.status
+            self.model
+                .update_instant(t, q, v, &self.modes, &mut self.instant)?;
+            start = Clock::now();
+            if self.frictional {
+                let answer = self.coulomb.get_or_insert_with(Variational::default);
+                self.variational
+                    .get_or_insert_with(|| Box::new(VariationalSolver::new()))
+                    .solve_into(&self.instant, answer);
+                let status = answer.solution.status;
+                let painleve = match answer.answers {
+                    Answers::None if answer.frictionless_feasible => Some(true),
+                    Answers::Several => Some(false),
+                    _ => None,
+                };
+                if let Some(inconsistent) = painleve {
+                    self.solve_time += start.elapsed();
+                    self.painleve_time = t;
+                    self.painleve_state.clear();
+                    self.painleve_state.extend_from_slice(q);
+                    self.painleve_state.extend_from_slice(v);
+                    return Err(DynamicsError::Painleve { inconsistent });
+                }
+                status
+            } else {
+                self.backend.solve_into(&self.instant, &mut self.solution);
+                self.solution.status
+            }
         };
         self.solve_time += start.elapsed();
         self.solves += 1;
@@ -247,6 +229,27 @@ impl<'m, M: Mechanism> Dynamics<'m, M> {
             };
         }
         Ok(())
+    }
+
+    /// Writes `M^-1 Q` into the solution by the mechanism's own means
+    /// ([`zwang_model::InstantWriter::free_acceleration`]) where the instant has no row
+    /// and the mechanism has them; whether it did (the instant is then
+    /// not written).
+    fn free_acceleration(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<bool, DynamicsError> {
+        let instant = &self.instant;
+        if self.frictional || !instant.equalities().is_empty() || !instant.inequalities().is_empty()
+        {
+            return Ok(false);
+        }
+        self.solution.reset(instant);
+        let a = &mut self.solution.acceleration;
+        let Some(result) = self.model.free_acceleration(t, q, v, &self.modes, a) else {
+            return Ok(false);
+        };
+        result?;
+        self.solution.status = Status::Solved;
+        self.solution.backend = "articulated";
+        Ok(true)
     }
 
     /// The last solution.

@@ -210,20 +210,35 @@ impl ArticulatedMechanism {
         let tree = &self.model.tree;
         let mut guard = self.lock();
         let Scratch { ws, mass, bias, .. } = &mut *guard;
-        tree.positions(ws, q).map_err(tree_error)?;
-        tree.velocities(ws, v).map_err(tree_error)?;
+        self.forces(ws, bias, q, v, force).map_err(tree_error)?;
         tree.mass_matrix(ws).map_err(tree_error)?;
-        tree.bias(ws, bias).map_err(tree_error)?;
         let layout = ws.mass();
         for (m, &k) in mass.iter_mut().zip(&self.layout_of) {
             *m = layout[k];
         }
+        Ok(())
+    }
+
+    /// The tree's kinematics at `(q, v)` into `ws` and the forces
+    /// `Q = -c(q, v) + ` joint, spring, damping and actuator forces into
+    /// `force` (`bias` holds `c`).
+    fn forces(
+        &self,
+        ws: &mut Workspace,
+        bias: &mut [f64],
+        q: &[f64],
+        v: &[f64],
+        force: &mut [f64],
+    ) -> Result<(), zwang_tree::TreeError> {
+        let tree = &self.model.tree;
+        tree.positions(ws, q)?;
+        tree.velocities(ws, v)?;
+        tree.bias(ws, bias)?;
         for (f, c) in force.iter_mut().zip(bias.iter()) {
             *f = -c;
         }
         self.model
             .add_forces(ws, &self.addresses, q, v, &self.ctrl, true, force)
-            .map_err(tree_error)
     }
 }
 
@@ -417,18 +432,10 @@ impl InstantWriter for ArticulatedMechanism {
             zeros,
             ..
         } = &mut *guard;
-        let mut solve = || {
-            tree.positions(ws, q)?;
-            tree.velocities(ws, v)?;
-            tree.bias(ws, bias)?;
-            for (f, c) in force.iter_mut().zip(bias.iter()) {
-                *f = -c;
-            }
-            self.model
-                .add_forces(ws, &self.addresses, q, v, &self.ctrl, true, force)?;
-            tree.solve_articulated(ws, zeros, force, a)
-        };
-        Some(solve().map_err(tree_error))
+        let solved = self
+            .forces(ws, bias, q, v, force)
+            .and_then(|()| tree.solve_articulated(ws, zeros, force, a));
+        Some(solved.map_err(tree_error))
     }
     fn violations(
         &self,
