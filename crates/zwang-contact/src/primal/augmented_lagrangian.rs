@@ -7,7 +7,7 @@ use sprs::CsMat;
 use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use super::finish::{self, Finish, IslandView};
-use super::momentum::{dynamics_residual, symmetric_product};
+use super::momentum::{dynamics_residual, MassView};
 use super::{bounded_error, BoundedRows, VelocityProblem};
 use crate::error::{components, cone_derivative, project_on_cone, set_components, ConePiece};
 use crate::pattern::{compress, newton_is_full, place, place_in_full_triangle, DENSE_UP_TO};
@@ -134,9 +134,9 @@ struct Newton {
     /// Whether the triangle is full ([`crate::pattern::newton_is_full`]):
     /// a pair's place is then computed.
     full: bool,
-    /// A small full triangle's factor, dense (faer's blocked Cholesky on
-    /// the lower triangle), in place of `factor`.
-    dense: Option<DenseCholesky>,
+    /// A small full triangle's matrix and factor, dense, in place of
+    /// `values` and `factor`.
+    dense: Option<Dense>,
     /// Whether `M` is diagonal (its inverse is then applied directly).
     diagonal: bool,
     /// `M`'s diagonal.
@@ -202,7 +202,14 @@ impl Newton {
         // factorization's triangle in that order is what is factored.
         let (col_ptr, row_idx) = compress(n, &entries);
         let upper = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let order = SparseCholesky::fill_reducing_order(upper);
+        // A full triangle has no fill to reduce: a dense island keeps the
+        // problem's order.
+        let dense = full && n <= DENSE_UP_TO;
+        let order = if dense {
+            (0..n).collect()
+        } else {
+            SparseCholesky::fill_reducing_order(upper)
+        };
         let mut position = vec![0; n];
         for (new, &old) in order.iter().enumerate() {
             position[old] = new;
@@ -222,7 +229,7 @@ impl Newton {
         }
         let (upper_ptr, upper_idx) = compress(n, &entries);
         let ordered = SymbolicSparseColMatRef::new_checked(n, n, &upper_ptr, None, &upper_idx);
-        let factor = SparseCholesky::analyze_in_order(ordered, supernodal);
+        let factor = (!dense).then(|| SparseCholesky::analyze_in_order(ordered, supernodal));
         if lower {
             for e in &mut entries {
                 *e = (e.1, e.0);
@@ -244,8 +251,8 @@ impl Newton {
             diagonal,
             full,
             mass_diagonal: vec![0.0; n],
-            factor: Some(factor),
-            dense: (full && n <= DENSE_UP_TO).then(|| DenseCholesky::new(n)),
+            factor,
+            dense: dense.then(|| Dense::new(n)),
             ..Newton::default()
         };
         newton.mass = problem
@@ -278,7 +285,8 @@ impl Newton {
     /// Writes `M + sum rho_i J_i^T D_i J_i` and factors it, `D_i` the
     /// projection's derivative at `points[i]`, on `pieces[i]` (the
     /// contacts', then the bounded rows', whose `D` is 1 inside their box
-    /// and 0 clamped).
+    /// and 0 clamped); a dense island's on the `M` last loaded
+    /// ([`Newton::load_mass`]).
     fn factor(
         &mut self,
         problem: &VelocityProblem,
@@ -286,62 +294,18 @@ impl Newton {
         pieces: &[ConePiece],
         points: &[[f64; 3]],
     ) -> Result<(), GlobalError> {
-        self.values.fill(0.0);
-        for (&place, &value) in self.mass.iter().zip(problem.mass.data()) {
-            if place != usize::MAX {
-                self.values[place] += value;
-            }
+        if let Some(dense) = &mut self.dense {
+            // The lower triangle on the loaded `M`: a row's entries in
+            // increasing columns write down a column.
+            let (n, a) = (dense.n, &mut dense.assembled);
+            a.copy_from_slice(&dense.mass);
+            for_each_term(problem, rho, pieces, points, |_, _, ca, cb, value| {
+                a[ca.min(cb) * n + ca.max(cb)] += value;
+            });
+        } else {
+            self.assemble(problem, rho, pieces, points);
         }
-        let rows = &problem.rows;
-        let k = rows.contacts();
-        for (i, &piece) in pieces[..k].iter().enumerate() {
-            if piece == ConePiece::Apex {
-                continue;
-            }
-            let d = cone_derivative(problem.mu[i], points[i], piece);
-            let (s, e) = (rows.start[i], rows.start[i + 1]);
-            let mut p = if self.full { 0 } else { self.pair_start[i] };
-            for a in s..e {
-                let ea = rows.entry(a);
-                let left: [f64; 3] =
-                    std::array::from_fn(|c| ea[0] * d[0][c] + ea[1] * d[1][c] + ea[2] * d[2][c]);
-                for b in a..e {
-                    let eb = rows.entry(b);
-                    let value = left[0] * eb[0] + left[1] * eb[1] + left[2] * eb[2];
-                    // Two entries of one column land on the diagonal as
-                    // both `(a, b)` and `(b, a)`.
-                    let twice = if b != a && rows.cols[a] == rows.cols[b] {
-                        2.0
-                    } else {
-                        1.0
-                    };
-                    let at = self.pair(p, rows.cols[a], rows.cols[b]);
-                    self.values[at] += twice * rho[i] * value;
-                    p += 1;
-                }
-            }
-        }
-        let bounded = &problem.bounded;
-        for (j, &piece) in pieces[k..].iter().enumerate() {
-            if piece != ConePiece::Inside {
-                continue;
-            }
-            let mut p = if self.full { 0 } else { self.pair_start[k + j] };
-            let entries = bounded.entries(j);
-            for a in entries.clone() {
-                for b in a..entries.end {
-                    let twice = if b != a && bounded.cols[a] == bounded.cols[b] {
-                        2.0
-                    } else {
-                        1.0
-                    };
-                    let at = self.pair(p, bounded.cols[a], bounded.cols[b]);
-                    self.values[at] += twice * rho[k + j] * bounded.values[a] * bounded.values[b];
-                    p += 1;
-                }
-            }
-        }
-        let n = self.col_ptr.len() - 1;
+        let n = self.position.len();
         let mut shift = 0.0;
         loop {
             let Err(index) = self.try_factor() else {
@@ -363,11 +327,61 @@ impl Newton {
             } else {
                 100.0 * shift
             };
-            for j in 0..n {
-                let at = self.place(j, j);
-                self.values[at] *= (1.0 + next) / (1.0 + shift);
+            let ratio = (1.0 + next) / (1.0 + shift);
+            match &mut self.dense {
+                Some(dense) => dense.scale_diagonal(ratio),
+                None => {
+                    for j in 0..n {
+                        let at = self.place(j, j);
+                        self.values[at] *= ratio;
+                    }
+                }
             }
             shift = next;
+        }
+    }
+
+    /// Writes `M + sum rho_i J_i^T D_i J_i` into `values` (the sparse
+    /// factorization's triangle).
+    fn assemble(
+        &mut self,
+        problem: &VelocityProblem,
+        rho: &[f64],
+        pieces: &[ConePiece],
+        points: &[[f64; 3]],
+    ) {
+        self.values.fill(0.0);
+        for (&place, &value) in self.mass.iter().zip(problem.mass.data()) {
+            if place != usize::MAX {
+                self.values[place] += value;
+            }
+        }
+        let mut values = std::mem::take(&mut self.values);
+        for_each_term(problem, rho, pieces, points, |row, q, a, b, value| {
+            let p = if self.full {
+                0
+            } else {
+                self.pair_start[row] + q
+            };
+            values[self.pair(p, a, b)] += value;
+        });
+        self.values = values;
+    }
+
+    /// `problem`'s `M` to multiply by: a dense island's as loaded.
+    fn view<'a>(&'a self, problem: &'a VelocityProblem) -> MassView<'a> {
+        MassView {
+            mass: &problem.mass,
+            places: &self.mass,
+            dense: self.dense.as_ref().map(|d| d.mass.as_slice()),
+        }
+    }
+
+    /// Loads `problem`'s `M` for the factorizations of a solve (a dense
+    /// island's: the sparse triangle is written whole at each).
+    fn load_mass(&mut self, problem: &VelocityProblem) {
+        if let Some(dense) = &mut self.dense {
+            dense.load_mass(problem, &self.mass);
         }
     }
 
@@ -376,14 +390,6 @@ impl Newton {
     fn try_factor(&mut self) -> Result<(), usize> {
         let n = self.col_ptr.len() - 1;
         if let Some(dense) = &mut self.dense {
-            // The full triangle, by compressed columns, into the lower one.
-            for c in 0..n {
-                let column = &self.values[self.col_ptr[c]..self.col_ptr[c + 1]];
-                for (k, &value) in column.iter().enumerate() {
-                    let (r, c) = if self.lower { (c + k, c) } else { (c, k) };
-                    dense.factor[(r, c)] = value;
-                }
-            }
             return dense.factor_in_place();
         }
         let symbolic =
@@ -397,57 +403,146 @@ impl Newton {
 
     /// `x = A^-1 x` with the last factor `A`, through the factor's order.
     fn solve(&mut self, x: &mut [f64]) {
+        if let Some(dense) = &self.dense {
+            // In the problem's order.
+            dense.solve_in_place(x);
+            return;
+        }
         for (p, &old) in self.permuted.iter_mut().zip(&self.order) {
             *p = x[old];
         }
-        match &mut self.dense {
-            Some(dense) => dense.solve_in_place(&mut self.permuted),
-            None => self
-                .factor
-                .as_mut()
-                .expect("analysed")
-                .solve_in_place(&mut self.permuted),
-        }
+        self.factor
+            .as_mut()
+            .expect("analysed")
+            .solve_in_place(&mut self.permuted);
         for (p, &old) in self.permuted.iter().zip(&self.order) {
             x[old] = *p;
         }
     }
 }
 
-/// faer's dense `L L^T` in place, with its working memory.
-struct DenseCholesky {
-    factor: faer::Mat<f64>,
-    scratch: faer::dyn_stack::MemBuffer,
-}
-
-impl std::fmt::Debug for DenseCholesky {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DenseCholesky")
-            .field("size", &self.factor.nrows())
-            .finish()
+/// Calls `add(row, q, col_a, col_b, value)` for the terms of `sum rho_i
+/// J_i^T D_i J_i` (`D_i` the projection's derivative at `points[i]` on
+/// `pieces[i]`; the contacts', then the bounded rows', whose `D` is 1
+/// inside their box and 0 clamped): each pair `a <= b` of a row's entries
+/// once, `q` its ordinal in the row, doubled where two entries of one
+/// column land on the diagonal as both `(a, b)` and `(b, a)`.
+fn for_each_term(
+    problem: &VelocityProblem,
+    rho: &[f64],
+    pieces: &[ConePiece],
+    points: &[[f64; 3]],
+    mut add: impl FnMut(usize, usize, usize, usize, f64),
+) {
+    let rows = &problem.rows;
+    let k = rows.contacts();
+    for (i, &piece) in pieces[..k].iter().enumerate() {
+        if piece == ConePiece::Apex {
+            continue;
+        }
+        let d = cone_derivative(problem.mu[i], points[i], piece);
+        let (s, e) = (rows.start[i], rows.start[i + 1]);
+        let mut q = 0;
+        for a in s..e {
+            let ea = rows.entry(a);
+            let left: [f64; 3] = std::array::from_fn(|c| {
+                rho[i] * (ea[0] * d[0][c] + ea[1] * d[1][c] + ea[2] * d[2][c])
+            });
+            for b in a..e {
+                let eb = rows.entry(b);
+                let value = left[0] * eb[0] + left[1] * eb[1] + left[2] * eb[2];
+                let (ca, cb) = (rows.cols[a], rows.cols[b]);
+                let twice = if b != a && ca == cb { 2.0 } else { 1.0 };
+                add(i, q, ca, cb, twice * value);
+                q += 1;
+            }
+        }
+    }
+    let bounded = &problem.bounded;
+    for (j, &piece) in pieces[k..].iter().enumerate() {
+        if piece != ConePiece::Inside {
+            continue;
+        }
+        let entries = bounded.entries(j);
+        let mut q = 0;
+        for a in entries.clone() {
+            for b in a..entries.end {
+                let (ca, cb) = (bounded.cols[a], bounded.cols[b]);
+                let twice = if b != a && ca == cb { 2.0 } else { 1.0 };
+                add(
+                    k + j,
+                    q,
+                    ca,
+                    cb,
+                    twice * rho[k + j] * bounded.values[a] * bounded.values[b],
+                );
+                q += 1;
+            }
+        }
     }
 }
 
-impl DenseCholesky {
+/// A small island's Newton matrix, dense, in the problem's order: `M`'s
+/// lower triangle as loaded for the solve, the matrix assembled on it, and
+/// its factor by faer's Cholesky (by columns, `(row, col)` at `col n +
+/// row`), solved with by [`zwang_instant::dense`]. On a tree's few dozen
+/// velocities, writing columns directly costs less than a sparse
+/// triangle's places, and the plain solve less than faer's
+/// (`docs/benchmarks.md`).
+struct Dense {
+    n: usize,
+    mass: Vec<f64>,
+    assembled: Vec<f64>,
+    factor: Vec<f64>,
+    scratch: faer::dyn_stack::MemBuffer,
+}
+
+impl std::fmt::Debug for Dense {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dense").field("size", &self.n).finish()
+    }
+}
+
+impl Dense {
     fn new(n: usize) -> Self {
-        use faer::linalg::cholesky::llt::{factor, solve};
-        let req = faer::dyn_stack::StackReq::any_of(&[
-            factor::cholesky_in_place_scratch::<f64>(n, faer::Par::Seq, Default::default()),
-            solve::solve_in_place_scratch::<f64>(n, 1, faer::Par::Seq),
-        ]);
-        DenseCholesky {
-            factor: faer::Mat::zeros(n, n),
+        use faer::linalg::cholesky::llt::factor;
+        let req = factor::cholesky_in_place_scratch::<f64>(n, faer::Par::Seq, Default::default());
+        Dense {
+            n,
+            mass: vec![0.0; n * n],
+            assembled: vec![0.0; n * n],
+            factor: vec![0.0; n * n],
             scratch: faer::dyn_stack::MemBuffer::new(req),
         }
     }
 
-    /// Factors the lower triangle of `factor` in place; the first pivot
-    /// not positive.
+    /// Loads `M`'s lower triangle (`places` as [`Newton::mass`]: an entry
+    /// below the diagonal with a mirror is counted by the mirror).
+    fn load_mass(&mut self, problem: &VelocityProblem, places: &[usize]) {
+        let n = self.n;
+        self.mass.fill(0.0);
+        let entries = problem.mass.iter().map(|(value, rc)| (*value, rc));
+        for (&place, (value, (r, c))) in places.iter().zip(entries) {
+            if place != usize::MAX {
+                self.mass[r.min(c) * n + r.max(c)] += value;
+            }
+        }
+    }
+
+    fn scale_diagonal(&mut self, ratio: f64) {
+        let n = self.n;
+        for j in 0..n {
+            self.assembled[j * n + j] *= ratio;
+        }
+    }
+
+    /// Factors the assembled matrix; the first pivot not positive.
     fn factor_in_place(&mut self) -> Result<(), usize> {
         use faer::linalg::cholesky::llt::factor::{cholesky_in_place, LltError};
+        self.factor.copy_from_slice(&self.assembled);
         let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
         cholesky_in_place(
-            self.factor.as_mut(),
+            faer::MatMut::from_column_major_slice_mut(&mut self.factor, self.n, self.n),
             Default::default(),
             faer::Par::Seq,
             stack,
@@ -457,15 +552,9 @@ impl DenseCholesky {
         .map_err(|LltError::NonPositivePivot { index }| index)
     }
 
-    fn solve_in_place(&mut self, x: &mut [f64]) {
-        let n = x.len();
-        let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
-        faer::linalg::cholesky::llt::solve::solve_in_place(
-            self.factor.as_ref(),
-            faer::MatMut::from_column_major_slice_mut(x, n, 1),
-            faer::Par::Seq,
-            stack,
-        );
+    /// `x = A^-1 x` with the last factor.
+    fn solve_in_place(&self, x: &mut [f64]) {
+        zwang_instant::dense::cholesky_solve_by_columns_in_place(&self.factor, self.n, x);
     }
 }
 
@@ -669,7 +758,7 @@ impl Island {
             )
             .max(dynamics_residual(
                 problem,
-                &self.newton.mass,
+                &self.newton.view(problem),
                 &self.newton.mass_diagonal,
                 v,
                 &self.lambda,
@@ -730,7 +819,7 @@ impl Island {
             let finish = self.finish.get_or_insert_with(|| Finish::build(problem));
             let given = IslandView {
                 problem,
-                places: &self.newton.mass,
+                mass: self.newton.view(problem),
                 diagonal: &self.newton.mass_diagonal,
                 free: &self.free,
             };
@@ -810,6 +899,7 @@ impl Island {
         if let Some(coordinate) = diagonal.iter().position(|&d| d.is_nan() || d <= 0.0) {
             return Err(GlobalError::MassNotPositiveDefinite { coordinate });
         }
+        self.newton.load_mass(problem);
         if !self.newton.diagonal {
             self.factored.fill(ConePiece::Apex);
             self.newton
@@ -956,7 +1046,7 @@ impl Island {
         let d = problem.rows.dimension;
         self.jd.fill(0.0);
         self.contact_slope(&problem.mu, &problem.bounded, d, u, 0.0, true);
-        symmetric_product(&problem.mass, &self.newton.mass, v, &mut self.mv);
+        self.newton.view(problem).product(v, &mut self.mv);
         let (mut refining, mut full, mut last) = (false, false, f64::INFINITY);
         for _ in 0..most {
             // The gradient `M v - f - J^T p`, and the scale it is zero at,
@@ -1032,12 +1122,9 @@ impl Island {
             for j in 0..bounded.len() {
                 self.jd[dk + j] = bounded.velocity(j, &self.direction);
             }
-            symmetric_product(
-                &problem.mass,
-                &self.newton.mass,
-                &self.direction,
-                &mut self.md,
-            );
+            self.newton
+                .view(problem)
+                .product(&self.direction, &mut self.md);
             let slope: f64 = self
                 .gradient
                 .iter()
@@ -1419,12 +1506,13 @@ mod tests {
         let mut newton = Newton::build(&problem);
         assert!(newton.full, "M holds every entry: the places are computed");
         // The dense factor the small island takes loses it too.
-        let mut dense = DenseCholesky::new(2);
+        let mut dense = Dense::new(2);
         for (r, c) in [(0, 0), (1, 0), (1, 1)] {
-            dense.factor[(r, c)] = a[r][c];
+            dense.assembled[2 * c + r] = a[r][c];
         }
         assert_eq!(dense.factor_in_place(), Err(1), "the dense factor");
         assert!(newton.dense.is_some(), "a small island is factored dense");
+        newton.load_mass(&problem);
         let points = [[0.0; 3]];
         newton
             .factor(&problem, &[rho], &[ConePiece::Apex], &points)

@@ -48,6 +48,7 @@
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
+use super::momentum::MassView;
 use super::polish::{self, Polish};
 use super::{bounded_error, VelocityProblem};
 use crate::error::{components, cone_spectrum, project_on_cone, set_components};
@@ -119,6 +120,10 @@ pub(super) struct Finish {
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     values: Vec<f64>,
+    /// `D_M^-1 M` in `values`' places, written once per solve
+    /// ([`Finish::load_mass`]): each Newton step's matrix starts from a
+    /// copy.
+    scaled_mass: Vec<f64>,
     /// Per stored entry of `M`: its place, and its mirror's (`usize::MAX`
     /// for none: a diagonal entry, or a triangle stored in full).
     mass: Vec<(usize, usize)>,
@@ -150,8 +155,10 @@ pub(super) struct Finish {
     inverses: Vec<[[f64; 3]; 3]>,
     inside: Vec<f64>,
     jr: Vec<f64>,
-    /// One contact's rows `J^_i` (with the slip's derivative), by entry.
+    /// One contact's rows `J^_i` (with the slip's derivative), and its
+    /// `D_M^-1 J_i^T C_i`, by entry.
     hats: Vec<[f64; 3]>,
+    lefts: Vec<[f64; 3]>,
     /// `M v` at the iterate, `M dv` of the step, and `M v` at a trial
     /// point: `F_v` is linear along the step, so a line search needs no
     /// product by `M`.
@@ -176,12 +183,11 @@ pub(super) struct Finish {
     polish: Option<Polish>,
 }
 
-/// What the finish reads of an island: its problem, `M`'s mirrored
-/// entries (as [`super::momentum::symmetric_product`] takes them) and
-/// diagonal, and the free contact velocity (the error's scale).
+/// What the finish reads of an island: its problem, `M` to multiply by
+/// and its diagonal, and the free contact velocity (the error's scale).
 pub(super) struct IslandView<'a> {
     pub problem: &'a VelocityProblem,
-    pub places: &'a [usize],
+    pub mass: MassView<'a>,
     pub diagonal: &'a [f64],
     pub free: &'a [f64],
 }
@@ -253,8 +259,13 @@ impl Finish {
         let symbolic = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let lu = Some(SparseLu::analyze(symbolic));
         let size = n + d * k + m;
+        let widest = (0..k)
+            .map(|i| rows.start[i + 1] - rows.start[i])
+            .max()
+            .unwrap_or(0);
         Finish {
             values: vec![0.0; row_idx.len()],
+            scaled_mass: vec![0.0; row_idx.len()],
             col_ptr,
             row_idx,
             mass,
@@ -276,12 +287,8 @@ impl Finish {
             slips: vec![[0.0; 2]; k],
             inverses: vec![[[0.0; 3]; 3]; k],
             jr: vec![0.0; n],
-            hats: Vec::with_capacity(
-                (0..k)
-                    .map(|i| rows.start[i + 1] - rows.start[i])
-                    .max()
-                    .unwrap_or(0),
-            ),
+            hats: Vec::with_capacity(widest),
+            lefts: Vec::with_capacity(widest),
             mv: vec![0.0; n],
             mdv: vec![0.0; n],
             trial_mv: vec![0.0; n],
@@ -329,6 +336,7 @@ impl Finish {
                 .sum();
             self.rho[k + j] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
+        self.load_mass(given);
         self.steps = 0;
         self.floor = settings.absolute_below;
         self.budget = budget(problem, settings.finish_steps);
@@ -356,6 +364,20 @@ impl Finish {
             Status::NotConverged
         };
         (status, error, steps)
+    }
+
+    /// Writes `D_M^-1 M`, which every Newton step's matrix starts from.
+    fn load_mass(&mut self, given: &IslandView) {
+        let (problem, diagonal) = (given.problem, given.diagonal);
+        self.scaled_mass.fill(0.0);
+        for ((&value, (a, _)), &(at, mirror)) in problem.mass.iter().zip(&self.mass) {
+            self.scaled_mass[at] += value / diagonal[a];
+            if mirror != usize::MAX {
+                // The mirror sits in the other row.
+                let b = self.row_idx[mirror];
+                self.scaled_mass[mirror] += value / diagonal[b];
+            }
+        }
     }
 
     /// The proximal iterations from `(v, r)`; the error at the end. Each
@@ -510,8 +532,7 @@ impl Finish {
             if self.step.iter().any(|x| !x.is_finite()) {
                 return (steps > 0).then_some((steps, false));
             }
-            let (mass, places) = (&given.problem.mass, given.places);
-            super::momentum::symmetric_product(mass, places, &self.step[..n], &mut self.mdv);
+            given.mass.product(&self.step[..n], &mut self.mdv);
             // Damped until |F|^2 falls by Armijo's fraction of the
             // Newton prediction (`-2 theta` along the step).
             let mut t = 1.0;
@@ -576,7 +597,7 @@ impl Finish {
 
     /// `self.mv = M v`.
     fn product(&mut self, given: &IslandView, v: &[f64]) {
-        super::momentum::symmetric_product(&given.problem.mass, given.places, v, &mut self.mv);
+        given.mass.product(v, &mut self.mv);
     }
 
     /// [`Finish::measure`] at the iterate whose `M v` is `self.mv`.
@@ -705,15 +726,7 @@ impl Finish {
         let (problem, diagonal) = (given.problem, given.diagonal);
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let rows = &problem.rows;
-        self.values.fill(0.0);
-        for ((&value, (a, _)), &(at, mirror)) in problem.mass.iter().zip(&self.mass) {
-            self.values[at] += value / diagonal[a];
-            if mirror != usize::MAX {
-                // The mirror sits in the other row.
-                let b = self.row_idx[mirror];
-                self.values[mirror] += value / diagonal[b];
-            }
-        }
+        self.values.copy_from_slice(&self.scaled_mass);
         for i in 0..problem.mu.len() {
             let (rho, sigma, s) = (self.rho[i], self.sigma[i], self.slips[i]);
             // A^-1 and C = A^-1 D in D's eigenvectors.
@@ -735,17 +748,32 @@ impl Finish {
                 let eb = rows.entry(b);
                 [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]]
             }));
-            let mut place = if self.full { 0 } else { self.pair_start[i] };
-            for a in start..end {
+            // Row `cols[a]`: `J^T` of the contact's rows, scaled as `F_v`.
+            self.lefts.clear();
+            self.lefts.extend((start..end).map(|a| {
                 let (col, ea) = (rows.cols[a], rows.entry(a));
-                // Row `col`: `J^T` of the contact's rows, scaled as `F_v`.
-                let left: [f64; 3] = std::array::from_fn(|c| {
+                std::array::from_fn(|c| {
                     (0..d).map(|p| ea[p] * couple[p][c]).sum::<f64>() / diagonal[col]
-                });
-                for (b, hat) in (start..end).zip(&self.hats) {
-                    let at = self.pair(place, col, rows.cols[b]);
-                    self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
-                    place += 1;
+                })
+            }));
+            let cols = &rows.cols[start..end];
+            if self.full {
+                // Column by column, down the rows (`(row, col)` at
+                // `col_ptr[col] + row`).
+                for (&col, hat) in cols.iter().zip(&self.hats) {
+                    let column = &mut self.values[self.col_ptr[col]..self.col_ptr[col + 1]];
+                    for (&row, left) in cols.iter().zip(&self.lefts) {
+                        column[row] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                    }
+                }
+            } else {
+                let mut place = self.pair_start[i];
+                for left in &self.lefts {
+                    for hat in &self.hats {
+                        let at = self.pairs[place];
+                        self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                        place += 1;
+                    }
                 }
             }
         }
@@ -874,7 +902,7 @@ impl Finish {
         let (n, d) = (problem.force.len(), problem.rows.dimension);
         let (dv, dr) = x.split_at(n);
         let fv = &mut out[..n];
-        super::momentum::symmetric_product(&problem.mass, given.places, dv, fv);
+        given.mass.product(dv, fv);
         self.jr.fill(0.0);
         problem.rows.add_transpose(dr, &mut self.jr);
         let (k, dk, bounded) = (problem.mu.len(), d * problem.mu.len(), &problem.bounded);
@@ -947,11 +975,16 @@ mod tests {
         let diagonal: Vec<f64> = (0..n).map(|i| *p.mass.get(i, i).unwrap()).collect();
         let given = IslandView {
             problem: &p,
-            places: &places,
+            mass: MassView {
+                mass: &p.mass,
+                places: &places,
+                dense: None,
+            },
             diagonal: &diagonal,
             free: &[],
         };
         let mut finish = Finish::build(&p);
+        finish.load_mass(&given);
         finish.rho = vec![0.8, 1.3];
         finish.centre = vec![0.3, 0.1, 0.0, 0.2, -0.1, 0.1];
         // Points where the contacts are inside the cone, on its surface
@@ -962,7 +995,7 @@ mod tests {
         let size = n + 6;
         let product = |x: &[f64]| {
             let mut y = vec![0.0; n];
-            crate::primal::momentum::symmetric_product(&p.mass, given.places, x, &mut y);
+            given.mass.product(x, &mut y);
             y
         };
         for sigma in [[0.05, 0.02], [1e-12 / 0.8, 1e-12 / 1.3]] {

@@ -39,7 +39,6 @@
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
 use super::finish::IslandView;
-use super::momentum::symmetric_product;
 use crate::error::{components, length, project_on_cone, ConePiece};
 use crate::pattern::{compress, mass_places, newton_is_full, place, DENSE_UP_TO};
 use crate::sparse_lu::SparseLu;
@@ -558,7 +557,7 @@ impl Polish {
         let (n, d, k) = (problem.force.len(), rows.dimension, problem.mu.len());
         let m = bounded.len();
         let (v, r) = self.x.split_at(n);
-        symmetric_product(&problem.mass, given.places, v, &mut self.mv);
+        given.mass.product(v, &mut self.mv);
         // Newton's equations: M v - f - J^T r - G^T r_b.
         for c in 0..n {
             self.f[c] = self.mv[c] - problem.force[c];
@@ -832,6 +831,7 @@ fn leaves_cone(mu: f64, r: [f64; 3], dr: [f64; 3], slack: f64) -> Option<(f64, P
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::primal::momentum::MassView;
     use crate::primal::parse_island;
 
     #[test]
@@ -869,7 +869,11 @@ mod tests {
         let free = vec![1.0; d * k];
         let given = IslandView {
             problem: &problem,
-            places: &places,
+            mass: MassView {
+                mass: &problem.mass,
+                places: &places,
+                dense: None,
+            },
             diagonal: &diagonal,
             free: &free,
         };
