@@ -10,6 +10,8 @@
 //! - [`lower_solve_in_place`], [`upper_solve_in_place`],
 //!   [`cholesky_solve_in_place`], [`semidefinite_cholesky_solve_in_place`]:
 //!   the triangular solves with these factors;
+//! - [`cholesky_solve_by_columns_in_place`]: the same with a factor stored
+//!   by columns (faer's);
 //! - [`lu_solve_in_place`]: Gaussian elimination with row equilibration
 //!   and partial pivoting, for square systems that are not symmetric;
 //! - [`full_pivot_lu_solve`]: an LU with full pivoting that reveals the
@@ -22,9 +24,10 @@
 //!
 //! They serve the blocks of a block-diagonal mass matrix and small Schur
 //! complements, where a sparse factorization costs more in bookkeeping
-//! than in arithmetic. Matrices are square, stored row-major in a slice of
-//! length `n * n`; the Cholesky kernels read and write only the lower
-//! triangle. None allocates, except into the vectors it is given.
+//! than in arithmetic. Matrices are square, stored row-major (but where a
+//! kernel says by columns) in a slice of length `n * n`; the Cholesky
+//! kernels read and write only the lower triangle. None allocates, except
+//! into the vectors it is given.
 
 use thiserror::Error;
 
@@ -112,6 +115,9 @@ pub fn cholesky_solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
 /// spends more in dispatch than in arithmetic.
 pub fn cholesky_solve_by_columns_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     debug_assert!(l.len() >= n * n && x.len() >= n);
+    if n == 0 {
+        return;
+    }
     // `L y = b`: each entry solved is taken off the rest of its column.
     for (j, column) in l.chunks_exact(n).enumerate().take(n) {
         let xj = x[j] / column[j];

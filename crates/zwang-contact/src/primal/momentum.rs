@@ -34,6 +34,9 @@ impl MassView<'_> {
 fn lower_product(lower: &[f64], x: &[f64], y: &mut [f64]) {
     let n = x.len();
     y.fill(0.0);
+    if n == 0 {
+        return;
+    }
     for (c, column) in lower.chunks_exact(n).enumerate().take(n) {
         // The column below the diagonal, and (by symmetry) the row.
         let (xc, below) = (x[c], &column[c + 1..]);
@@ -48,10 +51,9 @@ fn lower_product(lower: &[f64], x: &[f64], y: &mut [f64]) {
 
 /// `|D (M v - f - J^T r)| / max(|D f|, |D M v|, |D J^T r|)` (`D` the
 /// inverse of `M`'s diagonal; `mv`, `jr` scratch of `v`'s length; `r` the
-/// contacts' impulses,
-/// then the bounded rows' if it holds them): Siconos' measure of a global
-/// answer's dynamics, in velocities so that a light body beside a heavy
-/// one counts as much.
+/// contacts' impulses, then the bounded rows' if it holds them): Siconos'
+/// measure of a global answer's dynamics, in velocities so that a light
+/// body beside a heavy one counts as much.
 pub(super) fn dynamics_residual(
     problem: &VelocityProblem,
     mass: &MassView,
