@@ -128,7 +128,7 @@ pub(super) struct Finish {
     /// for none: a diagonal entry, or a triangle stored in full).
     mass: Vec<(usize, usize)>,
     /// Per contact, from `pair_start[i]`, the places of `(col_a, col_b)`
-    /// for its entries `a`, `b` in row-major order; none when the pattern
+    /// for its entries `a`, `b`, by `b` then `a` (down each column); none when the pattern
     /// is full ([`crate::pattern::newton_is_full`]), where `(row, col)` is
     /// at `n col + row` and the LU is dense.
     pair_start: Vec<usize>,
@@ -248,10 +248,11 @@ impl Finish {
         let mass = mass_places(&problem.mass, &col_ptr, &row_idx);
         let mut pair_start = vec![0];
         let mut pairs = Vec::new();
+        // Column by column, down the rows, as the Newton step adds them.
         for cols in row_cols().filter(|_| !full) {
-            for &a in cols {
-                for &b in cols {
-                    pairs.push(at(a, b));
+            for &col in cols {
+                for &row in cols {
+                    pairs.push(at(row, col));
                 }
             }
             pair_start.push(pairs.len());
@@ -756,24 +757,14 @@ impl Finish {
                     (0..d).map(|p| ea[p] * couple[p][c]).sum::<f64>() / diagonal[col]
                 })
             }));
+            // Column by column, down the rows.
             let cols = &rows.cols[start..end];
-            if self.full {
-                // Column by column, down the rows (`(row, col)` at
-                // `col_ptr[col] + row`).
-                for (&col, hat) in cols.iter().zip(&self.hats) {
-                    let column = &mut self.values[self.col_ptr[col]..self.col_ptr[col + 1]];
-                    for (&row, left) in cols.iter().zip(&self.lefts) {
-                        column[row] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
-                    }
-                }
-            } else {
-                let mut place = self.pair_start[i];
-                for left in &self.lefts {
-                    for hat in &self.hats {
-                        let at = self.pairs[place];
-                        self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
-                        place += 1;
-                    }
+            let mut place = if self.full { 0 } else { self.pair_start[i] };
+            for (&col, hat) in cols.iter().zip(&self.hats) {
+                for (&row, left) in cols.iter().zip(&self.lefts) {
+                    let at = self.pair(place, row, col);
+                    self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                    place += 1;
                 }
             }
         }
@@ -785,9 +776,9 @@ impl Finish {
                 continue;
             }
             let mut place = if self.full { 0 } else { self.pair_start[k + j] };
-            for a in bounded.entries(j) {
-                let left = bounded.values[a] * couple / diagonal[bounded.cols[a]];
-                for b in bounded.entries(j) {
+            for b in bounded.entries(j) {
+                for a in bounded.entries(j) {
+                    let left = bounded.values[a] * couple / diagonal[bounded.cols[a]];
                     let at = self.pair(place, bounded.cols[a], bounded.cols[b]);
                     self.values[at] += left * bounded.values[b];
                     place += 1;

@@ -106,7 +106,7 @@ pub(super) fn residual_of_product(
 
 /// `y = M x` from `M`'s stored entries (`places` says which are below the
 /// diagonal with a mirror, and are skipped in favour of it).
-pub(super) fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
+fn symmetric_product(mass: &CsMat<f64>, places: &[usize], x: &[f64], y: &mut [f64]) {
     y.fill(0.0);
     // The product is symmetric in the entry's row and column: whether
     // the storage is by rows or by columns does not matter.
