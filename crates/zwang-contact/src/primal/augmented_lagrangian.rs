@@ -442,18 +442,36 @@ fn for_each_term(
         }
         let d = cone_derivative(problem.mu[i], points[i], piece);
         let (s, e) = (rows.start[i], rows.start[i + 1]);
+        let (cols, dim) = (&rows.cols[s..e], rows.dimension.max(1));
+        let values = &rows.values[dim * s..dim * e];
+        let three = |x: &[f64]| {
+            [
+                x[0],
+                x.get(1).map_or(0.0, |v| *v),
+                x.get(2).map_or(0.0, |v| *v),
+            ]
+        };
         let mut q = 0;
-        for a in s..e {
-            let ea = rows.entry(a);
+        for (a, (&ca, ea)) in cols.iter().zip(values.chunks_exact(dim)).enumerate() {
+            let ea = three(ea);
             let left: [f64; 3] = std::array::from_fn(|c| {
                 rho[i] * (ea[0] * d[0][c] + ea[1] * d[1][c] + ea[2] * d[2][c])
             });
-            for b in a..e {
-                let eb = rows.entry(b);
+            add(
+                i,
+                q,
+                ca,
+                ca,
+                left[0] * ea[0] + left[1] * ea[1] + left[2] * ea[2],
+            );
+            q += 1;
+            // Below the diagonal; an entry pair in one column (a column
+            // twice in a contact) stands for both of its mirrored terms.
+            let rest = values[dim * (a + 1)..].chunks_exact(dim);
+            for (&cb, eb) in cols[a + 1..].iter().zip(rest) {
+                let eb = three(eb);
                 let value = left[0] * eb[0] + left[1] * eb[1] + left[2] * eb[2];
-                let (ca, cb) = (rows.cols[a], rows.cols[b]);
-                let twice = if b != a && ca == cb { 2.0 } else { 1.0 };
-                add(i, q, ca, cb, twice * value);
+                add(i, q, ca, cb, if ca == cb { 2.0 * value } else { value });
                 q += 1;
             }
         }

@@ -324,8 +324,9 @@ impl Finish {
         let (friction, tolerance) = (settings.friction, settings.tolerance);
         let rows = &problem.rows;
         for i in 0..problem.mu.len() {
-            let w: f64 = (rows.start[i]..rows.start[i + 1])
-                .map(|a| rows.entry(a)[0].powi(2) / diagonal[rows.cols[a]])
+            let w: f64 = rows
+                .entries(i)
+                .map(|(c, e)| e[0].powi(2) / diagonal[c])
                 .sum();
             self.rho[i] = if w > 0.0 { 1.0 / w } else { 1.0 };
         }
@@ -649,8 +650,7 @@ impl Finish {
         for i in 0..problem.mu.len() {
             let ri = components(r, d, i);
             let ji = rows.velocity(i, v);
-            for a in rows.start[i]..rows.start[i + 1] {
-                let (col, e) = (rows.cols[a], rows.entry(a));
+            for (col, e) in rows.entries(i) {
                 let term = e[0] * ri[0] + e[1] * ri[1] + e[2] * ri[2];
                 fv[col] -= term;
                 scale = scale.max(term.abs() / diagonal[col]);
@@ -742,27 +742,33 @@ impl Finish {
                 }
             }
             self.inverses[i] = inverse;
-            let (start, end) = (rows.start[i], rows.start[i + 1]);
             // The rows with the slip's derivative, once per contact.
             self.hats.clear();
-            self.hats.extend((start..end).map(|b| {
-                let eb = rows.entry(b);
-                [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]]
-            }));
+            self.hats.extend(
+                rows.entries(i)
+                    .map(|(_, eb)| [eb[0] + s[0] * eb[1] + s[1] * eb[2], eb[1], eb[2]]),
+            );
             // Row `cols[a]`: `J^T` of the contact's rows, scaled as `F_v`.
             self.lefts.clear();
-            self.lefts.extend((start..end).map(|a| {
-                let (col, ea) = (rows.cols[a], rows.entry(a));
+            self.lefts.extend(rows.entries(i).map(|(col, ea)| {
                 std::array::from_fn(|c| {
                     (0..d).map(|p| ea[p] * couple[p][c]).sum::<f64>() / diagonal[col]
                 })
             }));
             // Column by column, down the rows.
-            let cols = &rows.cols[start..end];
+            let cols = &rows.cols[rows.start[i]..rows.start[i + 1]];
             let mut place = if self.full { 0 } else { self.pair_start[i] };
             for (&col, hat) in cols.iter().zip(&self.hats) {
-                for (&row, left) in cols.iter().zip(&self.lefts) {
-                    let at = self.pair(place, row, col);
+                if self.full {
+                    // Column `col` whole, at `n col`.
+                    let column = &mut self.values[self.col_ptr[col]..][..n];
+                    for (&row, left) in cols.iter().zip(&self.lefts) {
+                        column[row] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
+                    }
+                    continue;
+                }
+                for left in &self.lefts {
+                    let at = self.pairs[place];
                     self.values[at] += left[0] * hat[0] + left[1] * hat[1] + left[2] * hat[2];
                     place += 1;
                 }
@@ -829,8 +835,7 @@ impl Finish {
             let (inverse, fr) = (&self.inverses[i], components(&rhs[n..], d, i));
             let g: [f64; 3] =
                 std::array::from_fn(|p| (0..d).map(|c| inverse[p][c] * fr[c]).sum::<f64>());
-            for a in rows.start[i]..rows.start[i + 1] {
-                let (col, e) = (rows.cols[a], rows.entry(a));
+            for (col, e) in rows.entries(i) {
                 out[col] -= (0..d).map(|p| e[p] * g[p]).sum::<f64>() / diagonal[col];
             }
         }

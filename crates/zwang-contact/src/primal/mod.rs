@@ -129,11 +129,24 @@ impl ContactRows {
         [x[0], x[1], if d == 3 { x[2] } else { 0.0 }]
     }
 
+    /// Contact `i`'s entries in order: column, and values as three (zero
+    /// past the dimension). The solvers' inner loops walk these: one pass
+    /// over the contact's slices, not an index per entry.
+    pub fn entries(&self, i: usize) -> impl Iterator<Item = (usize, [f64; 3])> + '_ {
+        let (s, e) = (self.start[i], self.start[i + 1]);
+        let d = self.dimension.max(1);
+        let values = self.values[d * s..d * e].chunks_exact(d);
+        self.cols[s..e].iter().zip(values).map(|(&c, x)| {
+            let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
+            (c, [x[0], at(1), at(2)])
+        })
+    }
+
     /// `J_i v` of contact `i`: normal, tangents (zero past the dimension).
     pub fn velocity(&self, i: usize, v: &[f64]) -> [f64; 3] {
         let mut u = [0.0; 3];
-        for a in self.start[i]..self.start[i + 1] {
-            let (x, e) = (v[self.cols[a]], self.entry(a));
+        for (c, e) in self.entries(i) {
+            let x = v[c];
             for (ui, ei) in u.iter_mut().zip(e) {
                 *ui += ei * x;
             }
@@ -146,9 +159,8 @@ impl ContactRows {
         let d = self.dimension;
         for i in 0..self.contacts() {
             let ri = crate::error::components(r, d, i);
-            for a in self.start[i]..self.start[i + 1] {
-                let e = self.entry(a);
-                y[self.cols[a]] += e[0] * ri[0] + e[1] * ri[1] + e[2] * ri[2];
+            for (c, e) in self.entries(i) {
+                y[c] += e[0] * ri[0] + e[1] * ri[1] + e[2] * ri[2];
             }
         }
     }
