@@ -184,6 +184,13 @@ pub struct TreeStepper<'m> {
     /// limits.
     touching: usize,
     fresh: bool,
+    /// The `(q, v)` whose positions and velocities the workspace holds
+    /// from the last step's end, when `kinematics_kept` (no correction
+    /// moved them since): the next step's start need not compute them
+    /// again.
+    kinematics_q: Vec<f64>,
+    kinematics_v: Vec<f64>,
+    kinematics_kept: bool,
     problem: VelocityProblem,
     primal: PrimalSolver,
     /// The solver's settings for a first, quick try: `solver_settings`
@@ -316,6 +323,9 @@ impl<'m> TreeStepper<'m> {
             entries: Vec::new(),
             touching: 0,
             fresh: false,
+            kinematics_q: vec![0.0; nq],
+            kinematics_v: vec![0.0; n],
+            kinematics_kept: false,
             problem: problem_of(n, &indptr, &indices),
             overlap: problem_of(n, &indptr, &indices),
             primal: PrimalSolver::new(),
@@ -349,6 +359,7 @@ impl<'m> TreeStepper<'m> {
         self.core = StepCore::new(q, qvel.to_vec(), settings);
         self.warm = Warm::default();
         self.fresh = false;
+        self.kinematics_kept = false;
         self.max_limit_violation = 0.0;
         self.v_star.copy_from_slice(qvel);
         self.start(qpos, qvel)
@@ -754,8 +765,16 @@ impl Stages for TreeStepper<'_> {
         let tree = &self.model.tree;
         let ws = &mut self.ws;
         let (q, v) = (&self.core.q, &self.core.v);
-        tree.positions(ws, q)?;
-        tree.velocities(ws, v)?;
+        // Bit for bit, as the run left them (nothing between the steps
+        // moved the state, or the workspace to another).
+        let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+        let kept =
+            self.kinematics_kept && same(&self.kinematics_q, q) && same(&self.kinematics_v, v);
+        self.kinematics_kept = false;
+        if !kept {
+            tree.positions(ws, q)?;
+            tree.velocities(ws, v)?;
+        }
         tree.bias(ws, &mut self.bias)?;
         self.tau.fill(0.0);
         // The damping is implicit (below), the rest explicit.
@@ -880,6 +899,9 @@ impl Stages for TreeStepper<'_> {
         let clock = Clock::now();
         tree.positions(&mut self.ws, &self.core.q)?;
         tree.velocities(&mut self.ws, &self.core.v)?;
+        self.kinematics_q.copy_from_slice(&self.core.q);
+        self.kinematics_v.copy_from_slice(&self.core.v);
+        self.kinematics_kept = true;
         let margin = self.margin(h)?;
         self.recollide(margin, h)?;
         self.fresh = true;
@@ -890,6 +912,7 @@ impl Stages for TreeStepper<'_> {
             self.core.totals.corrections += 1;
             self.core.last.corrected = true;
             self.core.last.account_for(&report);
+            self.kinematics_kept = false;
             self.displace()?;
             self.recollide(margin, h)?;
         }
