@@ -634,12 +634,10 @@ fn a_face_wins_a_tie_with_an_edge_pair_through_round_off() {
     }
 }
 
-/// A crowd of 200 boxes, spheres and capsules resting on a floor and on
-/// each other, turned a little: the narrow phase splits its pairs across
-/// threads, and the points are the same as on one thread, in the same
-/// order.
-#[test]
-fn a_crowd_gives_the_same_points_on_one_thread_and_on_four() {
+/// A floor and `count` boxes, spheres and capsules (in turn) on bodies
+/// `0..count`, in columns of `levels` resting on each other, `per_row`
+/// columns a row, each turned a little.
+fn crowd(count: usize, levels: usize, per_row: usize) -> (Vec<Collider>, Vec<Pose>) {
     let kinds = [
         cuboid([0.25; 3]),
         sphere(0.25),
@@ -650,19 +648,29 @@ fn a_crowd_gives_the_same_points_on_one_thread_and_on_four() {
     ];
     let mut colliders = vec![floor()];
     let mut poses = Vec::new();
-    for k in 0..200 {
+    for k in 0..count {
         colliders.push(on(k, kinds[k % 3].clone()));
-        let (column, level) = (k / 4, k % 4);
+        let (column, level) = (k / levels, k % levels);
         poses.push(turned(
             [
-                (column % 10) as f64 * 0.6,
-                (column / 10) as f64 * 0.6,
+                (column % per_row) as f64 * 0.6,
+                (column / per_row) as f64 * 0.6,
                 0.249 + 0.499 * level as f64,
             ],
             X,
             1e-3 * (k % 7) as f64,
         ));
     }
+    (colliders, poses)
+}
+
+/// A crowd of 200 boxes, spheres and capsules resting on a floor and on
+/// each other, turned a little: the narrow phase splits its pairs across
+/// threads, and the points are the same as on one thread, in the same
+/// order.
+#[test]
+fn a_crowd_gives_the_same_points_on_one_thread_and_on_four() {
+    let (colliders, poses) = crowd(200, 4, 10);
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -673,4 +681,20 @@ fn a_crowd_gives_the_same_points_on_one_thread_and_on_four() {
     let one = run(1);
     assert!(one.len() >= 200, "{}", one.len());
     assert_eq!(run(4), one);
+}
+
+/// The broad phase tests every pair of a few dozen colliders and walks a
+/// tree of more: both find the same points. A crowd of 60 colliders
+/// (every pair), then the same with 20 spheres far off added after it
+/// (the tree), which touch nothing.
+#[test]
+fn every_pair_and_the_tree_find_the_same_points() {
+    let (mut colliders, mut poses) = crowd(59, 3, 5);
+    let few = points(colliders.clone(), &poses, 1e-3);
+    assert!(few.len() >= 59, "{}", few.len());
+    for k in 59..79 {
+        colliders.push(on(k, sphere(0.25)));
+        poses.push(at([100.0 + 3.0 * k as f64, 0.0, 50.0]));
+    }
+    assert_eq!(points(colliders, &poses, 1e-3), few);
 }

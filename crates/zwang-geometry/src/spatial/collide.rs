@@ -95,6 +95,11 @@ pub struct Collision {
 const PARALLEL_PAIRS: usize = 64;
 const CHUNKS_PER_THREAD: usize = 4;
 
+/// Up to this many colliders, the broad phase tests every pair's boxes:
+/// a robot's few dozen geoms cost less so than keeping, refitting and
+/// walking a tree of them.
+const ALL_PAIRS: usize = 64;
+
 /// The room for points a manifold starts with: the overlap of two
 /// quadrilaterals (parry's 3D features have at most 4 vertices) is an
 /// octagon at most; a manifold that needs more grows once.
@@ -298,18 +303,32 @@ impl Collision {
             };
             self.boxes.push(aabb.loosened(margin));
         }
+        self.candidates.clear();
+        let (colliders, excluded, candidates) =
+            (&self.colliders, &self.excluded, &mut self.candidates);
+        let boxes = &self.boxes;
+        if boxes.len() <= ALL_PAIRS {
+            // The same test as the tree's leaves, in the sorted order.
+            for (i, a) in boxes.iter().enumerate() {
+                for (j, b) in boxes.iter().enumerate().skip(i + 1) {
+                    if a.intersects(b)
+                        && may_collide(colliders[i].body, colliders[j].body, excluded)
+                    {
+                        candidates.push([i as u32, j as u32]);
+                    }
+                }
+            }
+            return;
+        }
         if self.bvh.is_empty() {
-            self.bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.boxes);
+            self.bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, boxes);
         } else {
-            for (k, aabb) in self.boxes.iter().enumerate() {
+            for (k, aabb) in boxes.iter().enumerate() {
                 self.bvh.insert_or_update_partially(*aabb, k as u32, 0.0);
             }
             self.bvh.refit(&mut self.bvh_workspace);
             self.bvh.optimize_incremental(&mut self.bvh_workspace);
         }
-        self.candidates.clear();
-        let (colliders, excluded, candidates) =
-            (&self.colliders, &self.excluded, &mut self.candidates);
         self.bvh
             .traverse_bvtt_single_tree::<false>(&mut self.bvh_workspace, &mut |a, b| {
                 let (i, j) = (a.min(b), a.max(b));
