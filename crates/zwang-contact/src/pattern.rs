@@ -110,6 +110,22 @@ pub(crate) fn place_in_full_triangle(
     col_ptr[col] + if lower { row - col } else { row }
 }
 
+/// Visits `m`'s stored entries in storage order, `(value, row, col)`, as
+/// sprs's `iter` gives them, lane by lane over its slices: the solvers
+/// read `M` this way at every solve, where `iter`'s per-entry
+/// bookkeeping costs more than the reading.
+pub(crate) fn for_each_stored(m: &sprs::CsMat<f64>, mut visit: impl FnMut(f64, usize, usize)) {
+    let (indptr, indices, data) = (m.indptr(), m.indices(), m.data());
+    let csr = m.is_csr();
+    for outer in 0..m.outer_dims() {
+        let lane = indptr.outer_inds_sz(outer);
+        for (&inner, &value) in indices[lane.clone()].iter().zip(&data[lane]) {
+            let (row, col) = if csr { (outer, inner) } else { (inner, outer) };
+            visit(value, row, col);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +182,28 @@ mod tests {
         assert!(holds_every_entry(&full, 2));
         assert!(holds_every_entry(&upper, 2));
         assert!(!holds_every_entry(&diagonal, 2));
+    }
+
+    /// The entries visited are sprs's own, in its order, by rows and by
+    /// columns alike.
+    #[test]
+    fn the_stored_entries_are_those_sprs_iterates() {
+        let mut triplets = sprs::TriMat::new((3, 4));
+        for (r, c, v) in [
+            (0, 1, 2.0),
+            (2, 0, -1.0),
+            (1, 3, 0.5),
+            (2, 2, 4.0),
+            (0, 0, 3.0),
+        ] {
+            triplets.add_triplet(r, c, v);
+        }
+        for m in [triplets.to_csr::<usize>(), triplets.to_csc()] {
+            let mut visited = Vec::new();
+            for_each_stored(&m, |v, r, c| visited.push((v, (r, c))));
+            let theirs: Vec<_> = m.iter().map(|(&v, rc)| (v, rc)).collect();
+            assert_eq!(visited, theirs);
+            assert_eq!(visited.len(), 5);
+        }
     }
 }

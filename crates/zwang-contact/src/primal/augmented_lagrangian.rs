@@ -539,12 +539,12 @@ impl Dense {
     fn load_mass(&mut self, problem: &VelocityProblem, places: &[usize]) {
         let n = self.n;
         self.mass.fill(0.0);
-        let entries = problem.mass.iter().map(|(value, rc)| (*value, rc));
-        for (&place, (value, (r, c))) in places.iter().zip(entries) {
-            if place != usize::MAX {
-                self.mass[r.min(c) * n + r.max(c)] += value;
+        let (mass, mut places) = (&mut self.mass, places.iter());
+        crate::pattern::for_each_stored(&problem.mass, |value, r, c| {
+            if places.next().is_some_and(|&p| p != usize::MAX) {
+                mass[r.min(c) * n + r.max(c)] += value;
             }
-        }
+        });
     }
 
     fn scale_diagonal(&mut self, ratio: f64) {
@@ -909,11 +909,11 @@ impl Island {
     fn mass_diagonal(&mut self, problem: &VelocityProblem) -> Result<(), GlobalError> {
         let diagonal = &mut self.newton.mass_diagonal;
         diagonal.fill(0.0);
-        for (&value, (r, c)) in problem.mass.iter() {
+        crate::pattern::for_each_stored(&problem.mass, |value, r, c| {
             if r == c {
                 diagonal[r] = value;
             }
-        }
+        });
         if let Some(coordinate) = diagonal.iter().position(|&d| d.is_nan() || d <= 0.0) {
             return Err(GlobalError::MassNotPositiveDefinite { coordinate });
         }

@@ -52,7 +52,7 @@ use super::momentum::MassView;
 use super::polish::{self, Polish};
 use super::{bounded_error, VelocityProblem};
 use crate::error::{components, cone_spectrum, project_on_cone, set_components};
-use crate::pattern::{compress, mass_places, newton_is_full, place};
+use crate::pattern::{compress, for_each_stored, mass_places, newton_is_full, place};
 use crate::solver::Status;
 use crate::sparse_lu::SparseLu;
 use crate::{Friction, SolverSettings};
@@ -372,14 +372,18 @@ impl Finish {
     fn load_mass(&mut self, given: &IslandView) {
         let (problem, diagonal) = (given.problem, given.diagonal);
         self.scaled_mass.fill(0.0);
-        for ((&value, (a, _)), &(at, mirror)) in problem.mass.iter().zip(&self.mass) {
-            self.scaled_mass[at] += value / diagonal[a];
+        let (scaled, row_idx, mut places) =
+            (&mut self.scaled_mass, &self.row_idx, self.mass.iter());
+        for_each_stored(&problem.mass, |value, a, _| {
+            let Some(&(at, mirror)) = places.next() else {
+                return;
+            };
+            scaled[at] += value / diagonal[a];
             if mirror != usize::MAX {
                 // The mirror sits in the other row.
-                let b = self.row_idx[mirror];
-                self.scaled_mass[mirror] += value / diagonal[b];
+                scaled[mirror] += value / diagonal[row_idx[mirror]];
             }
-        }
+        });
     }
 
     /// The proximal iterations from `(v, r)`; the error at the end. Each
