@@ -47,6 +47,10 @@ pub(crate) fn compress(n: usize, entries: &[(usize, usize)]) -> (Vec<usize>, Vec
 /// hand holds every entry asked for).
 pub(crate) fn place(col_ptr: &[usize], row_idx: &[usize], row: usize, col: usize) -> usize {
     let range = col_ptr[col]..col_ptr[col + 1];
+    // A column that holds every row (a robot's) holds `row` at `row`.
+    if range.start + row < range.end && row_idx[range.start + row] == row {
+        return range.start + row;
+    }
     range.start
         + row_idx[range]
             .binary_search(&row)
@@ -62,9 +66,11 @@ pub(crate) fn mass_places(
     row_idx: &[usize],
 ) -> Vec<(usize, usize)> {
     let at = |row: usize, col: usize| place(col_ptr, row_idx, row, col);
+    // Stored in full, every entry has its mirror stored.
+    let every = mass.nnz() == mass.rows() * mass.cols();
     mass.iter()
         .map(|(_, (r, c))| {
-            let mirrored = r != c && mass.get(c, r).is_none();
+            let mirrored = r != c && !every && mass.get(c, r).is_none();
             (at(r, c), if mirrored { at(c, r) } else { usize::MAX })
         })
         .collect()
@@ -108,6 +114,26 @@ pub(crate) fn place_in_full_triangle(
     col: usize,
 ) -> usize {
     col_ptr[col] + if lower { row - col } else { row }
+}
+
+/// What [`compress`] gives for every entry of an `n x n` matrix (`None`),
+/// or of its lower (`Some(true)`) or upper (`Some(false)`) triangle,
+/// written down without gathering and sorting the pairs: a robot's island
+/// is full, and is rebuilt whenever a contact comes or goes.
+pub(crate) fn full(n: usize, triangle: Option<bool>) -> (Vec<usize>, Vec<usize>) {
+    let rows = |c: usize| match triangle {
+        None => 0..n,
+        Some(true) => c..n,
+        Some(false) => 0..c + 1,
+    };
+    let mut start = Vec::with_capacity(n + 1);
+    start.push(0);
+    let mut row_idx = Vec::new();
+    for c in 0..n {
+        row_idx.extend(rows(c));
+        start.push(row_idx.len());
+    }
+    (start, row_idx)
 }
 
 /// Visits `m`'s stored entries in storage order, `(value, row, col)`, as
@@ -205,5 +231,22 @@ mod tests {
             assert_eq!(visited, theirs);
             assert_eq!(visited.len(), 5);
         }
+    }
+
+    /// The full patterns are [`compress`]'s of every pair.
+    #[test]
+    fn a_full_pattern_is_compress_of_every_pair() {
+        let n = 5;
+        let pairs = |keep: fn(usize, usize) -> bool| -> Vec<(usize, usize)> {
+            (0..n)
+                .flat_map(|c| (0..n).map(move |r| (c, r)))
+                .filter(|&(c, r)| keep(c, r))
+                .rev()
+                .collect()
+        };
+        assert_eq!(full(n, None), compress(n, &pairs(|_, _| true)));
+        assert_eq!(full(n, Some(true)), compress(n, &pairs(|c, r| r >= c)));
+        assert_eq!(full(n, Some(false)), compress(n, &pairs(|c, r| r <= c)));
+        assert_eq!(full(0, None), (vec![0], vec![]));
     }
 }

@@ -185,8 +185,10 @@ impl Newton {
             .map(|i| &rows.cols[rows.start[i]..rows.start[i + 1]])
             .chain((0..bounded.len()).map(|j| &bounded.cols[bounded.entries(j)]));
         let full = newton_is_full(&problem.mass, n);
-        if full {
-            entries.extend((0..n).flat_map(|c| (0..c).map(move |r| (c, r))));
+        // The upper triangle in the problem's order gives the order; the
+        // factorization's triangle in that order is what is factored.
+        let (col_ptr, row_idx) = if full {
+            crate::pattern::full(n, Some(false))
         } else {
             for cols in row_cols {
                 for &a in cols {
@@ -197,10 +199,8 @@ impl Newton {
                     }
                 }
             }
-        }
-        // The upper triangle in the problem's order gives the order; the
-        // factorization's triangle in that order is what is factored.
-        let (col_ptr, row_idx) = compress(n, &entries);
+            compress(n, &entries)
+        };
         let upper = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         // A full triangle has no fill to reduce: a dense island keeps the
         // problem's order.
@@ -219,15 +219,25 @@ impl Newton {
         // bodies on.
         let supernodal = n >= SUPERNODAL_FROM;
         let lower = SparseCholesky::in_order_side(supernodal) == faer::Side::Lower;
-        // Both triangles in the order: the upper one is analysed.
+        // Both triangles in the order (a full one in any order is full):
+        // the upper one is analysed.
         entries.clear();
-        for c in 0..n {
-            for &r in &row_idx[col_ptr[c]..col_ptr[c + 1]] {
-                let (a, b) = (position[r], position[c]);
-                entries.push((a.max(b), a.min(b)));
+        if !full {
+            for c in 0..n {
+                for &r in &row_idx[col_ptr[c]..col_ptr[c + 1]] {
+                    let (a, b) = (position[r], position[c]);
+                    entries.push((a.max(b), a.min(b)));
+                }
             }
         }
-        let (upper_ptr, upper_idx) = compress(n, &entries);
+        let in_order = |entries: &[(usize, usize)], lower: bool| {
+            if full {
+                crate::pattern::full(n, Some(lower))
+            } else {
+                compress(n, entries)
+            }
+        };
+        let (upper_ptr, upper_idx) = in_order(&entries, false);
         let ordered = SymbolicSparseColMatRef::new_checked(n, n, &upper_ptr, None, &upper_idx);
         let factor = (!dense).then(|| SparseCholesky::analyze_in_order(ordered, supernodal));
         if lower {
@@ -236,7 +246,7 @@ impl Newton {
             }
         }
         let (col_ptr, row_idx) = if lower {
-            compress(n, &entries)
+            in_order(&entries, true)
         } else {
             (upper_ptr, upper_idx)
         };
@@ -255,11 +265,13 @@ impl Newton {
             dense: dense.then(|| Dense::new(n)),
             ..Newton::default()
         };
+        // Stored in full, every entry has its mirror stored.
+        let every = problem.mass.nnz() == n * n;
         newton.mass = problem
             .mass
             .iter()
             .map(|(_, (r, c))| {
-                if r <= c || !problem_has_both(problem, r, c) {
+                if r <= c || !(every || problem_has_both(problem, r, c)) {
                     newton.place(r, c)
                 } else {
                     usize::MAX

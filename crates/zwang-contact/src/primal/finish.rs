@@ -232,8 +232,8 @@ impl Finish {
                 .chain((0..m).map(|j| &bounded.cols[bounded.entries(j)]))
         };
         let full = newton_is_full(&problem.mass, n);
-        if full {
-            entries.extend((0..n).flat_map(|c| (0..n).map(move |r| (c, r))));
+        let (col_ptr, row_idx) = if full {
+            crate::pattern::full(n, None)
         } else {
             for cols in row_cols() {
                 for &a in cols {
@@ -242,8 +242,8 @@ impl Finish {
                     }
                 }
             }
-        }
-        let (col_ptr, row_idx) = compress(n, &entries);
+            compress(n, &entries)
+        };
         let at = |row: usize, col: usize| place(&col_ptr, &row_idx, row, col);
         let mass = mass_places(&problem.mass, &col_ptr, &row_idx);
         let mut pair_start = vec![0];
