@@ -3,19 +3,16 @@
 //! factorizations and solves reusing its memory (the Newton matrix of
 //! exact Coulomb friction is not symmetric: a sliding contact's row asks
 //! `u_N = 0` of an impulse on the cone's edge). A pattern that holds every
-//! entry is factored dense, by faer's blocked LU, and solved with by the
-//! project's plain kernel ([`zwang_instant::dense::lu_solve_by_columns_in_place`]:
-//! on a few dozen unknowns faer's solve spends more in dispatch than in
-//! arithmetic): there the sparse factorization does the same arithmetic
-//! through index lists.
+//! entry is factored dense, by faer's blocked LU: there the sparse
+//! factorization does the same arithmetic through index lists.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::linalg::lu::partial_pivoting::factor;
+use faer::linalg::lu::partial_pivoting::{factor, solve};
+use faer::perm::PermRef;
 use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams, NumericLu, SymbolicLu};
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, MatMut, Par};
-use zwang_instant::dense::lu_solve_by_columns_in_place;
+use faer::{Conj, Mat, MatMut, Par};
 
 /// `A = P L U Q` of a square matrix with a fixed pattern.
 pub(crate) struct SparseLu {
@@ -30,13 +27,11 @@ enum Factors {
         symbolic: SymbolicLu<usize>,
         numeric: Box<NumericLu<usize, f64>>,
     },
-    /// `P L U` in place, for a full pattern (values column-major), and
-    /// the solve's working vector.
+    /// `P L U` in place, for a full pattern (values column-major).
     Dense {
-        lu: Vec<f64>,
+        lu: Mat<f64>,
         perm: Vec<usize>,
         perm_inv: Vec<usize>,
-        work: Vec<f64>,
     },
 }
 
@@ -61,13 +56,15 @@ impl SparseLu {
     pub fn analyze(pattern: SymbolicSparseColMatRef<'_, usize>) -> Self {
         let n = pattern.ncols();
         if is_full(pattern) {
-            let req = factor::lu_in_place_scratch::<usize, f64>(n, n, Par::Seq, Default::default());
+            let req = StackReq::any_of(&[
+                factor::lu_in_place_scratch::<usize, f64>(n, n, Par::Seq, Default::default()),
+                solve::solve_in_place_scratch::<usize, f64>(n, 1, Par::Seq),
+            ]);
             return SparseLu {
                 factors: Factors::Dense {
-                    lu: vec![0.0; n * n],
+                    lu: Mat::zeros(n, n),
                     perm: vec![0; n],
                     perm_inv: vec![0; n],
-                    work: vec![0.0; n],
                 },
                 scratch: MemBuffer::new(req),
                 factored: false,
@@ -104,14 +101,18 @@ impl SparseLu {
             Factors::Sparse { symbolic, numeric } => symbolic
                 .factorize_numeric_lu(numeric, matrix, Par::Seq, stack, Default::default())
                 .is_ok(),
-            Factors::Dense {
-                lu, perm, perm_inv, ..
-            } => {
+            Factors::Dense { lu, perm, perm_inv } => {
                 let n = perm.len();
-                lu.copy_from_slice(matrix.val());
-                let factor = faer::MatMut::from_column_major_slice_mut(lu, n, n);
-                factor::lu_in_place(factor, perm, perm_inv, Par::Seq, stack, Default::default());
-                (0..n).all(|j| lu[j * n + j] != 0.0 && lu[j * n + j].is_finite())
+                lu.copy_from(faer::MatRef::from_column_major_slice(matrix.val(), n, n));
+                factor::lu_in_place(
+                    lu.as_mut(),
+                    perm,
+                    perm_inv,
+                    Par::Seq,
+                    stack,
+                    Default::default(),
+                );
+                (0..n).all(|j| lu[(j, j)] != 0.0 && lu[(j, j)].is_finite())
             }
         };
         self.factored
@@ -125,15 +126,16 @@ impl SparseLu {
             return;
         }
         let n = rhs.len();
-        match &mut self.factors {
+        let stack = MemStack::new(&mut self.scratch);
+        let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
+        match &self.factors {
             Factors::Sparse { symbolic, numeric } => {
-                let stack = MemStack::new(&mut self.scratch);
-                let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
                 let lu = faer::sparse::linalg::lu::LuRef::new_unchecked(symbolic, numeric);
                 lu.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, stack);
             }
-            Factors::Dense { lu, perm, work, .. } => {
-                lu_solve_by_columns_in_place(lu, perm, rhs, work)
+            Factors::Dense { lu, perm, perm_inv } => {
+                let p = PermRef::new_checked(perm, perm_inv, n);
+                solve::solve_in_place(lu.as_ref(), lu.as_ref(), p, rhs, Par::Seq, stack);
             }
         }
     }
@@ -168,30 +170,5 @@ mod tests {
         let mut y = [1.0, 1.0];
         lu.solve_in_place(&mut y);
         assert!(y.iter().all(|v| v.is_nan()));
-    }
-
-    /// A full 3 x 3 pattern whose pivoting is a cycle of the three rows
-    /// (a swap is its own inverse; a cycle is not): the solve reads the
-    /// factor's row order as faer wrote it.
-    #[test]
-    fn a_full_pattern_whose_rows_cycle_solves_a_x_equals_b() {
-        // By rows: [[0, 0, 1], [1, 0, 0], [0, 1, 0]] scaled; pivots
-        // take row 1, then row 2, then row 0.
-        let a = [[0.0, 1e-3, 4.0], [5.0, 0.0, 1e-3], [1e-3, 6.0, 0.0]];
-        let col_ptr = vec![0, 3, 6, 9];
-        let row_idx = vec![0, 1, 2, 0, 1, 2, 0, 1, 2];
-        let values: Vec<f64> = (0..9).map(|e| a[e % 3][e / 3]).collect();
-        let pattern = SymbolicSparseColMatRef::new_checked(3, 3, &col_ptr, None, &row_idx);
-        let mut lu = SparseLu::analyze(pattern);
-        assert!(lu.factor(SparseColMatRef::new(pattern, &values)));
-        let want = [1.0, -2.0, 3.0];
-        let mut x: Vec<f64> = a
-            .iter()
-            .map(|row| row.iter().zip(&want).map(|(m, w)| m * w).sum())
-            .collect();
-        lu.solve_in_place(&mut x);
-        for (got, want) in x.iter().zip(want) {
-            assert!((got - want).abs() < 1e-14, "{x:?}");
-        }
     }
 }

@@ -14,9 +14,6 @@
 //!   by columns (faer's);
 //! - [`lu_solve_in_place`]: Gaussian elimination with row equilibration
 //!   and partial pivoting, for square systems that are not symmetric;
-//! - [`lu_solve_by_columns_in_place`]: the solve with faer's LU with
-//!   partial pivoting, stored by columns (a Newton matrix that is not
-//!   symmetric, factored once and solved with many times);
 //! - [`full_pivot_lu_solve`]: an LU with full pivoting that reveals the
 //!   rank, and the minimum-norm solution of a consistent rank-deficient
 //!   system;
@@ -133,39 +130,6 @@ pub fn cholesky_solve_by_columns_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     for (j, column) in l.chunks_exact(n).enumerate().take(n).rev() {
         x[j] = (x[j] - dot(&column[j + 1..], &x[j + 1..n])) / column[j];
     }
-}
-
-/// Solves `A x = b` in place with `A`'s LU by partial pivoting stored by
-/// columns as faer's `lu_in_place` leaves it (`P A = L U`: `L` unit lower
-/// below the diagonal, `U` on and above, `(r, c)` at `c n + r`; `perm[i]`
-/// the row of `A` that is the factor's `i`-th); `work` of `x`'s length.
-/// On a few dozen unknowns, faer's own solve spends more in dispatch than
-/// in arithmetic.
-pub fn lu_solve_by_columns_in_place(lu: &[f64], perm: &[usize], x: &mut [f64], work: &mut [f64]) {
-    let n = x.len();
-    debug_assert!(lu.len() >= n * n && perm.len() >= n && work.len() >= n);
-    if n == 0 {
-        return;
-    }
-    for (w, &p) in work.iter_mut().zip(perm) {
-        *w = x[p];
-    }
-    // `L y = P b`: each entry solved is taken off the rest of its column.
-    for (j, column) in lu.chunks_exact(n).enumerate().take(n) {
-        let yj = work[j];
-        for (w, l) in work[j + 1..n].iter_mut().zip(&column[j + 1..]) {
-            *w -= l * yj;
-        }
-    }
-    // `U x = y`, up the columns.
-    for (j, column) in lu.chunks_exact(n).enumerate().take(n).rev() {
-        let xj = work[j] / column[j];
-        work[j] = xj;
-        for (w, u) in work[..j].iter_mut().zip(&column[..j]) {
-            *w -= u * xj;
-        }
-    }
-    x.copy_from_slice(&work[..n]);
 }
 
 /// In-place Cholesky of a positive semi-definite `a` (`n x n`): a pivot at
@@ -629,66 +593,19 @@ pub fn small_spd_inverse(m: &[f64], size: usize, inv: &mut [f64]) -> Result<(), 
 mod tests {
     use super::*;
 
-    /// Uniform numbers in `[-0.5, 0.5)` from `seed` (a linear congruence).
-    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
-        move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        }
-    }
-
-    /// The solve with faer's LU by columns of a matrix whose first pivot
-    /// is zero (rows exchanged) gives `x` whose `A x` is `b`, and faer's
-    /// own solve's `x`.
-    #[test]
-    fn the_lu_solve_by_columns_solves_a_x_equals_b() {
-        use faer::linalg::lu::partial_pivoting::factor;
-        use faer::prelude::Solve;
-        let n = 9;
-        let mut next = uniform(7);
-        // By columns: `(r, c)` at `c n + r`.
-        let mut a: Vec<f64> = (0..n * n).map(|_| next()).collect();
-        a[0] = 0.0;
-        let rhs: Vec<f64> = (0..n).map(|_| next()).collect();
-        let (mut lu, mut perm, mut perm_inv) = (a.clone(), vec![0; n], vec![0; n]);
-        let req =
-            factor::lu_in_place_scratch::<usize, f64>(n, n, faer::Par::Seq, Default::default());
-        let mut scratch = faer::dyn_stack::MemBuffer::new(req);
-        factor::lu_in_place(
-            faer::MatMut::from_column_major_slice_mut(&mut lu, n, n),
-            &mut perm,
-            &mut perm_inv,
-            faer::Par::Seq,
-            faer::dyn_stack::MemStack::new(&mut scratch),
-            Default::default(),
-        );
-        assert_ne!(perm[0], 0);
-        let (mut x, mut work) = (rhs.clone(), vec![0.0; n]);
-        lu_solve_by_columns_in_place(&lu, &perm, &mut x, &mut work);
-        let mut theirs = faer::Mat::from_fn(n, 1, |r, _| rhs[r]);
-        faer::MatRef::from_column_major_slice(&a, n, n)
-            .partial_piv_lu()
-            .solve_in_place(theirs.as_mut());
-        for i in 0..n {
-            let ax: f64 = (0..n).map(|j| a[j * n + i] * x[j]).sum();
-            assert!(
-                (ax - rhs[i]).abs() < 1e-12,
-                "row {i}: {ax} against {}",
-                rhs[i]
-            );
-            assert!((x[i] - theirs[(i, 0)]).abs() < 1e-12 * (1.0 + x[i].abs()));
-        }
-    }
-
     /// `A = B B^T + I` of a seeded `B` (`n = 7`): the solve by columns,
     /// with the factor written by columns, gives `x` whose `A x` is `b`,
     /// and the same `x` as the solve by rows.
     #[test]
     fn the_solve_by_columns_solves_a_x_equals_b() {
         let n = 7;
-        let mut next = uniform(1);
+        let mut seed = 1u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
         let b: Vec<f64> = (0..n * n).map(|_| next()).collect();
         let a: Vec<f64> = (0..n * n)
             .map(|e| {
