@@ -385,7 +385,7 @@ impl Newton {
         MassView {
             mass: &problem.mass,
             places: &self.mass,
-            dense: self.dense.as_ref().map(|d| d.both.as_slice()),
+            dense: self.dense.as_ref().map(|d| d.mass.as_slice()),
         }
     }
 
@@ -522,8 +522,6 @@ fn for_each_term(
 struct Dense {
     n: usize,
     mass: Vec<f64>,
-    /// `M` with both triangles, to multiply by.
-    both: Vec<f64>,
     assembled: Vec<f64>,
     factor: Vec<f64>,
     scratch: faer::dyn_stack::MemBuffer,
@@ -542,7 +540,6 @@ impl Dense {
         Dense {
             n,
             mass: vec![0.0; n * n],
-            both: vec![0.0; n * n],
             assembled: vec![0.0; n * n],
             factor: vec![0.0; n * n],
             scratch: faer::dyn_stack::MemBuffer::new(req),
@@ -560,13 +557,6 @@ impl Dense {
                 mass[r.min(c) * n + r.max(c)] += value;
             }
         });
-        for c in 0..n {
-            for r in c..n {
-                let value = self.mass[c * n + r];
-                self.both[c * n + r] = value;
-                self.both[r * n + c] = value;
-            }
-        }
     }
 
     fn scale_diagonal(&mut self, ratio: f64) {

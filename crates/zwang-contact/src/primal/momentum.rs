@@ -9,7 +9,7 @@ use super::VelocityProblem;
 
 /// `M` as the solvers multiply by it: its stored entries (`places` says
 /// which are below the diagonal with a mirror, and are skipped in favour
-/// of it), or, on a small island factored dense, all its entries by
+/// of it), or, on a small island factored dense, its lower triangle by
 /// columns (`(row, col)` at `col n + row`), multiplied down the columns:
 /// contiguous, where the stored entries of a tree's nearly full `M` are
 /// a scatter and a test each.
@@ -24,26 +24,28 @@ impl MassView<'_> {
     /// `y = M x`.
     pub fn product(&self, x: &[f64], y: &mut [f64]) {
         match self.dense {
-            Some(full) => full_product(full, x, y),
+            Some(lower) => lower_product(lower, x, y),
             None => symmetric_product(self.mass, self.places, x, y),
         }
     }
 }
 
-/// `y = M x` from all of `M`'s entries by columns (`x`'s length `n`):
-/// each column added whole, one pass down contiguous memory (the lower
-/// triangle alone needs a second sum along each row, which vectorizes
-/// worse).
-fn full_product(full: &[f64], x: &[f64], y: &mut [f64]) {
+/// `y = M x` from `M`'s lower triangle by columns (`x`'s length `n`).
+fn lower_product(lower: &[f64], x: &[f64], y: &mut [f64]) {
     let n = x.len();
     y.fill(0.0);
     if n == 0 {
         return;
     }
-    for (column, &xc) in full.chunks_exact(n).zip(x) {
-        for (yr, m) in y.iter_mut().zip(column) {
+    for (c, column) in lower.chunks_exact(n).enumerate().take(n) {
+        // The column below the diagonal, and (by symmetry) the row.
+        let (xc, below) = (x[c], &column[c + 1..]);
+        let mut row = column[c] * xc;
+        for ((yr, m), xr) in y[c + 1..].iter_mut().zip(below).zip(&x[c + 1..]) {
             *yr += m * xc;
+            row += m * xr;
         }
+        y[c] += row;
     }
 }
 
@@ -131,10 +133,10 @@ mod tests {
     use super::*;
 
     /// A symmetric `M` stored with both triangles (places skip the lower
-    /// mirrors) and the same `M` by columns give the same product, to
-    /// round-off, against the product by hand.
+    /// mirrors) and the same `M`'s lower triangle by columns give the
+    /// same product, to round-off, against the product by hand.
     #[test]
-    fn the_product_down_the_columns_is_the_stored_entries_one() {
+    fn the_product_down_the_lower_columns_is_the_stored_entries_one() {
         let m = [[4.0, 1.0, -0.5], [1.0, 3.0, 0.25], [-0.5, 0.25, 2.0]];
         let n = 3;
         let mut triplets = sprs::TriMat::new((n, n));
@@ -148,12 +150,17 @@ mod tests {
             .iter()
             .map(|(_, (r, c))| if r > c { usize::MAX } else { 0 })
             .collect();
-        let by_columns: Vec<f64> = (0..n * n).map(|e| m[e % n][e / n]).collect();
+        let mut lower = vec![f64::NAN; n * n];
+        for c in 0..n {
+            for r in c..n {
+                lower[c * n + r] = m[r][c];
+            }
+        }
         let x = [0.3, -1.1, 2.0];
         let by_hand: Vec<f64> = (0..n)
             .map(|r| (0..n).map(|c| m[r][c] * x[c]).sum())
             .collect();
-        for dense in [None, Some(by_columns.as_slice())] {
+        for dense in [None, Some(lower.as_slice())] {
             let view = MassView {
                 mass: &mass,
                 places: &places,
