@@ -8,7 +8,7 @@ use zwang_instant::sparse_cholesky::SparseCholesky;
 
 use super::finish::{self, Finish, IslandView};
 use super::momentum::{dynamics_residual, MassView};
-use super::{bounded_error, BoundedRows, VelocityProblem};
+use super::{bounded_error, three, BoundedRows, VelocityProblem};
 use crate::error::{components, cone_derivative, project_on_cone, set_components, ConePiece};
 use crate::pattern::{compress, newton_is_full, place, place_in_full_triangle, DENSE_UP_TO};
 use crate::solver::{Report, Status};
@@ -456,13 +456,6 @@ fn for_each_term(
         let (s, e) = (rows.start[i], rows.start[i + 1]);
         let (cols, dim) = (&rows.cols[s..e], rows.dimension.max(1));
         let values = &rows.values[dim * s..dim * e];
-        let three = |x: &[f64]| {
-            [
-                x[0],
-                x.get(1).map_or(0.0, |v| *v),
-                x.get(2).map_or(0.0, |v| *v),
-            ]
-        };
         let mut q = 0;
         for (a, (&ca, ea)) in cols.iter().zip(values.chunks_exact(dim)).enumerate() {
             let ea = three(ea);

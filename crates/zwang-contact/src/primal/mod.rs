@@ -87,6 +87,13 @@ impl Default for ContactRows {
     }
 }
 
+/// One entry's values (normal, then tangents) as three, zero past the
+/// dimension.
+pub(crate) fn three(x: &[f64]) -> [f64; 3] {
+    let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
+    [x[0], at(1), at(2)]
+}
+
 impl ContactRows {
     /// No contacts, `dimension` rows per contact (2 in the plane, 3 in
     /// space).
@@ -125,8 +132,7 @@ impl ContactRows {
     /// Entry `a`'s values as three (zero past the dimension).
     pub fn entry(&self, a: usize) -> [f64; 3] {
         let d = self.dimension;
-        let x = &self.values[d * a..d * a + d];
-        [x[0], x[1], if d == 3 { x[2] } else { 0.0 }]
+        three(&self.values[d * a..d * a + d])
     }
 
     /// Contact `i`'s entries in order: column, and values as three (zero
@@ -136,10 +142,10 @@ impl ContactRows {
         let (s, e) = (self.start[i], self.start[i + 1]);
         let d = self.dimension.max(1);
         let values = self.values[d * s..d * e].chunks_exact(d);
-        self.cols[s..e].iter().zip(values).map(|(&c, x)| {
-            let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
-            (c, [x[0], at(1), at(2)])
-        })
+        self.cols[s..e]
+            .iter()
+            .zip(values)
+            .map(|(&c, x)| (c, three(x)))
     }
 
     /// `J_i v` of contact `i`: normal, tangents (zero past the dimension).
