@@ -35,6 +35,17 @@
 //! are inconsistent it is a long walk along the impulses' null direction,
 //! which the ratio test ends where a corner's load reaches zero: that
 //! corner lifts.
+//!
+//! Nearly null directions are the harder case: a contact sliding at the
+//! verge, whose small speed barely fixes its impulse's direction, beside
+//! redundant ones. A Newton step takes a long way along them, and the
+//! cone's curvature undoes it: no halving reduces the residual, and the
+//! polish ended there (a falling humanoid's islands, 1e-9 from the
+//! answer). The proximal weight is damped as Levenberg and Marquardt's:
+//! stiffer after a step that fails or gains little of what its
+//! linearisation promised, which shortens the next step or, where the
+//! equations are inconsistent at that weight, makes it a walk to the
+//! first contact's boundary; weaker after one that gains as promised.
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
@@ -56,12 +67,23 @@ const WALK: f64 = 0.5;
 /// Steps in all, cut ones included.
 const STEPS: usize = 30;
 /// Sets of pieces tried.
-pub(super) const ROUNDS: usize = 3;
+pub(super) const ROUNDS: usize = 5;
 /// A Newton step's residual below this fraction of the equations' scale
 /// ends them.
 const ROUND_OFF: f64 = 1e-15;
 /// Halvings of a step that does not reduce the residual.
 const HALVINGS: usize = 12;
+/// The proximal weight's damping (Levenberg and Marquardt's): a step
+/// that had to be halved, or gains less than `POOR` of what its
+/// linearisation promised, makes the next `GROW` times stiffer; a whole
+/// one that gains more than `GOOD` makes it `GROW` times weaker (down to
+/// `EPS`); a step that no halving makes gain, `FAILED_GROW` times
+/// stiffer; at most `MOST_DAMPING` times `EPS`.
+const POOR: f64 = 0.25;
+const GOOD: f64 = 0.75;
+const GROW: f64 = 10.0;
+const FAILED_GROW: f64 = 100.0;
+const MOST_DAMPING: f64 = 1e6;
 
 /// A contact's or bounded row's piece of the law.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +137,8 @@ pub(super) struct Polish {
     /// contact to change its piece.
     pinned: Vec<bool>,
     entered: Option<usize>,
+    /// The proximal weight in `EPS`s, 1 at each solve's start.
+    damping: f64,
     /// The unknowns `(v, r)`, the residual, the step, a trial point, the
     /// contact velocities `u` (contacts, then bounded rows), `M v` and
     /// `J^T r`.
@@ -226,6 +250,7 @@ impl Polish {
             pieces: vec![Piece::Open; k + m],
             pinned: vec![false; k],
             entered: None,
+            damping: 1.0,
             x: vec![0.0; size],
             f: vec![0.0; size],
             step: vec![0.0; size],
@@ -281,6 +306,7 @@ impl Polish {
     pub fn solve(&mut self, given: &IslandView, rho: &[f64]) -> bool {
         self.pinned.fill(false);
         self.entered = None;
+        self.damping = 1.0;
         let mut norm = self.residual(given, true, rho);
         let mut newton = 0;
         for _ in 0..STEPS {
@@ -312,7 +338,8 @@ impl Polish {
             // linearisation leaves unsolved, not below `|F|`: the pieces'
             // equations inconsistent) is a walk along the impulses' null
             // direction, as far as the first contact's boundary.
-            let walk = self.regularised(given, rho) > WALK * norm;
+            let regularised = self.regularised(given, rho);
+            let walk = regularised > WALK * norm;
             let limit = if walk { f64::INFINITY } else { 1.0 };
             let (cut, entered) = self.ratio(given, ROUND_OFF * scale, limit);
             if walk && entered.is_none() {
@@ -350,11 +377,26 @@ impl Polish {
                 t *= 0.5;
             }
             let Some(tried) = accepted else {
-                // Back to the last point, `u` with it.
+                // Back to the last point, `u` with it; the same point again
+                // with a stiffer weight (a shorter step, or a walk).
                 self.x.copy_from_slice(&self.trial);
                 self.residual(given, false, rho);
-                break;
+                if self.damping >= MOST_DAMPING {
+                    break;
+                }
+                self.damping *= FAILED_GROW;
+                self.jacobian(given, rho);
+                continue;
             };
+            // What the step gained against what its linearisation promised
+            // (`|F|` to at most `|E dx|` along the whole step); a step
+            // that had to be halved was longer than its linearisation holds.
+            let (gained, promised) = (norm - tried, t * (norm - regularised).max(0.0));
+            if t < 1.0 || gained < POOR * promised {
+                self.damping = (GROW * self.damping).min(MOST_DAMPING);
+            } else if gained > GOOD * promised {
+                self.damping = (self.damping / GROW).max(1.0);
+            }
             // `F` and `u` are the accepted point's: only the Jacobian is new.
             norm = tried;
             self.jacobian(given, rho);
@@ -380,7 +422,7 @@ impl Polish {
         let (r, dr) = (&self.x[n..], &self.step[n..]);
         let mut sum = 0.0;
         for i in 0..k {
-            let eps = EPS / rho[i];
+            let eps = self.damping * EPS / rho[i];
             let (ri, di) = (components(r, d, i), components(dr, d, i));
             sum += match self.pieces[i] {
                 Piece::Open => 0.0,
@@ -396,7 +438,7 @@ impl Polish {
         }
         for j in 0..problem.bounded.len() {
             if self.pieces[k + j] == Piece::Free {
-                sum += (EPS / rho[k + j] * dr[d * k + j]).powi(2);
+                sum += (self.damping * EPS / rho[k + j] * dr[d * k + j]).powi(2);
             }
         }
         sum.sqrt()
@@ -620,7 +662,7 @@ impl Polish {
         for i in 0..k {
             let ri = components(r, d, i);
             let speed = if d == 3 { r[d * k + m + i] } else { 0.0 };
-            let eps = EPS / rho[i];
+            let eps = self.damping * EPS / rho[i];
             // Each row's weights on `J_i`'s rows (normal, tangents) and its
             // block in the contact's slots.
             let (weights, block) = linearisation(self.pieces[i], problem.mu[i], d, eps, ri, speed);
@@ -648,7 +690,11 @@ impl Polish {
                 }
                 entry += 1;
             }
-            self.values[self.bounded_diagonal[j]] += if free { EPS / rho[k + j] } else { 1.0 };
+            self.values[self.bounded_diagonal[j]] += if free {
+                self.damping * EPS / rho[k + j]
+            } else {
+                1.0
+            };
         }
     }
 }
