@@ -139,6 +139,9 @@ pub(super) struct Polish {
     entered: Option<usize>,
     /// The proximal weight in `EPS`s, 1 at each solve's start.
     damping: f64,
+    /// Per contact, the direction a sliding contact without a tangent
+    /// impulse takes (against its tangent velocity when it entered).
+    fallback: Vec<[f64; 2]>,
     /// The unknowns `(v, r)`, the residual, the step, a trial point, the
     /// contact velocities `u` (contacts, then bounded rows), `M v` and
     /// `J^T r`.
@@ -251,6 +254,7 @@ impl Polish {
             pinned: vec![false; k],
             entered: None,
             damping: 1.0,
+            fallback: vec![[1.0, 0.0]; k],
             x: vec![0.0; size],
             f: vec![0.0; size],
             step: vec![0.0; size],
@@ -269,23 +273,16 @@ impl Polish {
         self.x[v.len()..v.len() + r.len()].copy_from_slice(r);
         let problem = given.problem;
         let (d, k) = (problem.rows.dimension, problem.mu.len());
-        let (n, m) = (problem.force.len(), problem.bounded.len());
+        let m = problem.bounded.len();
         for i in 0..k {
             let (ri, ui) = (components(r, d, i), components(u, d, i));
             let mut piece = piece_of(problem.mu[i], d, rho[i], ri, ui);
-            let tangent = length(ri[1], ri[2]);
-            if piece == Piece::Slide && tangent == 0.0 {
+            if piece == Piece::Slide && length(ri[1], ri[2]) == 0.0 {
                 piece = Piece::Stick;
             }
-            self.pieces[i] = piece;
-            if d == 3 {
-                // The speed against the tangent impulse.
-                let along = if piece == Piece::Slide {
-                    -(ui[1] * ri[1] + ui[2] * ri[2]) / tangent
-                } else {
-                    0.0
-                };
-                self.x[n + d * k + m + i] = along.max(0.0);
+            self.enter(given, i, piece);
+            if piece == Piece::Slide && d == 3 {
+                self.slide_from(given, i, ri, ui);
             }
         }
         for j in 0..m {
@@ -413,6 +410,24 @@ impl Polish {
         if d == 3 && i < k {
             self.x[n + d * k + problem.bounded.len() + i] = 0.0;
         }
+    }
+
+    /// Contact `i` slides from `(r_i, u_i)`, at its velocity's speed
+    /// against its tangent impulse, or without one (grazing: no impulse,
+    /// sliding) against its velocity. Entered with no speed and the first
+    /// tangent, a grazing contact's step asked for a negative speed at
+    /// once, and it went back to open, round after round (humanoid_CMU
+    /// at rest at 10 ms).
+    fn slide_from(&mut self, given: &IslandView, i: usize, r: [f64; 3], u: [f64; 3]) {
+        let (n, d, k, m) = given.problem.sizes();
+        let slip = length(u[1], u[2]);
+        self.fallback[i] = if slip > 0.0 {
+            [-u[1] / slip, -u[2] / slip]
+        } else {
+            [1.0, 0.0]
+        };
+        let (_, s) = tangent_direction(r, self.fallback[i]);
+        self.x[n + d * k + m + i] = (-(u[1] * s[0] + u[2] * s[1])).max(0.0);
     }
 
     /// `|E dx|`: the proximal terms' share of the step's linearisation.
@@ -562,6 +577,9 @@ impl Polish {
                 }
                 moved |= piece != self.pieces[i];
                 self.enter(given, i, piece);
+                if piece == Piece::Slide && d == 3 {
+                    self.slide_from(given, i, ri, ui);
+                }
             }
         }
         let bounded = &problem.bounded;
@@ -625,7 +643,8 @@ impl Polish {
         for i in 0..k {
             let (ri, ui) = (components(r, d, i), components(&self.u, d, i));
             let speed = if d == 3 { r[d * k + m + i] } else { 0.0 };
-            let equations = equations(self.pieces[i], problem.mu[i], d, ri, speed, ui);
+            let s = tangent_direction(ri, self.fallback[i]);
+            let equations = equations(self.pieces[i], problem.mu[i], d, ri, s, speed, ui);
             tail[d * i..d * i + d].copy_from_slice(&equations[..d]);
             if slots > d {
                 tail[d * k + m + i] = equations[3];
@@ -665,7 +684,8 @@ impl Polish {
             let eps = self.damping * EPS / rho[i];
             // Each row's weights on `J_i`'s rows (normal, tangents) and its
             // block in the contact's slots.
-            let (weights, block) = linearisation(self.pieces[i], problem.mu[i], d, eps, ri, speed);
+            let s = tangent_direction(ri, self.fallback[i]);
+            let (weights, block) = linearisation(self.pieces[i], problem.mu[i], d, eps, s, speed);
             for a in rows.start[i]..rows.start[i + 1] {
                 let e = rows.entry(a);
                 for l in 0..d {
@@ -736,8 +756,17 @@ fn bounded_piece(problem: &super::VelocityProblem, j: usize, x: f64) -> Piece {
 }
 
 /// A contact's equations under its piece (the first `d`, then in space
-/// the speed's).
-fn equations(piece: Piece, mu: f64, d: usize, r: [f64; 3], speed: f64, u: [f64; 3]) -> [f64; 4] {
+/// the speed's), `(|r_T|, s)` its tangent impulse's length and direction
+/// ([`tangent_direction`]).
+fn equations(
+    piece: Piece,
+    mu: f64,
+    d: usize,
+    r: [f64; 3],
+    (t, [s1, s2]): (f64, [f64; 2]),
+    speed: f64,
+    u: [f64; 3],
+) -> [f64; 4] {
     match piece {
         Piece::Open => [r[0], r[1], r[2], speed],
         Piece::Normal => [u[0], r[1], r[2], speed],
@@ -745,10 +774,7 @@ fn equations(piece: Piece, mu: f64, d: usize, r: [f64; 3], speed: f64, u: [f64; 
             let e = if upper { 1.0 } else { -1.0 };
             [u[0], r[1] - e * mu * r[0], 0.0, 0.0]
         }
-        Piece::Slide if d == 3 => {
-            let (t, [s1, s2]) = tangent_direction(r);
-            [u[0], u[1] + speed * s1, u[2] + speed * s2, t - mu * r[0]]
-        }
+        Piece::Slide if d == 3 => [u[0], u[1] + speed * s1, u[2] + speed * s2, t - mu * r[0]],
         // Sticking; a sliding piece in the plane is an edge (`piece_of`
         // never gives it there).
         _ => [u[0], u[1], u[2], speed],
@@ -756,29 +782,31 @@ fn equations(piece: Piece, mu: f64, d: usize, r: [f64; 3], speed: f64, u: [f64; 
 }
 
 /// `|r_T|` and `r_T / |r_T|`; without a tangent impulse (a contact that
-/// enters sliding with none) the first tangent, which Newton's steps then
-/// turn: a zero direction left the speed's column empty and the
-/// Jacobian singular (18 of the 64-box pile's 105 unsolved islands
-/// solved against 23).
-fn tangent_direction(r: [f64; 3]) -> (f64, [f64; 2]) {
+/// enters sliding with none) `fallback`, against its velocity when it
+/// entered (else the first tangent), which Newton's steps then turn: a
+/// zero direction left the speed's column empty and the Jacobian
+/// singular (18 of the 64-box pile's 105 unsolved islands solved against
+/// 23).
+fn tangent_direction(r: [f64; 3], fallback: [f64; 2]) -> (f64, [f64; 2]) {
     let t = length(r[1], r[2]);
     if t > 0.0 {
         (t, [r[1] / t, r[2] / t])
     } else {
-        (0.0, [1.0, 0.0])
+        (0.0, fallback)
     }
 }
 
 /// A contact's equations' linearisation: per row, its weights on the
 /// contact's `J` rows (normal, tangents), and its block in the contact's
 /// slots (with `eps` on the rows that hold a velocity, along the
-/// impulse's directions those rows leave free).
+/// impulse's directions those rows leave free); `(|r_T|, s)` as in
+/// [`equations`].
 fn linearisation(
     piece: Piece,
     mu: f64,
     d: usize,
     eps: f64,
-    r: [f64; 3],
+    (t, [s1, s2]): (f64, [f64; 2]),
     speed: f64,
 ) -> ([[f64; 3]; 4], [[f64; 4]; 4]) {
     let mut weights = [[0.0; 3]; 4];
@@ -792,7 +820,6 @@ fn linearisation(
             }
         }
         Piece::Slide if d == 3 => {
-            let (t, [s1, s2]) = tangent_direction(r);
             weights[0][0] = 1.0;
             block[0][0] = eps;
             // `d s / d r_T = (I - s s^T) / |r_T|`; the proximal term acts

@@ -989,9 +989,7 @@ fn a_box_landing_on_four_corners_does_not_retry_a_stiffer_penalty_at_length() {
 #[test]
 fn two_boxes_at_the_verge_of_sliding_with_a_corner_that_must_lift_are_solved() {
     let text = include_str!("../data/two_boxes_at_the_verge_of_sliding.txt");
-    let a = solve_dumped(text);
-    let (p, _) = read_problem(text);
-    let (u, tol) = check_contact_by_contact(&p, &a);
+    let (a, u, tol) = solve_dumped_by_contact(text);
     // One corner of the face carries nothing and separates.
     let lifted = (0..4)
         .filter(|&i| a.r[3 * i] <= tol && u[3 * i] > tol)
@@ -1007,18 +1005,31 @@ fn two_boxes_at_the_verge_of_sliding_with_a_corner_that_must_lift_are_solved() {
 /// checked contact by contact.
 #[test]
 fn six_boxes_whose_polish_steps_the_cone_undoes_are_solved() {
-    let text = include_str!("../data/six_boxes_whose_polish_steps_the_cone_undoes.txt");
-    let a = solve_dumped(text);
-    let (p, _) = read_problem(text);
-    check_contact_by_contact(&p, &a);
+    solve_dumped_by_contact(include_str!(
+        "../data/six_boxes_whose_polish_steps_the_cone_undoes.txt"
+    ));
 }
 
-/// Coulomb's law at each contact of `a`, to `1e-10` of the impulses' or
-/// velocities' norm (returned, with the contact velocities): no pull, no
-/// approach, in the cone, no impulse or no motion along the normal, and
-/// a sliding contact's friction on the cone's surface against its motion.
-fn check_contact_by_contact(p: &VelocityProblem, a: &Answer) -> (Vec<f64>, f64) {
-    let u = contact_velocities(p, &a.v);
+/// Regression: a robot at rest on the floor with one contact grazing it
+/// (no impulse, sliding, its normal velocity near zero). The polish
+/// entered that contact sliding with no speed and an arbitrary
+/// direction, went back to open at once, and cycled there 6e-10 from the
+/// answer; entered at its velocity's speed, against that velocity, the
+/// law holds, checked contact by contact.
+#[test]
+fn a_humanoid_with_a_grazing_contact_is_solved() {
+    solve_dumped_by_contact(include_str!("../data/humanoid_with_a_grazing_contact.txt"));
+}
+
+/// [`solve_dumped`], and Coulomb's law at each contact of the answer, to
+/// `1e-10` of the impulses' or velocities' norm (returned, with the answer
+/// and its contact velocities): no pull, no approach, in the cone, no
+/// impulse or no motion along the normal, and a sliding contact's
+/// friction on the cone's surface against its motion.
+fn solve_dumped_by_contact(text: &str) -> (Answer, Vec<f64>, f64) {
+    let a = solve_dumped(text);
+    let (p, _) = read_problem(text);
+    let u = contact_velocities(&p, &a.v);
     let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
     let tol = 1e-10 * norm(&a.r).max(norm(&u));
     for (i, &mu) in p.mu.iter().enumerate() {
@@ -1032,14 +1043,17 @@ fn check_contact_by_contact(p: &VelocityProblem, a: &Answer) -> (Vec<f64>, f64) 
         // Either no impulse, or closed (`u_N = 0`).
         assert!(r[0].min(w[0]) <= tol, "contact {i}: r {r:?}, u {w:?}");
         if ut > tol {
-            // Sliding: the impulse on the surface, against the motion.
+            // Sliding: the impulse on the surface, against the motion
+            // (`r_T |u_T| = -mu r_N u_T`, weighed by the speed: a slow
+            // slide's direction is known to the velocities' tolerance
+            // over its speed).
             for t in 1..3 {
-                let opposed = r[t] + mu * r[0] * w[t] / ut;
+                let opposed = r[t] * ut + mu * r[0] * w[t];
                 assert!(opposed.abs() <= tol, "contact {i}: r {r:?}, u {w:?}");
             }
         }
     }
-    (u, tol)
+    (a, u, tol)
 }
 
 /// Regression: a joint at its limit and at rest in a falling model (one
