@@ -75,10 +75,11 @@ const ROUND_OFF: f64 = 1e-15;
 const HALVINGS: usize = 12;
 /// The proximal weight's damping (Levenberg and Marquardt's): a step
 /// that had to be halved, or gains less than `POOR` of what its
-/// linearisation promised, makes the next `GROW` times stiffer; a whole
-/// one that gains more than `GOOD` makes it `GROW` times weaker (down to
-/// `EPS`); a step that no halving makes gain, `FAILED_GROW` times
-/// stiffer; at most `MOST_DAMPING` times `EPS`.
+/// linearisation promised, makes the next `GROW` times stiffer (up to
+/// `MOST_DAMPING` times `EPS`); a whole one that gains more than `GOOD`
+/// makes it `GROW` times weaker (down to `EPS`); a step that no halving
+/// makes gain is tried again `FAILED_GROW` times stiffer, and ends the
+/// set of pieces once the weight has reached `MOST_DAMPING` times `EPS`.
 const POOR: f64 = 0.25;
 const GOOD: f64 = 0.75;
 const GROW: f64 = 10.0;
