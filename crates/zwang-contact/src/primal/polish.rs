@@ -281,10 +281,7 @@ impl Polish {
             if piece == Piece::Slide && length(ri[1], ri[2]) == 0.0 {
                 piece = Piece::Stick;
             }
-            self.enter(given, i, piece);
-            if piece == Piece::Slide && d == 3 {
-                self.slide_from(given, i, ri, ui);
-            }
+            self.take(given, i, piece, ri, ui);
         }
         for j in 0..m {
             let x = r[d * k + j] - rho[k + j] * u[d * k + j];
@@ -413,14 +410,19 @@ impl Polish {
         }
     }
 
-    /// Contact `i` slides from `(r_i, u_i)`, at its velocity's speed
-    /// against its tangent impulse, or without one (grazing: no impulse,
-    /// sliding) against its velocity. Entered with no speed and the first
-    /// tangent, a grazing contact's step asked for a negative speed at
-    /// once, and it went back to open, round after round (humanoid_CMU
-    /// at rest at 10 ms).
-    fn slide_from(&mut self, given: &IslandView, i: usize, r: [f64; 3], u: [f64; 3]) {
+    /// Contact `i` takes `piece` at `(r_i, u_i)` (not at a boundary the
+    /// ratio test found, as [`Polish::enter`]): sliding in space, at its
+    /// velocity's speed against its tangent impulse, or without one
+    /// (grazing: no impulse, sliding) against its velocity. Entered with
+    /// no speed and the first tangent, a grazing contact's step asked for
+    /// a negative speed at once, and it went back to open, round after
+    /// round (humanoid_CMU at rest at 10 ms).
+    fn take(&mut self, given: &IslandView, i: usize, piece: Piece, r: [f64; 3], u: [f64; 3]) {
+        self.enter(given, i, piece);
         let (n, d, k, m) = given.problem.sizes();
+        if piece != Piece::Slide || d != 3 {
+            return;
+        }
         let slip = length(u[1], u[2]);
         self.fallback[i] = if slip > 0.0 {
             [-u[1] / slip, -u[2] / slip]
@@ -444,9 +446,12 @@ impl Polish {
                 Piece::Open => 0.0,
                 Piece::Stick => eps * eps * (di[0] * di[0] + di[1] * di[1] + di[2] * di[2]),
                 Piece::Slide if d == 3 => {
-                    // Across the tangent impulse.
-                    let t = length(ri[1], ri[2]).max(f64::MIN_POSITIVE);
-                    let across = (ri[2] * di[1] - ri[1] * di[2]) / t;
+                    // Across the tangent impulse, or across the direction
+                    // the Jacobian takes without one.
+                    let across = match tangent_direction(ri, self.fallback[i]) {
+                        (t, _) if t > 0.0 => (ri[2] * di[1] - ri[1] * di[2]) / t,
+                        (_, s) => s[1] * di[1] - s[0] * di[2],
+                    };
                     eps * eps * (di[0] * di[0] + across * across)
                 }
                 _ => eps * eps * di[0] * di[0],
@@ -577,10 +582,7 @@ impl Polish {
                     };
                 }
                 moved |= piece != self.pieces[i];
-                self.enter(given, i, piece);
-                if piece == Piece::Slide && d == 3 {
-                    self.slide_from(given, i, ri, ui);
-                }
+                self.take(given, i, piece, ri, ui);
             }
         }
         let bounded = &problem.bounded;
