@@ -435,8 +435,9 @@ impl Finish {
         error
     }
 
-    /// The polish ([`super::polish`]) from `(v, r, u)`, whose answer
-    /// replaces them where it is better; the error.
+    /// The polish ([`super::polish`]) from `(v, r, u)`, with bold steps
+    /// and, where they end unsolved, with cautious ones; its answer
+    /// replaces them where it is better. The error.
     fn polish(
         &mut self,
         given: &IslandView,
@@ -450,28 +451,36 @@ impl Finish {
             .polish
             .take()
             .unwrap_or_else(|| Polish::build(given.problem));
-        polish.start(given, &self.rho, v, r, u);
         let n = v.len();
-        let mut last = f64::INFINITY;
-        for _ in 0..polish::ROUNDS {
-            if !polish.solve(given, &self.rho) {
+        // Bold steps first; where they end unsolved, cautious ones from
+        // the best answer yet.
+        for cautious in [false, true] {
+            polish.start(given, &self.rho, v, r, u);
+            let mut last = f64::INFINITY;
+            for _ in 0..polish::ROUNDS {
+                if !polish.solve(given, &self.rho, cautious) {
+                    break;
+                }
+                let (pv, pr, pu) = polish.answer(n);
+                let polished = self.measure(given, Friction::Exact, pv, pr, pu);
+                if polished < error {
+                    v.copy_from_slice(pv);
+                    r.copy_from_slice(pr);
+                    u.copy_from_slice(pu);
+                    error = polished;
+                }
+                // Another round with the pieces that moved, or with the
+                // same ones while Newton's steps still gain.
+                let moved =
+                    error > tolerance && polish.reclassify(given, &self.rho, 0.1 * tolerance);
+                if error <= tolerance || (!moved && polished >= 0.5 * last) {
+                    break;
+                }
+                last = polished;
+            }
+            if error <= tolerance {
                 break;
             }
-            let (pv, pr, pu) = polish.answer(n);
-            let polished = self.measure(given, Friction::Exact, pv, pr, pu);
-            if polished < error {
-                v.copy_from_slice(pv);
-                r.copy_from_slice(pr);
-                u.copy_from_slice(pu);
-                error = polished;
-            }
-            // Another round with the pieces that moved, or with the same
-            // ones while Newton's steps still gain.
-            let moved = error > tolerance && polish.reclassify(given, &self.rho, 0.1 * tolerance);
-            if error <= tolerance || (!moved && polished >= 0.5 * last) {
-                break;
-            }
-            last = polished;
         }
         self.polish = Some(polish);
         error

@@ -46,6 +46,18 @@
 //! linearisation promised, which shortens the next step or, where the
 //! equations are inconsistent at that weight, makes it a walk to the
 //! first contact's boundary; weaker after one that gains as promised.
+//!
+//! A step cut where a contact changes its piece is taken as far as the
+//! cut, however far that is: often the long step is the one that solves
+//! (a corner that lifts, far along a null direction). Where it leads away
+//! instead (the cone's curvature leaves the residual at the cut far above
+//! where the step started, and the pieces change round after round
+//! farther off: a landing pile's islands), the rounds are run again, from
+//! the best answer yet, with cautious steps: a cut step that ends worse
+//! under its pieces than it started is tried again stiffer, and at the
+//! stiffest weight only the part of it that is no worse is taken, the
+//! pieces kept. A walk is never held to that: it keeps the residual only
+//! to first order, and is how an inconsistent set of pieces is left.
 
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 
@@ -296,9 +308,11 @@ impl Polish {
     /// contacts make the pieces' equations inconsistent, the weak
     /// proximal term turns the step into a walk along the impulses'
     /// null direction, and the walk ends where a corner's load reaches
-    /// zero). The answer (`v`, `r`, `u`) from [`Polish::answer`]. `false`
-    /// when a Jacobian is singular.
-    pub fn solve(&mut self, given: &IslandView, rho: &[f64]) -> bool {
+    /// zero); `cautious`, a cut step that is not a walk is held to the
+    /// residual it started from ([`Polish::no_worse`]). The answer (`v`,
+    /// `r`, `u`) from [`Polish::answer`]. `false` when a Jacobian is
+    /// singular.
+    pub fn solve(&mut self, given: &IslandView, rho: &[f64], cautious: bool) -> bool {
         self.pinned.fill(false);
         self.entered = None;
         self.damping = 1.0;
@@ -341,6 +355,23 @@ impl Polish {
                 break;
             }
             if let Some((i, piece)) = entered {
+                if cautious && !walk && cut > 0.0 {
+                    match self.no_worse(given, rho, norm + ROUND_OFF * scale, cut) {
+                        Some(t) if t == cut => {}
+                        Some(_) => {
+                            // Part of it, at the stiffest weight: the
+                            // pieces kept, the Jacobian new.
+                            norm = self.residual(given, true, rho);
+                            continue;
+                        }
+                        None if self.damping >= MOST_DAMPING => break,
+                        None => {
+                            self.damping *= FAILED_GROW;
+                            self.jacobian(given, rho);
+                            continue;
+                        }
+                    }
+                }
                 for (x, s) in self.x.iter_mut().zip(&self.step) {
                     *x += cut * s;
                 }
@@ -397,6 +428,33 @@ impl Polish {
             self.jacobian(given, rho);
         }
         true
+    }
+
+    /// How much of a step cut at `cut` leaves the residual under the
+    /// present pieces at most `bound`: all of it (`self.x` as it was), at
+    /// the stiffest weight the longest of its halvings that does (`self.x`
+    /// moved there), or none (`self.x` and `F` as they were).
+    fn no_worse(&mut self, given: &IslandView, rho: &[f64], bound: f64, cut: f64) -> Option<f64> {
+        self.trial.copy_from_slice(&self.x);
+        let mut t = cut;
+        for _ in 0..HALVINGS {
+            for ((x, s), y) in self.x.iter_mut().zip(&self.step).zip(&self.trial) {
+                *x = y + t * s;
+            }
+            if self.residual(given, false, rho) <= bound {
+                if t == cut {
+                    self.x.copy_from_slice(&self.trial);
+                }
+                return Some(t);
+            }
+            if self.damping < MOST_DAMPING {
+                break;
+            }
+            t *= 0.5;
+        }
+        self.x.copy_from_slice(&self.trial);
+        self.residual(given, false, rho);
+        None
     }
 
     /// Contact `i` (or bounded row `i - contacts`) takes `piece`, its

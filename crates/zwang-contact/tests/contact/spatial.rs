@@ -1010,6 +1010,20 @@ fn six_boxes_whose_polish_steps_the_cone_undoes_are_solved() {
     ));
 }
 
+/// Regression: an island of a landing pile whose polish went away from
+/// the answer: its first step, cut where a sticking contact's impulse
+/// reaches the cone's surface, was long along a nearly null direction of
+/// the impulses, the residual there far above where it started, and the
+/// pieces changed round after round farther off. Where the bold steps end unsolved, cautious ones
+/// (a cut step no worse than its start, or tried stiffer) solve it,
+/// checked contact by contact.
+#[test]
+fn eleven_boxes_whose_polish_cut_steps_lead_away_are_solved() {
+    solve_dumped_by_contact(include_str!(
+        "../data/eleven_boxes_whose_polish_cut_steps_lead_away.txt"
+    ));
+}
+
 /// Regression: a robot at rest on the floor with one contact grazing it
 /// (no impulse, sliding, its normal velocity near zero). The polish
 /// entered that contact sliding with no speed and an arbitrary
