@@ -67,9 +67,9 @@ const MAX_NEWTON: usize = 40;
 /// and impulses: a factorisation's cost grows faster than the size), none
 /// past about 2,900 by default (a pile whose island holds every box,
 /// which the finish has not been seen to solve). The best iterate is the
-/// answer when they run out. The finishes that solve do so well within
-/// the default; those that run past it mostly end unsolved, so a larger
-/// budget buys time, not answers (measurements: `docs/benchmarks.md`).
+/// answer when they run out. A larger budget solves more of a landing
+/// pile's hardest islands, at a cost the default does not pay
+/// (measurements: `docs/benchmarks.md`).
 pub(super) const BUDGET_SIZE: usize = 500;
 /// The proximal weight, relative to a contact's `W_ii`, is `SIGMA_GAIN`
 /// times the error at the centre (Siconos' PROX: `alpha = sigma error`),
