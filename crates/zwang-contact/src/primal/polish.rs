@@ -309,7 +309,7 @@ impl Polish {
     /// proximal term turns the step into a walk along the impulses'
     /// null direction, and the walk ends where a corner's load reaches
     /// zero); `cautious`, a cut step that is not a walk is held to the
-    /// residual it started from ([`Polish::no_worse`]). The answer (`v`,
+    /// residual it started from ([`Polish::backtrack`]). The answer (`v`,
     /// `r`, `u`) from [`Polish::answer`]. `false` when a Jacobian is
     /// singular.
     pub fn solve(&mut self, given: &IslandView, rho: &[f64], cautious: bool) -> bool {
@@ -356,24 +356,28 @@ impl Polish {
             }
             if let Some((i, piece)) = entered {
                 if cautious && !walk && cut > 0.0 {
-                    match self.no_worse(given, rho, norm + ROUND_OFF * scale, cut) {
-                        Some(t) if t == cut => {}
-                        Some(_) => {
-                            // Part of it, at the stiffest weight: the
-                            // pieces kept, the Jacobian new.
-                            norm = self.residual(given, true, rho);
+                    // No worse under its pieces than where it started, or
+                    // tried again stiffer; at the stiffest, the longest
+                    // of its halvings that is no worse, the pieces kept.
+                    let stiffest = self.damping >= MOST_DAMPING;
+                    match self.backtrack(given, rho, cut, norm + ROUND_OFF * scale, stiffest) {
+                        Some((t, _)) if t == cut => {}
+                        Some((_, tried)) => {
+                            norm = tried;
+                            self.jacobian(given, rho);
                             continue;
                         }
-                        None if self.damping >= MOST_DAMPING => break,
+                        None if stiffest => break,
                         None => {
                             self.damping *= FAILED_GROW;
                             self.jacobian(given, rho);
                             continue;
                         }
                     }
-                }
-                for (x, s) in self.x.iter_mut().zip(&self.step) {
-                    *x += cut * s;
+                } else {
+                    for (x, s) in self.x.iter_mut().zip(&self.step) {
+                        *x += cut * s;
+                    }
                 }
                 if cut == 0.0 && piece == Piece::Stick && self.entered == Some(i) {
                     // At the verge, sliding asks for a negative speed and
@@ -388,25 +392,9 @@ impl Polish {
             }
             // Damped until the residual falls.
             newton += 1;
-            self.trial.copy_from_slice(&self.x);
-            let mut t = 1.0;
-            let mut accepted = None;
-            for _ in 0..HALVINGS {
-                for ((x, s), y) in self.x.iter_mut().zip(&self.step).zip(&self.trial) {
-                    *x = y + t * s;
-                }
-                let tried = self.residual(given, false, rho);
-                if tried < norm {
-                    accepted = Some(tried);
-                    break;
-                }
-                t *= 0.5;
-            }
-            let Some(tried) = accepted else {
-                // Back to the last point, `u` with it; the same point again
-                // with a stiffer weight (a shorter step, or a walk).
-                self.x.copy_from_slice(&self.trial);
-                self.residual(given, false, rho);
+            let Some((t, tried)) = self.backtrack(given, rho, 1.0, norm, true) else {
+                // The same point again with a stiffer weight (a shorter
+                // step, or a walk).
                 if self.damping >= MOST_DAMPING {
                     break;
                 }
@@ -430,24 +418,28 @@ impl Polish {
         true
     }
 
-    /// How much of a step cut at `cut` leaves the residual under the
-    /// present pieces at most `bound`: all of it (`self.x` as it was), at
-    /// the stiffest weight the longest of its halvings that does (`self.x`
-    /// moved there), or none (`self.x` and `F` as they were).
-    fn no_worse(&mut self, given: &IslandView, rho: &[f64], bound: f64, cut: f64) -> Option<f64> {
+    /// The point `t` along `self.step` (halved while `halve`, at most
+    /// `HALVINGS` tries) whose residual under the present pieces is below
+    /// `bound`: `self.x`, `u` and `F` left there, with `t` and that
+    /// residual; `None`, all three back where they were.
+    fn backtrack(
+        &mut self,
+        given: &IslandView,
+        rho: &[f64],
+        mut t: f64,
+        bound: f64,
+        halve: bool,
+    ) -> Option<(f64, f64)> {
         self.trial.copy_from_slice(&self.x);
-        let mut t = cut;
         for _ in 0..HALVINGS {
             for ((x, s), y) in self.x.iter_mut().zip(&self.step).zip(&self.trial) {
                 *x = y + t * s;
             }
-            if self.residual(given, false, rho) <= bound {
-                if t == cut {
-                    self.x.copy_from_slice(&self.trial);
-                }
-                return Some(t);
+            let tried = self.residual(given, false, rho);
+            if tried < bound {
+                return Some((t, tried));
             }
-            if self.damping < MOST_DAMPING {
+            if !halve {
                 break;
             }
             t *= 0.5;
