@@ -426,6 +426,13 @@ pub(crate) fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
             let at = span.map(|(start, _)| start);
             let message = match e.message().trim() {
                 "" => "unexpected input".to_string(),
+                // toml 0.9 names the key by its span only.
+                "duplicate key" => match span.map(|(start, end)| text[start..end].trim()) {
+                    Some(key) if !key.is_empty() && !key.contains('\n') => {
+                        format!("duplicate key `{key}`")
+                    }
+                    _ => "duplicate key".to_string(),
+                },
                 m => m.to_string(),
             };
             (at, message)
