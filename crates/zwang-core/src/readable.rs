@@ -56,7 +56,8 @@ pub fn readable_digits(x: f64, digits: i32) -> String {
         let s = format!("{x:.decimals$}");
         // Rounding may carry into a seventh digit (999999.7 -> 1000000):
         // the scientific form then says it in six.
-        if s.parse::<f64>().is_ok_and(|r| r.abs() >= 1e6) {
+        let whole = s.trim_start_matches('-').split('.').next().unwrap_or("");
+        if whole.len() > 6 {
             return scientific(x, digits);
         }
         trim_zeros(&s)
