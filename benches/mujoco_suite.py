@@ -21,8 +21,9 @@ Needs `pip install mujoco numpy`. Three checks, each printing a table:
   design.
 - `fall`: from `qpos0` at rest, 8 s at the file's time step (zwang's
   default stepping, MuJoCo's default solver): the deepest overlap of two
-  geoms, the largest limit violation, the energy at start and end, and
-  the speed at the end, for both.
+  geoms, the largest limit violation (the start's included, for both: a
+  note says when the file's own `qpos0` is past a limit), the energy at
+  start and end, and the speed at the end, for both.
 - `pace`: the time per step of the `fall` runs (zwang's `stats.wall_time`
   over its steps; MuJoCo's steps in a C rollout), in the same run; with
   `--repeat N`, N pairs run one after the other: the fastest of each
@@ -266,7 +267,13 @@ def check_fall(args, names, work, pace_only=False):
         mj_row = mj_row[: -9] + f"{min(p for p, _ in pairs) * 1e6:9.1f}"
         print(mj_row)
         speed = max((abs(x) for x in report["final"]["qvel"]), default=0.0)
-        note = "" if report.get("unsolved_steps", 0) == 0 else f"{report['unsolved_steps']} unsolved steps"
+        notes = [] if report.get("unsolved_steps", 0) == 0 else [f"{report['unsolved_steps']} unsolved steps"]
+        moved = report.get("start_projection")
+        if moved is not None:
+            # The limit column counts the start (as MuJoCo's does): say
+            # when the file's own qpos0 is what passed a limit.
+            notes.append(f"qpos0 past {moved['at']} by {moved['violation']:.2e}, moved at the start")
+        note = "; ".join(notes)
         print(f"{'':14} {'zwang':6} {report['max_penetration']:10.2e} {report['max_limit_violation']:10.2e} "
               f"{report['energy']['initial']:10.4g} {report['energy']['final']:10.4g} {speed:10.2e} "
               f"{pace * 1e6:9.1f} {ratio:6.2f}  {note}")
