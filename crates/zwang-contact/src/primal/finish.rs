@@ -18,15 +18,16 @@
 //! `D_M` `M`'s diagonal, `rho_i = 1 / W_ii` (both blocks are velocities),
 //! by its generalised Jacobian (the projection's derivative `D_i`, and the
 //! slip's through `s_i = u_T,i / |u_T,i|`); steps damped until `|F|^2`
-//! falls (Armijo). Each contact's impulse is eliminated from the Newton
-//! equations by its `d x d` block `A_i = (I - D_i) / rho_i + sigma_i D_i`
-//! (invertible, and inverted in `D_i`'s eigenvectors, exact however
-//! small `sigma_i`), which leaves `M + sum J_i^T A_i^-1 D_i J^_i` in the
-//! velocities (`J^_i` the rows with the slip's derivative): the pattern
-//! of the outer iterations' Newton matrix, not symmetric under the exact
-//! law, so a sparse LU, analysed once per pattern, of the velocities'
-//! size instead of velocities and impulses (a landing pile's islands: a
-//! quarter).
+//! falls (Armijo), but for one full step a proximal problem may take on
+//! trial past a kink (Chamberlain's watchdog). Each contact's impulse is
+//! eliminated from the Newton equations by its `d x d` block
+//! `A_i = (I - D_i) / rho_i + sigma_i D_i` (invertible, and inverted in
+//! `D_i`'s eigenvectors, exact however small `sigma_i`), which leaves
+//! `M + sum J_i^T A_i^-1 D_i J^_i` in the velocities (`J^_i` the rows
+//! with the slip's derivative): the pattern of the outer iterations'
+//! Newton matrix, not symmetric under the exact law, so a sparse LU,
+//! analysed once per pattern, of the velocities' size instead of
+//! velocities and impulses (a landing pile's islands: a quarter).
 //! The proximal term `sigma_i (r_i - c_i)` (the problem of `W + sigma I`,
 //! centred on the last iterate `c`) keeps the Jacobian regular when
 //! redundant contacts stick or slide (the impulses of a box's four
@@ -100,6 +101,20 @@ const STUCK_STEPS: usize = 3;
 const STUCK_GAIN: f64 = 0.9;
 /// Armijo's fraction of the predicted decrease.
 const ARMIJO: f64 = 1e-4;
+/// A full Newton step that Armijo refuses is taken once per proximal
+/// problem on trial (the watchdog of Chamberlain, Powell, Lemarechal and
+/// Pedersen, "The watchdog technique for forcing convergence in
+/// algorithms for constrained optimization", 1982), if `|F|^2` grows by
+/// at most `WATCH_GROWTH`: where a contact's piece changes along the
+/// step, the damped steps crawl towards the kink, one factorisation
+/// each, and the step from past it lands. The point before it comes
+/// back, and the damped search goes on from there, unless `WATCH_STEPS`
+/// steps later `|F|^2` is below where it was by Armijo's fraction. On a
+/// landing humanoid, trials that grew `|F|^2` more than 3e5-fold failed
+/// four times in five, those below one in fourteen; between 1e3 and 1e6
+/// the bound matters little (`docs/benchmarks.md`).
+const WATCH_GROWTH: f64 = 1e5;
+const WATCH_STEPS: usize = 2;
 /// The shortest step tried.
 const MIN_STEP: f64 = 1e-10;
 /// A proximal problem is solved when the answer's measure is this
@@ -165,6 +180,11 @@ pub(super) struct Finish {
     mv: Vec<f64>,
     mdv: Vec<f64>,
     trial_mv: Vec<f64>,
+    /// The point a watchdog's full step left: `v`, `r`, `u`, `M v`.
+    watch_v: Vec<f64>,
+    watch_r: Vec<f64>,
+    watch_u: Vec<f64>,
+    watch_mv: Vec<f64>,
     /// The refinement's residual and correction.
     left: Vec<f64>,
     more: Vec<f64>,
@@ -293,6 +313,10 @@ impl Finish {
             mv: vec![0.0; n],
             mdv: vec![0.0; n],
             trial_mv: vec![0.0; n],
+            watch_v: vec![0.0; n],
+            watch_r: vec![0.0; d * k + m],
+            watch_u: vec![0.0; d * k + m],
+            watch_mv: vec![0.0; n],
             left: vec![0.0; size],
             more: vec![0.0; size],
             steps: 0,
@@ -521,13 +545,18 @@ impl Finish {
         let (mut theta, mut scale) = self.residual(given, exact, &mv, v, r, u, true);
         self.mv = mv;
         let (mut window, start) = (theta, (2.0 * theta).sqrt());
+        // The watchdog: `|F|^2`, its scale and the step count where its
+        // full step was taken, while it is on trial; whether it was used.
+        let mut watch: Option<(f64, f64, usize)> = None;
+        let mut watched = false;
         for steps in 0..MAX_NEWTON {
             if self.steps + steps >= self.budget {
+                self.unwatch(&mut watch, &mut theta, &mut scale, v, r, u);
                 return Some((steps, false));
             }
             // Stuck: Armijo's steps of 1e-4 along directions that stop
             // descending at the first kink, a factorisation each.
-            if steps > 0 && steps % STUCK_STEPS == 0 {
+            if watch.is_none() && steps > 0 && steps % STUCK_STEPS == 0 {
                 if theta > STUCK_GAIN * window {
                     return Some((steps, false));
                 }
@@ -541,10 +570,8 @@ impl Finish {
             {
                 return Some((steps, true));
             }
-            if !self.newton_step(given) {
-                return (steps > 0).then_some((steps, false));
-            }
-            if self.step.iter().any(|x| !x.is_finite()) {
+            if !self.newton_step(given) || self.step.iter().any(|x| !x.is_finite()) {
+                self.unwatch(&mut watch, &mut theta, &mut scale, v, r, u);
                 return (steps > 0).then_some((steps, false));
             }
             given.mass.product(&self.step[..n], &mut self.mdv);
@@ -575,7 +602,21 @@ impl Finish {
                 std::mem::swap(&mut self.f, &mut self.trial_f);
                 (self.trial_v, self.trial_r, self.trial_u) = (tv, tr, tu);
                 self.trial_mv = tmv;
-                if trial <= (1.0 - 2.0 * ARMIJO * t) * theta {
+                let armijo = trial <= (1.0 - 2.0 * ARMIJO * t) * theta;
+                let on_trial = !armijo
+                    && t == 1.0
+                    && !watched
+                    && trial.is_finite()
+                    && trial <= WATCH_GROWTH * theta;
+                if on_trial {
+                    self.watch_v.copy_from_slice(v);
+                    self.watch_r.copy_from_slice(r);
+                    self.watch_u.copy_from_slice(u);
+                    self.watch_mv.copy_from_slice(&self.mv);
+                    watch = Some((theta, scale, steps));
+                    watched = true;
+                }
+                if armijo || on_trial {
                     v.copy_from_slice(&self.trial_v);
                     r.copy_from_slice(&self.trial_r);
                     u.copy_from_slice(&self.trial_u);
@@ -585,7 +626,15 @@ impl Finish {
                 }
                 t *= 0.5;
                 if t < MIN_STEP {
+                    self.unwatch(&mut watch, &mut theta, &mut scale, v, r, u);
                     return (steps > 0).then_some((steps, false));
+                }
+            }
+            if let Some((before, _, at)) = watch {
+                if theta <= (1.0 - 2.0 * ARMIJO) * before {
+                    watch = None;
+                } else if steps >= at + WATCH_STEPS {
+                    self.unwatch(&mut watch, &mut theta, &mut scale, v, r, u);
                 }
             }
             // The derivatives at the new iterate.
@@ -593,7 +642,30 @@ impl Finish {
             self.residual(given, exact, &mv, v, r, u, true);
             self.mv = mv;
         }
+        self.unwatch(&mut watch, &mut theta, &mut scale, v, r, u);
         Some((MAX_NEWTON, false))
+    }
+
+    /// Ends a watchdog's trial: the point before its full step comes back
+    /// (with `|F|^2` and its scale) unless the iterate is better.
+    fn unwatch(
+        &mut self,
+        watch: &mut Option<(f64, f64, usize)>,
+        theta: &mut f64,
+        scale: &mut f64,
+        v: &mut [f64],
+        r: &mut [f64],
+        u: &mut [f64],
+    ) {
+        if let Some((before, before_scale, _)) = watch.take() {
+            if *theta > before {
+                v.copy_from_slice(&self.watch_v);
+                r.copy_from_slice(&self.watch_r);
+                u.copy_from_slice(&self.watch_u);
+                self.mv.copy_from_slice(&self.watch_mv);
+                (*theta, *scale) = (before, before_scale);
+            }
+        }
     }
 
     /// The primal method's measure: Coulomb's law (Siconos', with the

@@ -1024,6 +1024,19 @@ fn eleven_boxes_whose_polish_cut_steps_lead_away_are_solved() {
     ));
 }
 
+/// Regression: an island of a landing pile whose finish ended 9.3e-10
+/// from the answer: its full Newton steps crossed a contact's change of
+/// piece, Armijo refused them, and the damped steps crawled towards the
+/// kink, a factorisation each. A full step refused is now taken once on
+/// trial (a watchdog: the point before comes back if the next steps do
+/// not gain), and the law holds, checked contact by contact.
+#[test]
+fn five_boxes_whose_finish_crawls_to_a_kink_are_solved() {
+    solve_dumped_by_contact(include_str!(
+        "../data/five_boxes_whose_finish_crawls_to_a_kink.txt"
+    ));
+}
+
 /// Regression: a robot at rest on the floor with one contact grazing it
 /// (no impulse, sliding, its normal velocity near zero). The polish
 /// entered that contact sliding with no speed and an arbitrary
