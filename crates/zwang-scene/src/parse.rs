@@ -427,7 +427,10 @@ pub(crate) fn syntax_error(text: &str, e: &toml::de::Error) -> SceneError {
             let message = match e.message().trim() {
                 "" => "unexpected input".to_string(),
                 // toml 0.9 names the key by its span only.
-                "duplicate key" => match span.map(|(start, end)| text[start..end].trim()) {
+                "duplicate key" => match span
+                    .and_then(|(start, end)| text.get(start..end))
+                    .map(str::trim)
+                {
                     Some(key) if !key.is_empty() && !key.contains('\n') => {
                         format!("duplicate key `{key}`")
                     }
