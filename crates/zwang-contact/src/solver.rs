@@ -31,6 +31,14 @@ pub struct SolverSettings {
     pub tolerance: f64,
     /// Most outer (proximal fixed-point) iterations per island. Default 200.
     pub max_iterations: usize,
+    /// Most Newton steps of the primal method ([`crate::PrimalSolver`])
+    /// towards each outer iteration's minimum (at most 10 after a penalty
+    /// is made stiffer). Default 30: a minimum not reached by then rarely
+    /// is (a landing pile's stiffest penalty, tried and softened again).
+    /// A quick try whose iterate goes to the finish (a kinematic tree's
+    /// stepper) takes 2: the finish's steps, on Coulomb's law itself, go
+    /// further from there than the rest of a minimum would.
+    pub newton_steps: usize,
     /// The friction law. Default [`Friction::Exact`].
     pub friction: Friction,
     /// Solve islands on rayon's thread pool (from 256 contacts on).
@@ -60,6 +68,7 @@ impl Default for SolverSettings {
         SolverSettings {
             tolerance: 1e-10,
             max_iterations: 200,
+            newton_steps: 30,
             friction: Friction::Exact,
             parallel: true,
             finish_steps: 200,
@@ -71,7 +80,7 @@ impl Default for SolverSettings {
 impl SolverSettings {
     /// Checks the settings: a finite tolerance `>= 0` (zero: iterate until
     /// the error vanishes or the iterations run out), at least one
-    /// iteration, a finite `absolute_below >= 0`.
+    /// iteration and Newton step, a finite `absolute_below >= 0`.
     pub fn validate(&self) -> Result<(), ProblemError> {
         if !(self.absolute_below.is_finite() && self.absolute_below >= 0.0) {
             return Err(ProblemError::Setting {
@@ -88,6 +97,12 @@ impl SolverSettings {
         if self.max_iterations == 0 {
             return Err(ProblemError::Setting {
                 name: "max_iterations",
+                value: 0.0,
+            });
+        }
+        if self.newton_steps == 0 {
+            return Err(ProblemError::Setting {
+                name: "newton_steps",
                 value: 0.0,
             });
         }

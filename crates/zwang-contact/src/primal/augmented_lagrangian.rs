@@ -87,11 +87,6 @@ const SHIFT_MAX: f64 = 1e-8;
 const SUPERNODAL_FROM: usize = 64;
 /// The gradient's cut by a full step on a stale factor that keeps it.
 const STALE_GAIN: f64 = 0.5;
-/// Most Newton steps per outer iteration: one that has not reached the
-/// penalty's minimum by then rarely does (a landing pile's stiffest
-/// penalty, tried and softened again); 50 cost a third more Newton steps
-/// on islands taken from the pile, for no better answers.
-const MAX_NEWTON: usize = 30;
 /// Most Newton steps at a penalty just made stiffer: a stiffer penalty
 /// whose minimum is not reached by then is softened again (on a landing
 /// pile most Newton steps went to such attempts before they failed).
@@ -713,7 +708,11 @@ impl Island {
                 INNER * enough,
                 &mut fresh,
                 &mut report.newton_steps,
-                if raised { RAISED_NEWTON } else { MAX_NEWTON },
+                if raised {
+                    RAISED_NEWTON.min(settings.newton_steps)
+                } else {
+                    settings.newton_steps
+                },
             )?;
             raised = false;
             if !converged && kappa > KAPPA_MIN {

@@ -617,6 +617,10 @@ fn bad_input_is_a_typed_error() {
             max_iterations: 0,
             ..exact()
         },
+        SolverSettings {
+            newton_steps: 0,
+            ..exact()
+        },
     ] {
         assert!(matches!(
             solver.solve(&problem, &settings, None),

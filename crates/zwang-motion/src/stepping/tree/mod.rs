@@ -62,8 +62,10 @@ pub use collide::{Overlaps, Touch};
 use physics::Physics;
 
 /// Outer iterations of the contact solver's quick first try
-/// ([`TreeStepper::solve_twice`]).
+/// ([`TreeStepper::solve_twice`]), and Newton steps in each: the finish
+/// goes on from an iterate near the outer iteration's minimum, not at it.
 const QUICK_OUTER: usize = 1;
+const QUICK_NEWTON: usize = 2;
 
 /// How much farther than it separates two geoms an overlap correction may
 /// slide them (by `M`'s diagonal: `w_t <= SLIDE^2 w_n`). A contact whose
@@ -293,6 +295,7 @@ impl<'m> TreeStepper<'m> {
         };
         let quick = SolverSettings {
             max_iterations: QUICK_OUTER,
+            newton_steps: QUICK_NEWTON,
             ..solver_settings.clone()
         };
         let start = TreeStart::rest(m);
